@@ -1,0 +1,37 @@
+# granula_add_simd_kernels(<target> <source>)
+#
+# Compiles one kernel source several times, once per instruction set, each copy in its own
+# namespace granula::simd_<isa> (GRANULA_SIMD_NAMESPACE), and adds the objects to <target>.
+# The kernels are plain loops over fixed-width lane blocks that the compiler vectorises; the
+# `scalar` copy is built with vectorisation off, so set_simd_enabled(false) runs truly scalar
+# code. src/core/simd_dispatch.hpp picks the best copy for the running CPU.
+set(GRANULA_SIMD_TARGETS scalar baseline)
+set(_granula_flags_scalar -fno-tree-vectorize -fno-tree-slp-vectorize)
+set(_granula_flags_baseline "")
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+  list(APPEND GRANULA_SIMD_TARGETS avx2)
+  set(_granula_flags_avx2 -mavx2 -mfma -mbmi2)
+endif()
+
+function(granula_add_simd_kernels target source)
+  get_filename_component(_name ${source} NAME_WE)
+  foreach(isa IN LISTS GRANULA_SIMD_TARGETS)
+    set(_lib ${target}_${_name}_${isa})
+    add_library(${_lib} OBJECT ${source})
+    target_compile_features(${_lib} PRIVATE cxx_std_20)
+    target_include_directories(${_lib} PRIVATE ${CMAKE_SOURCE_DIR}/include ${CMAKE_BINARY_DIR}/include
+                                               ${CMAKE_SOURCE_DIR}/src)
+    target_compile_definitions(${_lib} PRIVATE GRANULA_SIMD_NAMESPACE=simd_${isa})
+    target_compile_options(${_lib} PRIVATE -O3 ${_granula_flags_${isa}})
+    if(isa STREQUAL "scalar")
+      target_compile_definitions(${_lib} PRIVATE GRANULA_SIMD_SCALAR=1)
+    endif()
+    if(GRANULA_HAVE_OPENMP)
+      target_link_libraries(${_lib} PRIVATE OpenMP::OpenMP_CXX)
+    endif()
+    target_sources(${target} PRIVATE $<TARGET_OBJECTS:${_lib}>)
+  endforeach()
+  foreach(isa IN LISTS GRANULA_SIMD_TARGETS)
+    target_compile_definitions(${target} PRIVATE GRANULA_SIMD_HAVE_${isa}=1)
+  endforeach()
+endfunction()

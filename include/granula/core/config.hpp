@@ -1,0 +1,23 @@
+// Process-wide CPU settings: thread count and the SIMD switch.
+#pragma once
+
+#include <string>
+
+namespace granula {
+
+// Threads the CPU backend uses; 0 restores the default (all hardware threads).
+void set_num_threads(int threads);
+int num_threads();
+
+// Turns the vectorised CPU kernels off (true scalar code) or on; tests compare both paths.
+// The environment variable GRANULA_DISABLE_SIMD=1 sets the initial value to off.
+void set_simd_enabled(bool enabled);
+bool simd_enabled();
+// The instruction set the vectorised kernels use on this CPU ("avx2", "sse2", ...), or
+// "scalar" when SIMD is off.
+std::string simd_target();
+
+// One line describing the build: version, CUDA, OpenMP, libtiff, SIMD targets.
+std::string build_info();
+
+}  // namespace granula

@@ -1,0 +1,86 @@
+#include "granula/core/config.hpp"
+
+#include <atomic>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "core/simd_dispatch.hpp"
+#include "granula/core/device.hpp"
+#include "granula/core/error.hpp"
+#include "granula/version.hpp"
+
+#if defined(GRANULA_HAVE_OPENMP)
+#include <omp.h>
+#endif
+
+namespace granula {
+namespace {
+
+int default_threads() {
+#if defined(GRANULA_HAVE_OPENMP)
+    return omp_get_max_threads();
+#else
+    return 1;  // without a thread runtime the CPU backend runs on the calling thread
+#endif
+}
+
+bool simd_default() {
+    const char* env = std::getenv("GRANULA_DISABLE_SIMD");
+    return !(env && *env && std::string(env) != "0");
+}
+
+std::atomic<int> thread_setting{0};
+std::atomic<bool> simd_setting{simd_default()};
+
+}  // namespace
+
+void set_num_threads(int threads) {
+    if (threads < 0) throw invalid_argument("thread count must be >= 0 (0 = all hardware threads), got " + std::to_string(threads));
+    thread_setting = threads;
+}
+
+int num_threads() {
+    const int t = thread_setting.load();
+    return t > 0 ? t : default_threads();
+}
+
+void set_simd_enabled(bool enabled) { simd_setting = enabled; }
+bool simd_enabled() { return simd_setting.load(); }
+std::string simd_target() { return detail::to_string(detail::active_simd_isa()); }
+
+std::string build_info() {
+    std::string info = "granula " GRANULA_VERSION_STRING;
+    info += cuda_built() ? ", CUDA backend" : ", no CUDA backend";
+#if defined(GRANULA_HAVE_OPENMP)
+    info += ", OpenMP threads";
+#else
+    info += ", single-threaded (no OpenMP)";
+#endif
+    info += ", SIMD " + simd_target();
+    return info;
+}
+
+namespace detail {
+
+simd_isa active_simd_isa() {
+    if (!simd_enabled()) return simd_isa::scalar;
+#if defined(GRANULA_SIMD_HAVE_avx2)
+    static const bool has_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                                 __builtin_cpu_supports("bmi2");
+    if (has_avx2) return simd_isa::avx2;
+#endif
+    return simd_isa::baseline;
+}
+
+const char* to_string(simd_isa isa) {
+    switch (isa) {
+    case simd_isa::scalar: return "scalar";
+    case simd_isa::baseline: return "baseline";
+    case simd_isa::avx2: return "avx2";
+    }
+    return "?";
+}
+
+}  // namespace detail
+}  // namespace granula

@@ -1,0 +1,54 @@
+// The core's CUDA services: device discovery, device memory, copies, streams.
+#include <string>
+
+#include "core/cuda/check.cuh"
+#include "granula/core/device.hpp"
+#include "granula/core/image.hpp"
+#include "granula/core/stream.hpp"
+
+namespace granula {
+
+bool cuda_built() { return true; }
+
+int cuda_device_count() {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();  // no driver or no device: report none
+        return 0;
+    }
+    return count;
+}
+
+void stream::synchronize() const { detail::check_cuda(cudaStreamSynchronize(detail::to_cuda(handle_)), "cudaStreamSynchronize"); }
+
+namespace detail {
+
+void* allocate(device_memory, std::size_t bytes) {
+    if (!cuda_available()) throw cuda_error("cannot allocate device memory: no CUDA device is available");
+    void* p = nullptr;
+    const cudaError_t status = cudaMalloc(&p, bytes);
+    if (status == cudaErrorMemoryAllocation) {
+        cudaGetLastError();
+        std::size_t free_bytes = 0, total_bytes = 0;
+        cudaMemGetInfo(&free_bytes, &total_bytes);
+        throw cuda_error("out of GPU memory: asked for " + std::to_string(bytes) + " bytes, " +
+                         std::to_string(free_bytes) + " of " + std::to_string(total_bytes) + " free");
+    }
+    check_cuda(status, "cudaMalloc");
+    return p;
+}
+
+void deallocate(device_memory, void* p) noexcept { cudaFree(p); }
+
+void copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch, std::size_t row_bytes,
+             std::size_t rows, copy_direction direction, stream s) {
+    if (row_bytes == 0 || rows == 0) return;
+    const cudaMemcpyKind kind = direction == copy_direction::host_to_device   ? cudaMemcpyHostToDevice
+                                : direction == copy_direction::device_to_host ? cudaMemcpyDeviceToHost
+                                                                              : cudaMemcpyDeviceToDevice;
+    check_cuda(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, row_bytes, rows, kind, to_cuda(s.native_handle())),
+               "cudaMemcpy2DAsync");
+}
+
+}  // namespace detail
+}  // namespace granula

@@ -1,0 +1,35 @@
+// Which copy of a SIMD kernel source (cmake/GranulaSimd.cmake) runs on this CPU.
+#pragma once
+
+namespace granula::detail {
+
+enum class simd_isa {
+    scalar,    // built with vectorisation off: the reference for the vector paths
+    baseline,  // the compiler's default target (SSE2 on x86-64, NEON on AArch64)
+    avx2,      // x86-64 with AVX2, FMA and BMI2
+};
+
+// The best copy the CPU supports, or scalar when SIMD is switched off.
+simd_isa active_simd_isa();
+const char* to_string(simd_isa isa);
+
+}  // namespace granula::detail
+
+// Calls NS::fn(args...) with NS the namespace of the active copy. Use in front files only.
+#if defined(GRANULA_SIMD_HAVE_avx2)
+#define GRANULA_SIMD_DISPATCH(fn, ...)                                          \
+    [&]() -> decltype(auto) {                                                   \
+        switch (::granula::detail::active_simd_isa()) {                         \
+        case ::granula::detail::simd_isa::avx2: return simd_avx2::fn(__VA_ARGS__); \
+        case ::granula::detail::simd_isa::baseline: return simd_baseline::fn(__VA_ARGS__); \
+        default: return simd_scalar::fn(__VA_ARGS__);                           \
+        }                                                                       \
+    }()
+#else
+#define GRANULA_SIMD_DISPATCH(fn, ...)                                          \
+    [&]() -> decltype(auto) {                                                   \
+        if (::granula::detail::active_simd_isa() == ::granula::detail::simd_isa::scalar) \
+            return simd_scalar::fn(__VA_ARGS__);                                \
+        return simd_baseline::fn(__VA_ARGS__);                                  \
+    }()
+#endif

@@ -1,0 +1,330 @@
+// CPU kernels for 1-D min/max windows along rows and columns: van Herk/Gil-Werman for long
+// windows (3 comparisons per pixel whatever the length), direct comparisons for short ones.
+//
+// Both directions run the same lane-parallel kernel, window_rows(), over "rows of lanes":
+//  - vertical: the rows are image rows (a band of columns at a time), so each comparison is a
+//    contiguous vector operation across columns;
+//  - horizontal: a strip of K image rows is transposed into a buffer whose rows hold one
+//    column of the strip (K lanes), filtered as above, and transposed back, so the recursion
+//    of van Herk/Gil-Werman runs across K rows at once instead of along one row.
+// This file is compiled once per instruction set; GRANULA_SIMD_SCALAR marks the copy built
+// with vectorisation off, which uses scalar transposes too.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+#include "core/border_index.hpp"
+#include "core/parallel.hpp"
+#include "morphology/cpu/morphology_kernels.hpp"
+
+namespace granula::GRANULA_SIMD_NAMESPACE {
+namespace {
+
+using detail::line_pass;
+
+// Windows up to this length are computed directly (L - 1 comparisons beat vHGW's 3 plus its
+// buffer traffic); measured with bench/cpu_morphology.
+constexpr std::int64_t direct_window_max = 5;
+
+template <class T>
+struct min_op {
+    static T apply(T a, T b) {
+        if constexpr (std::is_floating_point_v<T>)
+            return (b < a || b != b) ? b : a;  // NaN in either operand gives NaN
+        else
+            return b < a ? b : a;
+    }
+};
+template <class T>
+struct max_op {
+    static T apply(T a, T b) {
+        if constexpr (std::is_floating_point_v<T>)
+            return (b > a || b != b) ? b : a;
+        else
+            return b > a ? b : a;
+    }
+};
+
+template <class Op, class T>
+inline void combine(T* __restrict dst, const T* __restrict a, const T* __restrict b, std::int64_t w) {
+    for (std::int64_t i = 0; i < w; ++i) dst[i] = Op::apply(a[i], b[i]);
+}
+template <class Op, class T>
+inline void accumulate(T* __restrict acc, const T* __restrict src, std::int64_t w) {
+    for (std::int64_t i = 0; i < w; ++i) acc[i] = Op::apply(acc[i], src[i]);
+}
+
+template <class T>
+struct buffer {
+    explicit buffer(std::int64_t n)
+        : data(static_cast<T*>(::operator new(std::max<std::int64_t>(n, 1) * sizeof(T), std::align_val_t{64}))) {}
+    ~buffer() { ::operator delete(data, std::align_val_t{64}); }
+    buffer(const buffer&) = delete;
+    buffer& operator=(const buffer&) = delete;
+    T* data;
+};
+
+// dst(x) = Op over src(x) .. src(x + L - 1), lane-wise over w lanes, for x in [0, n).
+// src(i) is defined for i in [0, n + L - 1). `suffix` holds L * w values.
+template <class Op, class T, class Src, class Dst>
+void window_rows(Src src, Dst dst, std::int64_t n, std::int64_t L, std::int64_t w, T* suffix, T* prefix) {
+    if (L <= direct_window_max) {
+        for (std::int64_t x = 0; x < n; ++x) {
+            T* d = dst(x);
+            if (L == 1) {
+                std::memcpy(d, src(x), w * sizeof(T));
+                continue;
+            }
+            combine<Op>(d, src(x), src(x + 1), w);
+            for (std::int64_t j = 2; j < L; ++j) accumulate<Op>(d, src(x + j), w);
+        }
+        return;
+    }
+    for (std::int64_t k0 = 0; k0 < n; k0 += L) {
+        // Suffix minima of the block [k0, k0 + L): suffix row t covers src(k0 + t .. k0 + L - 1).
+        std::memcpy(suffix + (L - 1) * w, src(k0 + L - 1), w * sizeof(T));
+        for (std::int64_t t = L - 2; t >= 0; --t) combine<Op>(suffix + t * w, src(k0 + t), suffix + (t + 1) * w, w);
+        std::memcpy(dst(k0), suffix, w * sizeof(T));
+        // Prefix minima of the next block complete each window: x = k0 + t needs src(k0 + L .. x + L - 1).
+        const std::int64_t t_end = std::min(L, n - k0);
+        if (t_end > 1) {
+            std::memcpy(prefix, src(k0 + L), w * sizeof(T));
+            combine<Op>(dst(k0 + 1), suffix + w, prefix, w);
+        }
+        for (std::int64_t t = 2; t < t_end; ++t) {
+            accumulate<Op>(prefix, src(k0 + L + t - 1), w);
+            combine<Op>(dst(k0 + t), suffix + t * w, prefix, w);
+        }
+    }
+}
+
+template <class T>
+T source_value(const T* row, std::int64_t i, std::int64_t n, const line_pass<T>& pass) {
+    const std::int64_t j = detail::border_index(i, n, pass.mode);
+    return j < 0 ? pass.pad : row[j];
+}
+
+// ---- transposes of N x N blocks, N = 16 bytes / sizeof(T) -------------------------------------
+template <class T>
+constexpr std::int64_t block_n = 16 / sizeof(T);
+
+#if defined(GRANULA_SIMD_SCALAR)
+template <class T>
+inline void transpose_block(const T* const* src_rows, std::int64_t src_col, T* dst, std::int64_t dst_stride) {
+    constexpr std::int64_t N = block_n<T>;
+    for (std::int64_t i = 0; i < N; ++i)
+        for (std::int64_t j = 0; j < N; ++j) dst[j * dst_stride + i] = src_rows[i][src_col + j];
+}
+template <class T>
+inline void transpose_block_out(const T* src, std::int64_t src_stride, T* const* dst_rows, std::int64_t dst_col) {
+    constexpr std::int64_t N = block_n<T>;
+    for (std::int64_t j = 0; j < N; ++j)
+        for (std::int64_t i = 0; i < N; ++i) dst_rows[i][dst_col + j] = src[j * src_stride + i];
+}
+#else
+template <class T>
+struct vec16 {
+    typedef T type __attribute__((vector_size(16)));
+};
+
+template <class V, std::size_t... I>
+inline V interleave_low(V a, V b, std::index_sequence<I...>) {
+    constexpr std::size_t N = sizeof...(I);
+    return __builtin_shufflevector(a, b, (I % 2 ? N + I / 2 : I / 2)...);
+}
+template <class V, std::size_t... I>
+inline V interleave_high(V a, V b, std::index_sequence<I...>) {
+    constexpr std::size_t N = sizeof...(I);
+    return __builtin_shufflevector(a, b, (I % 2 ? N + N / 2 + I / 2 : N / 2 + I / 2)...);
+}
+
+// Interleaving row i with row i + N/2, log2(N) times, transposes an N x N block.
+template <class T>
+inline void transpose_registers(typename vec16<T>::type* r) {
+    using V = typename vec16<T>::type;
+    constexpr std::size_t N = block_n<T>;
+    constexpr auto idx = std::make_index_sequence<N>{};
+    for (std::size_t stage = 1; stage < N; stage *= 2) {
+        V t[N];
+        for (std::size_t i = 0; i < N / 2; ++i) {
+            t[2 * i] = interleave_low(r[i], r[i + N / 2], idx);
+            t[2 * i + 1] = interleave_high(r[i], r[i + N / 2], idx);
+        }
+        for (std::size_t i = 0; i < N; ++i) r[i] = t[i];
+    }
+}
+
+template <class T>
+inline void transpose_block(const T* const* src_rows, std::int64_t src_col, T* dst, std::int64_t dst_stride) {
+    using V = typename vec16<T>::type;
+    constexpr std::int64_t N = block_n<T>;
+    V r[N];
+    for (std::int64_t i = 0; i < N; ++i) std::memcpy(&r[i], src_rows[i] + src_col, 16);
+    transpose_registers<T>(r);
+    for (std::int64_t j = 0; j < N; ++j) std::memcpy(dst + j * dst_stride, &r[j], 16);
+}
+template <class T>
+inline void transpose_block_out(const T* src, std::int64_t src_stride, T* const* dst_rows, std::int64_t dst_col) {
+    using V = typename vec16<T>::type;
+    constexpr std::int64_t N = block_n<T>;
+    V r[N];
+    for (std::int64_t j = 0; j < N; ++j) std::memcpy(&r[j], src + j * src_stride, 16);
+    transpose_registers<T>(r);
+    for (std::int64_t i = 0; i < N; ++i) std::memcpy(dst_rows[i] + dst_col, &r[i], 16);
+}
+#endif
+
+// ---- horizontal ---------------------------------------------------------------------------------
+
+// Short windows: each row is copied with its padding into a buffer and filtered along itself.
+template <class Op, class T>
+void horizontal_direct(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, std::int64_t before,
+                       std::int64_t L) {
+    const std::int64_t n = in.width(), m = n + L - 1;
+    const std::int64_t rows_per_task = std::max<std::int64_t>(1, 65536 / std::max<std::int64_t>(n, 1));
+    const std::int64_t tasks = (in.height() + rows_per_task - 1) / rows_per_task;
+    detail::parallel_for(tasks, [&](std::int64_t task) {
+        buffer<T> padded(m);
+        const std::int64_t y_end = std::min(in.height(), (task + 1) * rows_per_task);
+        for (std::int64_t y = task * rows_per_task; y < y_end; ++y) {
+            const T* row = in.row(y);
+            for (std::int64_t j = 0; j < before; ++j) padded.data[j] = source_value(row, j - before, n, pass);
+            std::memcpy(padded.data + before, row, n * sizeof(T));
+            for (std::int64_t j = before + n; j < m; ++j) padded.data[j] = source_value(row, j - before, n, pass);
+            window_rows<Op, T>([&](std::int64_t i) { return padded.data + i; },
+                               [&](std::int64_t x) { return out.row(y) + x; }, 1, L, n, nullptr, nullptr);
+        }
+    });
+}
+
+template <class Op, class T>
+void horizontal_transposed(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
+                           std::int64_t before, std::int64_t L) {
+    constexpr std::int64_t N = block_n<T>;
+    constexpr std::int64_t K = 2 * N;  // lanes: rows of the strip processed together
+    const std::int64_t n = in.width(), m = n + L - 1, height = in.height();
+    const std::int64_t strips = (height + K - 1) / K;
+    const std::int64_t tasks = std::min<std::int64_t>(strips, 4 * std::max(1, num_threads()));
+    detail::parallel_for(tasks, [&](std::int64_t task) {
+        buffer<T> columns(m * K), filtered(n * K), suffix(L * K), prefix(K);
+        const std::int64_t strip_begin = strips * task / tasks, strip_end = strips * (task + 1) / tasks;
+        for (std::int64_t strip = strip_begin; strip < strip_end; ++strip) {
+            const std::int64_t y0 = strip * K, rows = std::min(K, height - y0);
+            const T* src_rows[K];
+            T* dst_rows[K];
+            for (std::int64_t k = 0; k < K; ++k) {
+                src_rows[k] = in.row(y0 + std::min(k, rows - 1));  // lanes past the image repeat a row
+                dst_rows[k] = out.row(y0 + std::min(k, rows - 1));
+            }
+            // Interior columns: transposed N x N blocks; the rest element by element.
+            std::int64_t x = 0;
+            if (rows == K)
+                for (; x + N <= n; x += N)
+                    for (std::int64_t h = 0; h < K; h += N)
+                        transpose_block<T>(src_rows + h, x, columns.data + (before + x) * K + h, K);
+            for (std::int64_t c = x; c < n; ++c)
+                for (std::int64_t k = 0; k < K; ++k) columns.data[(before + c) * K + k] = src_rows[k][c];
+            for (std::int64_t j = 0; j < m; ++j) {
+                if (j == before) j += n;
+                if (j >= m) break;
+                for (std::int64_t k = 0; k < K; ++k)
+                    columns.data[j * K + k] = source_value(src_rows[k], j - before, n, pass);
+            }
+            window_rows<Op, T>([&](std::int64_t i) { return columns.data + i * K; },
+                               [&](std::int64_t i) { return filtered.data + i * K; }, n, L, K, suffix.data,
+                               prefix.data);
+            x = 0;
+            if (rows == K)
+                for (; x + N <= n; x += N)
+                    for (std::int64_t h = 0; h < K; h += N)
+                        transpose_block_out<T>(filtered.data + x * K + h, K, dst_rows + h, x);
+            for (std::int64_t c = x; c < n; ++c)
+                for (std::int64_t k = 0; k < rows; ++k) dst_rows[k][c] = filtered.data[c * K + k];
+        }
+    });
+}
+
+// ---- vertical -----------------------------------------------------------------------------------
+template <class Op, class T>
+void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, std::int64_t before,
+              std::int64_t L) {
+    const std::int64_t n = in.height(), width = in.width(), m = n + L - 1;
+    // Padded row i reads image row border_index(i - before) or a row of padding values.
+    std::unique_ptr<const T*[]> rows(new const T*[m]);
+    buffer<T> pad_row(width);
+    std::fill_n(pad_row.data, width, pass.pad);
+    for (std::int64_t i = 0; i < m; ++i) {
+        const std::int64_t r = detail::border_index(i - before, n, pass.mode);
+        rows[i] = r < 0 ? pad_row.data : in.row(r);
+    }
+    if (L <= direct_window_max) {
+        // Bands of rows, each a contiguous vector operation over the whole width.
+        const std::int64_t band = std::max<std::int64_t>(1, n / (4 * std::max(1, num_threads())));
+        detail::parallel_for((n + band - 1) / band, [&](std::int64_t task) {
+            const std::int64_t x0 = task * band, count = std::min(band, n - x0);
+            window_rows<Op, T>([&](std::int64_t i) { return rows[x0 + i]; }, [&](std::int64_t x) { return out.row(x0 + x); },
+                               count, L, width, nullptr, nullptr);
+        });
+        return;
+    }
+    // Bands of columns narrow enough that a block of L rows stays in the L2 cache.
+    constexpr std::int64_t lane_align = 64 / sizeof(T);
+    std::int64_t w = (std::int64_t{256} * 1024 / sizeof(T)) / L;
+    w = std::max(lane_align, w / lane_align * lane_align);
+    w = std::min(w, width);
+    const std::int64_t bands = (width + w - 1) / w;
+    detail::parallel_for(bands, [&](std::int64_t band) {
+        const std::int64_t c0 = band * w, cw = std::min(w, width - c0);
+        buffer<T> suffix(L * cw), prefix(cw);
+        window_rows<Op, T>([&](std::int64_t i) { return rows[i] + c0; }, [&](std::int64_t x) { return out.row(x) + c0; }, n,
+                           L, cw, suffix.data, prefix.data);
+    });
+}
+
+template <class T, template <class> class Op>
+void run_horizontal(host_view<const T> in, host_view<T> out, const line_pass<T>& pass) {
+    const std::int64_t n = in.width();
+    const std::int64_t before = detail::clip_arm(pass.before, n), after = detail::clip_arm(pass.after, n);
+    const std::int64_t L = before + after + 1;
+    if (L <= direct_window_max)
+        horizontal_direct<Op<T>, T>(in, out, pass, before, L);
+    else
+        horizontal_transposed<Op<T>, T>(in, out, pass, before, L);
+}
+
+template <class T, template <class> class Op>
+void run_vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass) {
+    const std::int64_t n = in.height();
+    const std::int64_t before = detail::clip_arm(pass.before, n), after = detail::clip_arm(pass.after, n);
+    vertical<Op<T>, T>(in, out, pass, before, before + after + 1);
+}
+
+}  // namespace
+
+template <class T>
+void horizontal_pass(host_view<const T> in, host_view<T> out, const line_pass<T>& pass) {
+    if (pass.maximum)
+        run_horizontal<T, max_op>(in, out, pass);
+    else
+        run_horizontal<T, min_op>(in, out, pass);
+}
+
+template <class T>
+void vertical_pass(host_view<const T> in, host_view<T> out, const line_pass<T>& pass) {
+    if (pass.maximum)
+        run_vertical<T, max_op>(in, out, pass);
+    else
+        run_vertical<T, min_op>(in, out, pass);
+}
+
+#define GRANULA_INSTANTIATE(type, name)                                                                  \
+    template void horizontal_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&); \
+    template void vertical_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&);
+GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
+#undef GRANULA_INSTANTIATE
+
+}  // namespace granula::GRANULA_SIMD_NAMESPACE

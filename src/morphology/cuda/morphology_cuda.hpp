@@ -1,0 +1,13 @@
+// The CUDA backend of grey morphology. Called by the front file with validated arguments and
+// non-overlapping views; every launch is on stream `s`, and nothing synchronises the host.
+#pragma once
+
+#include "granula/morphology/morphology.hpp"
+
+namespace granula::cuda {
+
+template <class T>
+void morphology(morphology_op op, device_view<const T> in, device_view<T> out, const structuring_element& footprint,
+                border mode, stream s);
+
+}  // namespace granula::cuda

@@ -1,0 +1,92 @@
+// Front of grey morphology: validates arguments, resolves overlap, picks the backend.
+#include "granula/morphology/morphology.hpp"
+
+#include <array>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "granula/core/device.hpp"
+#include "morphology/cpu/morphology_cpu.hpp"
+#if defined(GRANULA_HAVE_CUDA)
+#include "morphology/cuda/morphology_cuda.hpp"
+#endif
+
+namespace granula {
+namespace {
+
+constexpr std::array<std::string_view, 7> op_names{
+#define GRANULA_NAME(name) #name,
+    GRANULA_FOR_EACH_MORPHOLOGY_OP(GRANULA_NAME)
+#undef GRANULA_NAME
+};
+
+template <class T, class Space>
+void validate(const image_view<const T, Space>& in, const image_view<T, Space>& out, border mode) {
+    if (in.empty())
+        throw invalid_argument("input image is empty (" + std::to_string(in.width()) + "x" +
+                               std::to_string(in.height()) + "); morphology needs at least 1x1 pixels");
+    if (out.width() != in.width() || out.height() != in.height())
+        throw invalid_argument("output is " + std::to_string(out.width()) + "x" + std::to_string(out.height()) +
+                               " but the input is " + std::to_string(in.width()) + "x" +
+                               std::to_string(in.height()) + "; they must match");
+    if (mode.mode == border_mode::constant) {
+        const double lo = std::numeric_limits<T>::lowest(), hi = std::numeric_limits<T>::max();
+        if (std::isnan(mode.cval) ? std::numeric_limits<T>::is_integer : !(mode.cval >= lo && mode.cval <= hi))
+            throw invalid_argument("cval " + std::to_string(mode.cval) + " is not representable as " +
+                                   std::string(pixel_traits<T>::name));
+    }
+}
+
+}  // namespace
+
+std::string_view to_string(morphology_op op) { return op_names[static_cast<std::size_t>(op)]; }
+
+morphology_op parse_morphology_op(std::string_view name) {
+    for (std::size_t i = 0; i < op_names.size(); ++i)
+        if (op_names[i] == name) return static_cast<morphology_op>(i);
+    std::string allowed;
+    for (auto n : op_names) allowed += (allowed.empty() ? "" : ", ") + std::string(n);
+    throw invalid_argument("unknown morphology operation '" + std::string(name) + "'; allowed: " + allowed);
+}
+
+template <pixel T>
+void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const structuring_element& footprint,
+                border mode) {
+    validate<T>(in, out, mode);
+    if (overlaps(in, out)) {
+        const host_image<T> copy_of_input = clone<T>(in);
+        cpu::morphology<T>(op, copy_of_input.view(), out, footprint, mode);
+        return;
+    }
+    cpu::morphology<T>(op, in, out, footprint, mode);
+}
+
+template <pixel T>
+void morphology(morphology_op op, device_view<const T> in, device_view<T> out, const structuring_element& footprint,
+                border mode, stream s) {
+    validate<T>(in, out, mode);
+    resolve_device(device::cuda);  // throws when there is no CUDA backend or device
+#if defined(GRANULA_HAVE_CUDA)
+    if (overlaps(in, out)) {
+        device_image<T> copy_of_input(in.width(), in.height());
+        copy<T>(in, copy_of_input.view(), s);
+        cuda::morphology<T>(op, copy_of_input.view(), out, footprint, mode, s);
+        s.synchronize();  // copy_of_input is freed on return
+        return;
+    }
+    cuda::morphology<T>(op, in, out, footprint, mode, s);
+#else
+    static_cast<void>(op), static_cast<void>(footprint), static_cast<void>(s);
+#endif
+}
+
+#define GRANULA_INSTANTIATE(type, name)                                                                      \
+    template void morphology<type>(morphology_op, host_view<const type>, host_view<type>,                    \
+                                   const structuring_element&, border);                                      \
+    template void morphology<type>(morphology_op, device_view<const type>, device_view<type>,                \
+                                   const structuring_element&, border, stream);
+GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
+#undef GRANULA_INSTANTIATE
+
+}  // namespace granula
