@@ -1,0 +1,99 @@
+// The image model, pixel types, border names, device selection and settings.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "granula/granula.hpp"
+
+namespace granula {
+namespace {
+
+TEST(Views, SubviewsShareMemoryAndCheckBounds) {
+    host_image<std::uint16_t> img(10, 6);
+    for (std::int64_t y = 0; y < 6; ++y)
+        for (std::int64_t x = 0; x < 10; ++x) img.view()(y, x) = static_cast<std::uint16_t>(y * 10 + x);
+    const auto sub = img.view().subview(3, 2, 4, 3);
+    EXPECT_EQ(sub.width(), 4);
+    EXPECT_EQ(sub.stride(), 10);
+    EXPECT_EQ(sub(1, 2), 35);
+    EXPECT_TRUE(overlaps(sub, img.view()));
+    EXPECT_FALSE(overlaps(img.view().subview(0, 0, 10, 2), img.view().subview(0, 2, 10, 2)));
+    EXPECT_THROW(img.view().subview(8, 0, 3, 1), invalid_argument);
+    EXPECT_THROW(img.view().subview(0, 0, 1, 7), invalid_argument);
+    EXPECT_THROW(host_view<std::uint8_t>(nullptr, 4, 4, 4), invalid_argument);
+    std::uint8_t buf[16];
+    EXPECT_THROW(host_view<std::uint8_t>(buf, 5, 2, 4), invalid_argument);  // stride < width
+    EXPECT_THROW(host_view<std::uint8_t>(buf, -1, 2, 4), invalid_argument);
+}
+
+TEST(Views, HostAndDeviceViewsAreDistinctTypes) {
+    static_assert(!std::is_convertible_v<device_view<std::uint8_t>, host_view<std::uint8_t>>);
+    static_assert(!std::is_convertible_v<host_view<std::uint8_t>, device_view<std::uint8_t>>);
+    static_assert(std::is_convertible_v<host_view<std::uint8_t>, host_view<const std::uint8_t>>);
+    static_assert(!std::is_convertible_v<host_view<const std::uint8_t>, host_view<std::uint8_t>>);
+    static_assert(!std::is_copy_constructible_v<host_image<float>>);
+    static_assert(std::is_nothrow_move_constructible_v<host_image<float>>);
+}
+
+TEST(Images, SixtyFourBitSizes) {
+    // 50000 x 50000 = 2.5e9 pixels: more than 2^31, addressed with 64-bit offsets.
+    host_image<std::uint8_t> big(50000, 50000);
+    auto v = big.view();
+    v(49999, 49999) = 7;
+    v(0, 0) = 3;
+    EXPECT_EQ(v.row(49999)[49999], 7);
+    EXPECT_EQ(v.pixel_count(), 2'500'000'000LL);
+    EXPECT_THROW(host_image<std::uint8_t>(std::int64_t{1} << 40, std::int64_t{1} << 40), invalid_argument);
+}
+
+TEST(PixelTypes, OneListForNamesSizesAndDispatch) {
+    EXPECT_EQ(parse_pixel_type("uint16"), pixel_type::uint16);
+    EXPECT_EQ(to_string(pixel_type::float32), "float32");
+    EXPECT_EQ(size_of(pixel_type::uint16), 2u);
+    EXPECT_EQ(pixel_type_names(), "uint8, uint16, float32");
+    EXPECT_THROW(parse_pixel_type("float64"), invalid_argument);
+    const auto bytes = visit_pixel_type(pixel_type::float32, []<class T>(type_tag<T>) { return sizeof(T); });
+    EXPECT_EQ(bytes, 4u);
+    const any_host_image img = make_host_image(pixel_type::uint16, 3, 2);
+    EXPECT_EQ(img.type(), pixel_type::uint16);
+    EXPECT_NO_THROW(img.as<std::uint16_t>());
+    EXPECT_THROW(img.as<float>(), invalid_argument);
+}
+
+TEST(Borders, NamesRoundTrip) {
+    for (auto m : {border_mode::ignore, border_mode::constant, border_mode::nearest, border_mode::reflect,
+                   border_mode::mirror, border_mode::wrap})
+        EXPECT_EQ(parse_border_mode(to_string(m)), m);
+    EXPECT_THROW(parse_border_mode("replicate"), invalid_argument);
+}
+
+TEST(Devices, SelectionAndErrors) {
+    EXPECT_EQ(parse_device("auto"), device::automatic);
+    EXPECT_THROW(parse_device("gpu"), invalid_argument);
+    EXPECT_EQ(resolve_device(device::cpu), device::cpu);
+    if (cuda_available()) {
+        EXPECT_EQ(resolve_device(device::automatic), device::cuda);
+    } else {
+        EXPECT_EQ(resolve_device(device::automatic), device::cpu);
+        EXPECT_ANY_THROW(resolve_device(device::cuda));
+        EXPECT_ANY_THROW((device_image<std::uint8_t>(4, 4)));
+    }
+}
+
+TEST(Settings, ThreadsAndSimdSwitch) {
+    const int before = num_threads();
+    set_num_threads(1);
+    EXPECT_EQ(num_threads(), 1);
+    set_num_threads(0);
+    EXPECT_EQ(num_threads(), before);
+    EXPECT_THROW(set_num_threads(-2), invalid_argument);
+    const bool simd = simd_enabled();
+    set_simd_enabled(false);
+    EXPECT_EQ(simd_target(), "scalar");
+    set_simd_enabled(simd);
+    EXPECT_FALSE(build_info().empty());
+}
+
+}  // namespace
+}  // namespace granula
