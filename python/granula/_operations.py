@@ -1,0 +1,267 @@
+"""The image operations, generated from the C++ operation registry (granula/operations.hpp).
+
+Each registered operation becomes a function ``name(image, footprint=None, *, mode=..., cval=...,
+out=None)`` whose defaults and parameter help come from the registry, so the Python functions,
+the command-line tool and the C++ API cannot drift apart. Docstrings add what only Python users
+need: array handling, the scipy.ndimage equivalent and a runnable example.
+"""
+
+import sys
+
+import numpy as np
+
+from . import _core
+from .footprints import as_footprint, parse
+
+# The parameters _core.run takes; an operation with others is bound once run takes them.
+_PARAMETERS = ("footprint", "mode", "cval")
+
+# Per operation: the definition, the scipy.ndimage function computing the same thing in modes
+# other than 'ignore', and a doctest. The example image is _EXAMPLE_IMAGE.
+_EXAMPLE_IMAGE = """\
+>>> import numpy as np
+>>> import granula
+>>> image = np.array([[0, 0, 0, 0, 0, 0],
+...                   [0, 9, 9, 9, 0, 0],
+...                   [0, 9, 9, 9, 0, 5],
+...                   [0, 0, 0, 0, 0, 0]], dtype=np.uint8)"""
+
+_DETAILS = {
+    "erosion": (
+        "``out(x) = min over b in B of image(x + b)``.",
+        "grey_erosion",
+        """\
+>>> granula.erosion(image, "hline:3")
+array([[0, 0, 0, 0, 0, 0],
+       [0, 0, 9, 0, 0, 0],
+       [0, 0, 9, 0, 0, 0],
+       [0, 0, 0, 0, 0, 0]], dtype=uint8)""",
+    ),
+    "dilation": (
+        "``out(x) = max over b in B of image(x - b)``: the footprint is reflected, as in "
+        "scipy.ndimage and scikit-image (OpenCV does not reflect; the two differ for even sizes).",
+        "grey_dilation",
+        """\
+>>> granula.dilation(image, "vline:3")
+array([[0, 9, 9, 9, 0, 0],
+       [0, 9, 9, 9, 0, 5],
+       [0, 9, 9, 9, 0, 5],
+       [0, 9, 9, 9, 0, 5]], dtype=uint8)""",
+    ),
+    "opening": (
+        "Dilation of the erosion by the same footprint: removes bright detail the footprint "
+        "does not fit in. Anti-extensive and idempotent in mode 'ignore'.",
+        "grey_opening",
+        """\
+>>> granula.opening(image, "hline:3")
+array([[0, 0, 0, 0, 0, 0],
+       [0, 9, 9, 9, 0, 0],
+       [0, 9, 9, 9, 0, 0],
+       [0, 0, 0, 0, 0, 0]], dtype=uint8)""",
+    ),
+    "closing": (
+        "Erosion of the dilation by the same footprint: fills dark detail the footprint does "
+        "not fit in. Extensive and idempotent in mode 'ignore'.",
+        "grey_closing",
+        """\
+>>> granula.closing(image, "hline:3")
+array([[0, 0, 0, 0, 0, 0],
+       [9, 9, 9, 9, 0, 0],
+       [9, 9, 9, 9, 5, 5],
+       [0, 0, 0, 0, 0, 0]], dtype=uint8)""",
+    ),
+    "white_tophat": (
+        "``image - opening(image)``: the bright detail the opening removes.",
+        "white_tophat",
+        """\
+>>> granula.white_tophat(image, "hline:3")
+array([[0, 0, 0, 0, 0, 0],
+       [0, 0, 0, 0, 0, 0],
+       [0, 0, 0, 0, 0, 5],
+       [0, 0, 0, 0, 0, 0]], dtype=uint8)""",
+    ),
+    "black_tophat": (
+        "``closing(image) - image``: the dark detail the closing fills.",
+        "black_tophat",
+        """\
+>>> granula.black_tophat(image, "hline:3")
+array([[0, 0, 0, 0, 0, 0],
+       [9, 0, 0, 0, 0, 0],
+       [9, 0, 0, 0, 5, 0],
+       [0, 0, 0, 0, 0, 0]], dtype=uint8)""",
+    ),
+    "gradient": (
+        "``dilation(image) - erosion(image)``.",
+        "morphological_gradient",
+        """\
+>>> granula.gradient(image, "square:3")
+array([[9, 9, 9, 9, 9, 0],
+       [9, 9, 9, 9, 9, 5],
+       [9, 9, 9, 9, 9, 5],
+       [9, 9, 9, 9, 9, 5]], dtype=uint8)""",
+    ),
+}
+
+_DOC = """\
+{summary}.
+{definition}
+Parameters
+----------
+image : (M, N) array of {dtypes}
+    A numpy array, processed on the CPU, or a CUDA array (CuPy, or any object with
+    ``__cuda_array_interface__`` or ``__dlpack__``), processed on its GPU without leaving it.
+    Any row stride that is a multiple of the itemsize is taken as it is; columns must be
+    contiguous. Nothing is copied or converted: other dtypes and layouts raise ValueError.
+footprint : Footprint, str or array of bool, optional
+    The structuring element: a :class:`granula.footprints.Footprint`, its text form
+    ({footprint_help}), or a 2-D mask with every element set. Default ``'{footprint_default}'``.
+mode : str, optional
+    How pixels outside the image are treated: {mode_help}. ``'ignore'`` (the default) lets
+    them take no part; the others pad as scipy.ndimage's modes of the same names.
+cval : float, optional
+    The {cval_help}; it must be representable in the image's dtype. Default {cval_default}.
+out : array, optional
+    Where to write the result: the image's shape and dtype, in the same kind of memory
+    (host or CUDA), writable, laid out as ``image`` may be. It may be ``image`` itself.
+
+Returns
+-------
+out : array
+    The result, of the image's shape and dtype: a new array of the image's kind (numpy,
+    CuPy, PyTorch) unless ``out`` was given.
+
+Raises
+------
+TypeError
+    If ``image`` is not an array, or ``footprint`` is of an unknown type.
+ValueError
+    If the dtype, number of dimensions or strides are not supported, the image is empty, the
+    footprint, mode or cval is bad, or ``out`` does not match the image.
+RuntimeError
+    If a CUDA array is given but this build has no CUDA backend or no GPU is present, or a
+    CUDA call fails.
+{see_also}
+Notes
+-----
+On the CPU the GIL is released and the work spread over :func:`granula.num_threads` threads.
+CUDA arrays are processed on the current stream of their framework: CuPy's
+``cupy.cuda.get_current_stream()``, PyTorch's ``torch.cuda.current_stream()``, and the legacy
+default stream for others; the call returns without waiting for the GPU. The array must be on
+the current CUDA device.
+
+For unsigned dtypes differences saturate at 0. For float32 a NaN anywhere under the footprint
+makes the result NaN (numpy's ``minimum``/``maximum`` rule), on the CPU and the GPU alike.
+{examples}"""
+
+_SEE_ALSO = """
+See Also
+--------
+scipy.ndimage.{scipy_name} : the same result in modes other than 'ignore', with
+    ``footprint=mask`` and ``origin=0`` (granula's origin is ``n // 2``, as scipy's).
+"""
+
+_EXAMPLES = """
+Examples
+--------
+{example_image}
+{example}
+"""
+
+
+def _framework(array):
+    return type(array).__module__.partition(".")[0]
+
+
+def _new_output(image, shape, dtype, on_device):
+    """A new array for the result of ``image``: numpy, CuPy or PyTorch, like ``image``."""
+    framework = _framework(image)
+    if isinstance(image, np.ndarray):
+        return np.empty(shape, dtype)
+    if framework == "cupy":
+        cupy = sys.modules["cupy"]
+        return cupy.empty(shape, dtype)
+    if framework == "torch":
+        torch = sys.modules["torch"]
+        return torch.empty(shape, dtype=image.dtype, device=image.device)
+    kind = "CUDA" if on_device else "host"
+    raise ValueError(
+        f"granula makes new results as numpy, CuPy or PyTorch arrays only; for this {kind} array "
+        f"of type {type(image).__module__}.{type(image).__qualname__}, pass out= (an array of "
+        f"shape {shape} and dtype {dtype} in the same memory)"
+    )
+
+
+def _cuda_stream(image):
+    """The cudaStream_t (as an int) that work on the CUDA array ``image`` is queued on."""
+    framework = _framework(image)
+    if framework == "cupy":
+        cupy = sys.modules["cupy"]
+        current = cupy.cuda.runtime.getDevice()
+        if image.device.id != current:
+            raise ValueError(
+                f"image is on CUDA device {image.device.id} but the current device is {current}; "
+                f"run granula inside `with cupy.cuda.Device({image.device.id}):`"
+            )
+        return cupy.cuda.get_current_stream().ptr
+    if framework == "torch":
+        torch = sys.modules["torch"]
+        current = torch.cuda.current_device()
+        if image.device.index != current:
+            raise ValueError(
+                f"image is on CUDA device {image.device.index} but the current device is {current}; "
+                f"run granula inside `with torch.cuda.device({image.device.index}):`"
+            )
+        return torch.cuda.current_stream().cuda_stream
+    return 0
+
+
+def _run(name, image, footprint, mode, cval, out, default_footprint):
+    footprint = as_footprint(footprint, default_footprint)
+    rows, cols, dtype, on_device = _core.describe_image(image)
+    if out is None:
+        out = _new_output(image, (rows, cols), dtype, on_device)
+    stream = _cuda_stream(image) if on_device else 0
+    _core.run(name, image, out, footprint, mode, cval, stream)
+    return out
+
+
+def _docstring(name, summary, defaults, helps):
+    definition, scipy_name, example = _DETAILS.get(name, ("", None, None))
+    return _DOC.format(
+        summary=summary[0].upper() + summary[1:],
+        definition=f"\n{definition}\n" if definition else "",
+        dtypes=", ".join(_core.pixel_types()),
+        footprint_help=_core.footprint_syntax(),
+        footprint_default=defaults["footprint"],
+        mode_help=helps["mode"].partition(": ")[2],
+        cval_help=helps["cval"],
+        cval_default=float(defaults["cval"]),
+        see_also=_SEE_ALSO.format(scipy_name=scipy_name) if scipy_name else "",
+        examples=_EXAMPLES.format(example_image=_EXAMPLE_IMAGE, example=example) if example else "",
+    )
+
+
+def _make_operation(name, summary, parameters):
+    defaults = {param: default for param, default, _ in parameters}
+    helps = {param: help_text for param, _, help_text in parameters}
+    default_footprint = parse(defaults["footprint"])
+
+    def operation(image, footprint=None, *, mode=defaults["mode"], cval=float(defaults["cval"]), out=None):
+        return _run(name, image, footprint, mode, cval, out, default_footprint)
+
+    operation.__name__ = operation.__qualname__ = name
+    operation.__doc__ = _docstring(name, summary, defaults, helps)
+    return operation
+
+
+def generate(namespace):
+    """Defines a function in ``namespace`` for each registered operation; returns their names."""
+    names = []
+    for name, summary, parameters in _core.operations():
+        if {param for param, _, _ in parameters} != set(_PARAMETERS):
+            continue
+        operation = _make_operation(name, summary, parameters)
+        operation.__module__ = namespace["__name__"]
+        namespace[name] = operation
+        names.append(name)
+    return names
