@@ -49,13 +49,23 @@ struct max_op {
     }
 };
 
-template <class Op, class T>
+// Lane-wise operations over w lanes. Lanes > 0 fixes w at compile time, so that a transposed
+// strip's row (one or two vector registers) is a single unrolled operation with no loop
+// overhead; Lanes == 0 takes w at run time (whole image rows).
+template <class Op, std::int64_t Lanes, class T>
 inline void combine(T* __restrict dst, const T* __restrict a, const T* __restrict b, std::int64_t w) {
+    if constexpr (Lanes > 0) w = Lanes;
     for (std::int64_t i = 0; i < w; ++i) dst[i] = Op::apply(a[i], b[i]);
 }
-template <class Op, class T>
+template <class Op, std::int64_t Lanes, class T>
 inline void accumulate(T* __restrict acc, const T* __restrict src, std::int64_t w) {
+    if constexpr (Lanes > 0) w = Lanes;
     for (std::int64_t i = 0; i < w; ++i) acc[i] = Op::apply(acc[i], src[i]);
+}
+template <std::int64_t Lanes, class T>
+inline void copy_lanes(T* __restrict dst, const T* __restrict src, std::int64_t w) {
+    if constexpr (Lanes > 0) w = Lanes;
+    std::memcpy(dst, src, w * sizeof(T));
 }
 
 template <class T>
@@ -68,36 +78,59 @@ struct buffer {
     T* data;
 };
 
-// dst(x) = Op over src(x) .. src(x + L - 1), lane-wise over w lanes, for x in [0, n).
-// src(i) is defined for i in [0, n + L - 1). `suffix` holds L * w values.
-template <class Op, class T, class Src, class Dst>
+// dst(x) = Op over src(x) .. src(x + L - 1), lane-wise over w lanes (Lanes when > 0), for x in
+// [0, n). src(i) is defined for i in [0, n + L - 1). `suffix` holds L * w values.
+template <class Op, std::int64_t Lanes, class T, class Src, class Dst>
 void window_rows(Src src, Dst dst, std::int64_t n, std::int64_t L, std::int64_t w, T* suffix, T* prefix) {
+    if constexpr (Lanes > 0) w = Lanes;
     if (L <= direct_window_max) {
         for (std::int64_t x = 0; x < n; ++x) {
             T* d = dst(x);
             if (L == 1) {
-                std::memcpy(d, src(x), w * sizeof(T));
+                copy_lanes<Lanes>(d, src(x), w);
                 continue;
             }
-            combine<Op>(d, src(x), src(x + 1), w);
-            for (std::int64_t j = 2; j < L; ++j) accumulate<Op>(d, src(x + j), w);
+            combine<Op, Lanes>(d, src(x), src(x + 1), w);
+            for (std::int64_t j = 2; j < L; ++j) accumulate<Op, Lanes>(d, src(x + j), w);
+        }
+        return;
+    }
+    if constexpr (Lanes > 0) {
+        // A strip's row is one or two registers: keep the running suffix and prefix in a local
+        // accumulator, since reloading the value just stored stalls on store forwarding.
+        T acc[Lanes];
+        for (std::int64_t k0 = 0; k0 < n; k0 += L) {
+            std::memcpy(acc, src(k0 + L - 1), sizeof(acc));
+            std::memcpy(suffix + (L - 1) * Lanes, acc, sizeof(acc));
+            for (std::int64_t t = L - 2; t >= 0; --t) {
+                accumulate<Op, Lanes>(acc, src(k0 + t), Lanes);
+                std::memcpy(suffix + t * Lanes, acc, sizeof(acc));
+            }
+            std::memcpy(dst(k0), acc, sizeof(acc));
+            const std::int64_t t_end = std::min(L, n - k0);
+            if (t_end > 1) std::memcpy(acc, src(k0 + L), sizeof(acc));
+            for (std::int64_t t = 1; t < t_end; ++t) {
+                if (t > 1) accumulate<Op, Lanes>(acc, src(k0 + L + t - 1), Lanes);
+                combine<Op, Lanes>(dst(k0 + t), suffix + t * Lanes, acc, Lanes);
+            }
         }
         return;
     }
     for (std::int64_t k0 = 0; k0 < n; k0 += L) {
         // Suffix minima of the block [k0, k0 + L): suffix row t covers src(k0 + t .. k0 + L - 1).
-        std::memcpy(suffix + (L - 1) * w, src(k0 + L - 1), w * sizeof(T));
-        for (std::int64_t t = L - 2; t >= 0; --t) combine<Op>(suffix + t * w, src(k0 + t), suffix + (t + 1) * w, w);
-        std::memcpy(dst(k0), suffix, w * sizeof(T));
+        copy_lanes<Lanes>(suffix + (L - 1) * w, src(k0 + L - 1), w);
+        for (std::int64_t t = L - 2; t >= 0; --t)
+            combine<Op, Lanes>(suffix + t * w, src(k0 + t), suffix + (t + 1) * w, w);
+        copy_lanes<Lanes>(dst(k0), suffix, w);
         // Prefix minima of the next block complete each window: x = k0 + t needs src(k0 + L .. x + L - 1).
         const std::int64_t t_end = std::min(L, n - k0);
         if (t_end > 1) {
-            std::memcpy(prefix, src(k0 + L), w * sizeof(T));
-            combine<Op>(dst(k0 + 1), suffix + w, prefix, w);
+            copy_lanes<Lanes>(prefix, src(k0 + L), w);
+            combine<Op, Lanes>(dst(k0 + 1), suffix + w, prefix, w);
         }
         for (std::int64_t t = 2; t < t_end; ++t) {
-            accumulate<Op>(prefix, src(k0 + L + t - 1), w);
-            combine<Op>(dst(k0 + t), suffix + t * w, prefix, w);
+            accumulate<Op, Lanes>(prefix, src(k0 + L + t - 1), w);
+            combine<Op, Lanes>(dst(k0 + t), suffix + t * w, prefix, w);
         }
     }
 }
@@ -108,22 +141,29 @@ T source_value(const T* row, std::int64_t i, std::int64_t n, const line_pass<T>&
     return j < 0 ? pass.pad : row[j];
 }
 
-// ---- transposes of N x N blocks, N = 16 bytes / sizeof(T) -------------------------------------
+// ---- transposes ---------------------------------------------------------------------------------
+// A strip's rows are moved in groups of N rows x 64 bytes (G columns): each row's cache line is
+// read (or written) once, whole, through a small contiguous tile, and the tile is transposed as
+// 64 / 16 blocks of N x N, N = 16 bytes / sizeof(T). Touching the rows 16 bytes at a time
+// instead thrashes the L1 cache when the row stride is a multiple of 4 KiB (all rows map to
+// one cache set): that was 3x slower at 4096 columns.
 template <class T>
 constexpr std::int64_t block_n = 16 / sizeof(T);
+template <class T>
+constexpr std::int64_t group_columns = 64 / sizeof(T);
 
 #if defined(GRANULA_SIMD_SCALAR)
+// rows[i][x + j] -> columns[j * K + i], for i < N, j < G.
 template <class T>
-inline void transpose_block(const T* const* src_rows, std::int64_t src_col, T* dst, std::int64_t dst_stride) {
-    constexpr std::int64_t N = block_n<T>;
-    for (std::int64_t i = 0; i < N; ++i)
-        for (std::int64_t j = 0; j < N; ++j) dst[j * dst_stride + i] = src_rows[i][src_col + j];
+inline void gather_group(const T* const* rows, std::int64_t x, T* columns, std::int64_t K) {
+    for (std::int64_t i = 0; i < block_n<T>; ++i)
+        for (std::int64_t j = 0; j < group_columns<T>; ++j) columns[j * K + i] = rows[i][x + j];
 }
+// columns[j * K + i] -> rows[i][x + j].
 template <class T>
-inline void transpose_block_out(const T* src, std::int64_t src_stride, T* const* dst_rows, std::int64_t dst_col) {
-    constexpr std::int64_t N = block_n<T>;
-    for (std::int64_t j = 0; j < N; ++j)
-        for (std::int64_t i = 0; i < N; ++i) dst_rows[i][dst_col + j] = src[j * src_stride + i];
+inline void scatter_group(const T* columns, std::int64_t K, T* const* rows, std::int64_t x) {
+    for (std::int64_t i = 0; i < block_n<T>; ++i)
+        for (std::int64_t j = 0; j < group_columns<T>; ++j) rows[i][x + j] = columns[j * K + i];
 }
 #else
 template <class T>
@@ -142,39 +182,59 @@ inline V interleave_high(V a, V b, std::index_sequence<I...>) {
     return __builtin_shufflevector(a, b, (I % 2 ? N + N / 2 + I / 2 : N / 2 + I / 2)...);
 }
 
-// Interleaving row i with row i + N/2, log2(N) times, transposes an N x N block.
+// Interleaving row i with row i + N/2, log2(N) times, transposes an N x N block in registers.
 template <class T>
 inline void transpose_registers(typename vec16<T>::type* r) {
     using V = typename vec16<T>::type;
     constexpr std::size_t N = block_n<T>;
     constexpr auto idx = std::make_index_sequence<N>{};
+#pragma GCC unroll 4
     for (std::size_t stage = 1; stage < N; stage *= 2) {
         V t[N];
+#pragma GCC unroll 16
         for (std::size_t i = 0; i < N / 2; ++i) {
             t[2 * i] = interleave_low(r[i], r[i + N / 2], idx);
             t[2 * i + 1] = interleave_high(r[i], r[i + N / 2], idx);
         }
+#pragma GCC unroll 16
         for (std::size_t i = 0; i < N; ++i) r[i] = t[i];
     }
 }
 
 template <class T>
-inline void transpose_block(const T* const* src_rows, std::int64_t src_col, T* dst, std::int64_t dst_stride) {
+inline void gather_group(const T* const* rows, std::int64_t x, T* columns, std::int64_t K) {
     using V = typename vec16<T>::type;
-    constexpr std::int64_t N = block_n<T>;
-    V r[N];
-    for (std::int64_t i = 0; i < N; ++i) std::memcpy(&r[i], src_rows[i] + src_col, 16);
-    transpose_registers<T>(r);
-    for (std::int64_t j = 0; j < N; ++j) std::memcpy(dst + j * dst_stride, &r[j], 16);
+    constexpr std::int64_t N = block_n<T>, blocks = 4;
+    alignas(64) V tile[N][blocks];
+#pragma GCC unroll 16
+    for (std::int64_t i = 0; i < N; ++i) std::memcpy(tile[i], rows[i] + x, 64);
+#pragma GCC unroll 4
+    for (std::int64_t b = 0; b < blocks; ++b) {
+        V r[N];
+#pragma GCC unroll 16
+        for (std::int64_t i = 0; i < N; ++i) r[i] = tile[i][b];
+        transpose_registers<T>(r);
+#pragma GCC unroll 16
+        for (std::int64_t j = 0; j < N; ++j) std::memcpy(columns + (b * N + j) * K, &r[j], 16);
+    }
 }
+
 template <class T>
-inline void transpose_block_out(const T* src, std::int64_t src_stride, T* const* dst_rows, std::int64_t dst_col) {
+inline void scatter_group(const T* columns, std::int64_t K, T* const* rows, std::int64_t x) {
     using V = typename vec16<T>::type;
-    constexpr std::int64_t N = block_n<T>;
-    V r[N];
-    for (std::int64_t j = 0; j < N; ++j) std::memcpy(&r[j], src + j * src_stride, 16);
-    transpose_registers<T>(r);
-    for (std::int64_t i = 0; i < N; ++i) std::memcpy(dst_rows[i] + dst_col, &r[i], 16);
+    constexpr std::int64_t N = block_n<T>, blocks = 4;
+    alignas(64) V tile[N][blocks];
+#pragma GCC unroll 4
+    for (std::int64_t b = 0; b < blocks; ++b) {
+        V r[N];
+#pragma GCC unroll 16
+        for (std::int64_t j = 0; j < N; ++j) std::memcpy(&r[j], columns + (b * N + j) * K, 16);
+        transpose_registers<T>(r);
+#pragma GCC unroll 16
+        for (std::int64_t i = 0; i < N; ++i) tile[i][b] = r[i];
+    }
+#pragma GCC unroll 16
+    for (std::int64_t i = 0; i < N; ++i) std::memcpy(rows[i] + x, tile[i], 64);
 }
 #endif
 
@@ -195,7 +255,7 @@ void horizontal_direct(host_view<const T> in, host_view<T> out, const line_pass<
             for (std::int64_t j = 0; j < before; ++j) padded.data[j] = source_value(row, j - before, n, pass);
             std::memcpy(padded.data + before, row, n * sizeof(T));
             for (std::int64_t j = before + n; j < m; ++j) padded.data[j] = source_value(row, j - before, n, pass);
-            window_rows<Op, T>([&](std::int64_t i) { return padded.data + i; },
+            window_rows<Op, 0, T>([&](std::int64_t i) { return padded.data + i; },
                                [&](std::int64_t x) { return out.row(y) + x; }, 1, L, n, nullptr, nullptr);
         }
     });
@@ -204,7 +264,7 @@ void horizontal_direct(host_view<const T> in, host_view<T> out, const line_pass<
 template <class Op, class T>
 void horizontal_transposed(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
                            std::int64_t before, std::int64_t L) {
-    constexpr std::int64_t N = block_n<T>;
+    constexpr std::int64_t N = block_n<T>, G = group_columns<T>;
     constexpr std::int64_t K = 2 * N;  // lanes: rows of the strip processed together
     const std::int64_t n = in.width(), m = n + L - 1, height = in.height();
     const std::int64_t strips = (height + K - 1) / K;
@@ -220,28 +280,29 @@ void horizontal_transposed(host_view<const T> in, host_view<T> out, const line_p
                 src_rows[k] = in.row(y0 + std::min(k, rows - 1));  // lanes past the image repeat a row
                 dst_rows[k] = out.row(y0 + std::min(k, rows - 1));
             }
-            // Interior columns: transposed N x N blocks; the rest element by element.
+            // Interior columns: transposed in groups of G; the rest element by element.
             std::int64_t x = 0;
             if (rows == K)
-                for (; x + N <= n; x += N)
+                for (; x + G <= n; x += G)
                     for (std::int64_t h = 0; h < K; h += N)
-                        transpose_block<T>(src_rows + h, x, columns.data + (before + x) * K + h, K);
+                        gather_group<T>(src_rows + h, x, columns.data + (before + x) * K + h, K);
             for (std::int64_t c = x; c < n; ++c)
                 for (std::int64_t k = 0; k < K; ++k) columns.data[(before + c) * K + k] = src_rows[k][c];
-            for (std::int64_t j = 0; j < m; ++j) {
-                if (j == before) j += n;
-                if (j >= m) break;
-                for (std::int64_t k = 0; k < K; ++k)
-                    columns.data[j * K + k] = source_value(src_rows[k], j - before, n, pass);
-            }
-            window_rows<Op, T>([&](std::int64_t i) { return columns.data + i * K; },
+            // Padding columns, left and right of the image.
+            const auto pad_column = [&](std::int64_t j) {
+                const std::int64_t c = detail::border_index(j - before, n, pass.mode);
+                for (std::int64_t k = 0; k < K; ++k) columns.data[j * K + k] = c < 0 ? pass.pad : src_rows[k][c];
+            };
+            for (std::int64_t j = 0; j < before; ++j) pad_column(j);
+            for (std::int64_t j = before + n; j < m; ++j) pad_column(j);
+            window_rows<Op, K, T>([&](std::int64_t i) { return columns.data + i * K; },
                                [&](std::int64_t i) { return filtered.data + i * K; }, n, L, K, suffix.data,
                                prefix.data);
             x = 0;
             if (rows == K)
-                for (; x + N <= n; x += N)
+                for (; x + G <= n; x += G)
                     for (std::int64_t h = 0; h < K; h += N)
-                        transpose_block_out<T>(filtered.data + x * K + h, K, dst_rows + h, x);
+                        scatter_group<T>(filtered.data + x * K + h, K, dst_rows + h, x);
             for (std::int64_t c = x; c < n; ++c)
                 for (std::int64_t k = 0; k < rows; ++k) dst_rows[k][c] = filtered.data[c * K + k];
         }
@@ -266,7 +327,7 @@ void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
         const std::int64_t band = std::max<std::int64_t>(1, n / (4 * std::max(1, num_threads())));
         detail::parallel_for((n + band - 1) / band, [&](std::int64_t task) {
             const std::int64_t x0 = task * band, count = std::min(band, n - x0);
-            window_rows<Op, T>([&](std::int64_t i) { return rows[x0 + i]; }, [&](std::int64_t x) { return out.row(x0 + x); },
+            window_rows<Op, 0, T>([&](std::int64_t i) { return rows[x0 + i]; }, [&](std::int64_t x) { return out.row(x0 + x); },
                                count, L, width, nullptr, nullptr);
         });
         return;
@@ -280,7 +341,7 @@ void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
     detail::parallel_for(bands, [&](std::int64_t band) {
         const std::int64_t c0 = band * w, cw = std::min(w, width - c0);
         buffer<T> suffix(L * cw), prefix(cw);
-        window_rows<Op, T>([&](std::int64_t i) { return rows[i] + c0; }, [&](std::int64_t x) { return out.row(x) + c0; }, n,
+        window_rows<Op, 0, T>([&](std::int64_t i) { return rows[i] + c0; }, [&](std::int64_t x) { return out.row(x) + c0; }, n,
                            L, cw, suffix.data, prefix.data);
     });
 }

@@ -1,0 +1,56 @@
+// CPU morphology throughput (Google Benchmark). Peers (OpenCV, scipy) are timed side by side
+// in the same run by bench/compare.py; this binary isolates granula's own paths:
+//   bench_cpu_morphology --benchmark_filter=...  [GRANULA_DISABLE_SIMD=1 for the scalar path]
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <random>
+
+#include "granula/granula.hpp"
+
+namespace {
+
+template <class T>
+granula::host_image<T> random_image(std::int64_t w, std::int64_t h) {
+    granula::host_image<T> img(w, h);
+    std::mt19937 rng(1);
+    std::uniform_int_distribution<int> d(0, 255);
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x) img.view()(y, x) = static_cast<T>(d(rng));
+    return img;
+}
+
+// Args: {shape (0 = hline, 1 = vline, 2 = square), length, threads}.
+template <class T>
+void BM_erosion(benchmark::State& state) {
+    const std::int64_t n = 4096;
+    const auto img = random_image<T>(n, n);
+    granula::host_image<T> out(n, n);
+    const std::int64_t L = state.range(1);
+    const auto se = state.range(0) == 0   ? granula::structuring_element::hline(L)
+                    : state.range(0) == 1 ? granula::structuring_element::vline(L)
+                                          : granula::structuring_element::square(L);
+    granula::set_num_threads(static_cast<int>(state.range(2)));
+    for (auto _ : state) {
+        granula::erosion(img.view(), out.view(), se);
+        benchmark::DoNotOptimize(out.data());
+    }
+    state.SetBytesProcessed(state.iterations() * n * n * static_cast<std::int64_t>(sizeof(T)));
+    state.SetLabel(se.to_string() + " " + granula::simd_target());
+    granula::set_num_threads(0);
+}
+
+void shapes(benchmark::internal::Benchmark* b) {
+    for (int threads : {1, 2})
+        for (int shape : {0, 1})
+            for (int L : {3, 15, 63, 255}) b->Args({shape, L, threads});
+    for (int threads : {1, 2}) b->Args({2, 255, threads});
+}
+
+BENCHMARK(BM_erosion<std::uint8_t>)->Apply(shapes)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_erosion<std::uint16_t>)->Args({0, 255, 1})->Args({1, 255, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_erosion<float>)->Apply(shapes)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
