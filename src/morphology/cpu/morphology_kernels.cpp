@@ -30,9 +30,11 @@ using detail::line_pass;
 // buffer traffic); measured with bench/cpu_morphology.
 constexpr std::int64_t direct_window_max = 5;
 
+// apply() works on scalars and, in the SIMD builds, on GCC vector types lane by lane.
 template <class T>
 struct min_op {
-    static T apply(T a, T b) {
+    template <class V>
+    static V apply(V a, V b) {
         if constexpr (std::is_floating_point_v<T>)
             return (b < a || b != b) ? b : a;  // NaN in either operand gives NaN
         else
@@ -41,7 +43,8 @@ struct min_op {
 };
 template <class T>
 struct max_op {
-    static T apply(T a, T b) {
+    template <class V>
+    static V apply(V a, V b) {
         if constexpr (std::is_floating_point_v<T>)
             return (b > a || b != b) ? b : a;
         else
@@ -78,6 +81,32 @@ struct buffer {
     T* data;
 };
 
+// A fixed number of lanes handled as one value: a GCC vector in the SIMD builds, an array
+// processed element by element in the scalar build.
+#if defined(GRANULA_SIMD_SCALAR)
+template <class T, std::int64_t Lanes>
+struct lane_block {
+    T v[Lanes];
+};
+template <class Op, class T, std::int64_t Lanes>
+inline lane_block<T, Lanes> block_apply(const lane_block<T, Lanes>& a, const lane_block<T, Lanes>& b) {
+    lane_block<T, Lanes> r;
+    for (std::int64_t i = 0; i < Lanes; ++i) r.v[i] = Op::apply(a.v[i], b.v[i]);
+    return r;
+}
+#else
+template <class T, std::int64_t Lanes>
+struct lane_vector {
+    typedef T type __attribute__((vector_size(Lanes * sizeof(T))));
+};
+template <class T, std::int64_t Lanes>
+using lane_block = typename lane_vector<T, Lanes>::type;
+template <class Op, class V>
+inline V block_apply(V a, V b) {
+    return Op::apply(a, b);
+}
+#endif
+
 // dst(x) = Op over src(x) .. src(x + L - 1), lane-wise over w lanes (Lanes when > 0), for x in
 // [0, n). src(i) is defined for i in [0, n + L - 1). `suffix` holds L * w values.
 template <class Op, std::int64_t Lanes, class T, class Src, class Dst>
@@ -96,22 +125,24 @@ void window_rows(Src src, Dst dst, std::int64_t n, std::int64_t L, std::int64_t 
         return;
     }
     if constexpr (Lanes > 0) {
-        // A strip's row is one or two registers: keep the running suffix and prefix in a local
-        // accumulator, since reloading the value just stored stalls on store forwarding.
-        T acc[Lanes];
+        // A strip's row is one or two registers: keep the running suffix and prefix in a
+        // register, since reloading the value just stored stalls on store forwarding.
+        using block = lane_block<T, Lanes>;
+        const auto load = [](const T* p) { block v; std::memcpy(&v, p, sizeof(block)); return v; };
+        const auto store = [](T* p, const block& v) { std::memcpy(p, &v, sizeof(block)); };
         for (std::int64_t k0 = 0; k0 < n; k0 += L) {
-            std::memcpy(acc, src(k0 + L - 1), sizeof(acc));
-            std::memcpy(suffix + (L - 1) * Lanes, acc, sizeof(acc));
+            block acc = load(src(k0 + L - 1));
+            store(suffix + (L - 1) * Lanes, acc);
             for (std::int64_t t = L - 2; t >= 0; --t) {
-                accumulate<Op, Lanes>(acc, src(k0 + t), Lanes);
-                std::memcpy(suffix + t * Lanes, acc, sizeof(acc));
+                acc = block_apply<Op>(acc, load(src(k0 + t)));
+                store(suffix + t * Lanes, acc);
             }
-            std::memcpy(dst(k0), acc, sizeof(acc));
+            store(dst(k0), acc);
             const std::int64_t t_end = std::min(L, n - k0);
-            if (t_end > 1) std::memcpy(acc, src(k0 + L), sizeof(acc));
+            if (t_end > 1) acc = load(src(k0 + L));
             for (std::int64_t t = 1; t < t_end; ++t) {
-                if (t > 1) accumulate<Op, Lanes>(acc, src(k0 + L + t - 1), Lanes);
-                combine<Op, Lanes>(dst(k0 + t), suffix + t * Lanes, acc, Lanes);
+                if (t > 1) acc = block_apply<Op>(acc, load(src(k0 + L + t - 1)));
+                store(dst(k0 + t), block_apply<Op>(load(suffix + t * Lanes), acc));
             }
         }
         return;
