@@ -2,6 +2,7 @@
 // 1-D min/max pass (morphology_kernels.cpp); compound operations combine those.
 #include "morphology/cpu/morphology_cpu.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include "core/parallel.hpp"
@@ -42,25 +43,30 @@ void apply_segment(host_view<const T> in, host_view<T> out, const line_segment& 
 }
 
 // Erosion (maximum = false) or dilation by the Minkowski sum of the element's segments.
+// Horizontal passes work strip by strip and may run in place; vertical ones may not. So the
+// vertical segments run first and the horizontal ones in place on `out` after them, and a
+// scratch image is needed only for a second vertical segment.
 template <class T>
 void erode_or_dilate(host_view<const T> in, host_view<T> out, const structuring_element& footprint, bool maximum,
                      border mode) {
-    const auto segments = footprint.decomposition();
+    auto segments = footprint.decomposition();
+    std::stable_partition(segments.begin(), segments.end(), [](const line_segment& s) { return !s.horizontal(); });
     if (segments.empty()) {
         copy<T>(in, out);
         return;
     }
-    // Passes ping-pong between `out` and a scratch image; the first reads `in`.
     host_image<T> scratch;
-    if (segments.size() > 1) scratch = host_image<T>(in.width(), in.height());
-    host_view<T> targets[2] = {out, scratch.view()};
-    // Pick the first target so that the last pass lands in `out`.
-    std::size_t target = (segments.size() - 1) % 2;
     host_view<const T> source = in;
     for (const auto& segment : segments) {
-        apply_segment<T>(source, targets[target], segment, maximum, mode);
-        source = targets[target];
-        target ^= 1;
+        const bool in_place_ok = segment.horizontal() || source.data() != out.data();
+        if (in_place_ok) {
+            apply_segment<T>(source, out, segment, maximum, mode);
+        } else {
+            if (scratch.empty()) scratch = host_image<T>(in.width(), in.height());
+            copy<T>(out, scratch.view());
+            apply_segment<T>(scratch.view(), out, segment, maximum, mode);
+        }
+        source = out;
     }
 }
 

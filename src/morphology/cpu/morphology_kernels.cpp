@@ -65,6 +65,14 @@ inline void accumulate(T* __restrict acc, const T* __restrict src, std::int64_t 
     if constexpr (Lanes > 0) w = Lanes;
     for (std::int64_t i = 0; i < w; ++i) acc[i] = Op::apply(acc[i], src[i]);
 }
+// Rows ahead that window_rows() prefetches when rows are separate image rows.
+constexpr std::int64_t prefetch_rows = 6;
+template <class T>
+inline void prefetch_lanes(const T* p, std::int64_t w) {
+    const char* bytes = reinterpret_cast<const char*>(p);
+    for (std::int64_t b = 0; b < w * static_cast<std::int64_t>(sizeof(T)); b += 64) __builtin_prefetch(bytes + b);
+}
+
 template <std::int64_t Lanes, class T>
 inline void copy_lanes(T* __restrict dst, const T* __restrict src, std::int64_t w) {
     if constexpr (Lanes > 0) w = Lanes;
@@ -95,15 +103,22 @@ inline lane_block<T, Lanes> block_apply(const lane_block<T, Lanes>& a, const lan
     return r;
 }
 #else
-template <class T, std::int64_t Lanes>
+// Parts of 32 bytes: one AVX2 register each, or two SSE registers on the baseline target.
+template <class T>
 struct lane_vector {
-    typedef T type __attribute__((vector_size(Lanes * sizeof(T))));
+    typedef T type __attribute__((vector_size(32)));
 };
 template <class T, std::int64_t Lanes>
-using lane_block = typename lane_vector<T, Lanes>::type;
-template <class Op, class V>
-inline V block_apply(V a, V b) {
-    return Op::apply(a, b);
+struct lane_block {
+    static constexpr std::int64_t parts = Lanes * static_cast<std::int64_t>(sizeof(T)) / 32;
+    typename lane_vector<T>::type part[parts];
+};
+template <class Op, class T, std::int64_t Lanes>
+inline lane_block<T, Lanes> block_apply(const lane_block<T, Lanes>& a, const lane_block<T, Lanes>& b) {
+    lane_block<T, Lanes> r;
+#pragma GCC unroll 4
+    for (std::int64_t i = 0; i < lane_block<T, Lanes>::parts; ++i) r.part[i] = Op::apply(a.part[i], b.part[i]);
+    return r;
 }
 #endif
 
@@ -160,6 +175,9 @@ void window_rows(Src src, Dst dst, std::int64_t n, std::int64_t L, std::int64_t 
             combine<Op, Lanes>(dst(k0 + 1), suffix + w, prefix, w);
         }
         for (std::int64_t t = 2; t < t_end; ++t) {
+            // The prefix pass is the first to touch these rows; their segments are short and a
+            // page apart, which the hardware prefetcher does not follow.
+            if (k0 + L + t - 1 + prefetch_rows < n + L - 1) prefetch_lanes(src(k0 + L + t - 1 + prefetch_rows), w);
             accumulate<Op, Lanes>(prefix, src(k0 + L + t - 1), w);
             combine<Op, Lanes>(dst(k0 + t), suffix + t * w, prefix, w);
         }
@@ -296,7 +314,9 @@ template <class Op, class T>
 void horizontal_transposed(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
                            std::int64_t before, std::int64_t L) {
     constexpr std::int64_t N = block_n<T>, G = group_columns<T>;
-    constexpr std::int64_t K = 2 * N;  // lanes: rows of the strip processed together
+    // Lanes: rows of the strip processed together, 64 bytes (one cache line per transposed row):
+    // several independent vector chains per step hide the latency of the running min/max.
+    constexpr std::int64_t K = 32 / sizeof(T);
     const std::int64_t n = in.width(), m = n + L - 1, height = in.height();
     const std::int64_t strips = (height + K - 1) / K;
     const std::int64_t tasks = std::min<std::int64_t>(strips, 4 * std::max(1, num_threads()));
@@ -363,9 +383,9 @@ void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
         });
         return;
     }
-    // Bands of columns narrow enough that a block of L rows stays in the L2 cache.
+    // Bands of columns narrow enough that a block of L rows (512 KiB) stays in the L2 cache.
     constexpr std::int64_t lane_align = 64 / sizeof(T);
-    std::int64_t w = (std::int64_t{256} * 1024 / sizeof(T)) / L;
+    std::int64_t w = (std::int64_t{512} * 1024 / sizeof(T)) / L;
     w = std::max(lane_align, w / lane_align * lane_align);
     w = std::min(w, width);
     const std::int64_t bands = (width + w - 1) / w;
