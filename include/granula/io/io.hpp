@@ -1,9 +1,22 @@
-// Image file I/O (target granula::io). Formats are chosen by file extension:
-//   .png   1/8/16-bit grey; colour (RGB, palette, with alpha) only with read_options::to_grey
-//   .tif/.tiff 1/8/16-bit and float32 grey, any libtiff compression (when built with libtiff)
-//   .pgm/.pnm 8/16-bit binary PGM, .pfm float32 grey, .npy 2-D uint8/uint16/float32 arrays
-// 1-bit images read as uint8 with values 0 and 1. Errors throw io_error naming the file and
-// the reason (unreadable, corrupt, truncated, unsupported layout).
+// Image file I/O (target granula::io). The format is chosen by the file extension (any case):
+//   .png        grey 1/2/4/8/16-bit; colour (RGB, palette) and alpha only with to_grey
+//   .tif/.tiff  first image; grey 1/8/16-bit unsigned and float32 samples, strips or tiles, any
+//               compression libtiff decodes (LZW, Deflate, PackBits, CCITT G3/G4, ...); colour,
+//               palette and alpha only with to_grey. Needs a build with libtiff (tiff_supported()).
+//   .pgm/.pnm   binary PGM (P5): maxval < 256 reads as uint8, else uint16 big-endian; samples keep
+//               their values (maxval 4095 reads as 0..4095). Binary PPM (P6) only with to_grey.
+//   .ppm        read only: binary PPM with to_grey (or a PGM)
+//   .pfm        float32 grey ('Pf'; 'PF' colour with to_grey), either byte order
+//   .npy        2-D C-order arrays of uint8 '|u1', uint16 '<u2'/'>u2', float32 '<f4'/'>f4', and
+//               bool '|b1' (read as uint8 0/1)
+// Pixel values are never rescaled. 1-bit images read as uint8 0 (black) and 1 (white); TIFF
+// MinIsWhite images are inverted to that convention. Writing keeps the pixel type: PNG and PGM
+// hold uint8/uint16, PFM float32, TIFF (Deflate-compressed) and NPY all three.
+//
+// Every failure -- missing, unreadable, corrupt, truncated or unsupported file, a colour file
+// without to_grey, a format that cannot hold the pixel type -- throws io_error whose message
+// starts with the file name and says why. A header that declares more pixels than the file can
+// hold fails before any large allocation. A failed write leaves no partial file behind.
 #pragma once
 
 #include <string>
