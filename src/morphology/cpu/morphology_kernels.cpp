@@ -103,22 +103,15 @@ inline lane_block<T, Lanes> block_apply(const lane_block<T, Lanes>& a, const lan
     return r;
 }
 #else
-// Parts of 32 bytes: one AVX2 register each, or two SSE registers on the baseline target.
-template <class T>
+template <class T, std::int64_t Lanes>
 struct lane_vector {
-    typedef T type __attribute__((vector_size(32)));
+    typedef T type __attribute__((vector_size(Lanes * sizeof(T))));
 };
 template <class T, std::int64_t Lanes>
-struct lane_block {
-    static constexpr std::int64_t parts = Lanes * static_cast<std::int64_t>(sizeof(T)) / 32;
-    typename lane_vector<T>::type part[parts];
-};
-template <class Op, class T, std::int64_t Lanes>
-inline lane_block<T, Lanes> block_apply(const lane_block<T, Lanes>& a, const lane_block<T, Lanes>& b) {
-    lane_block<T, Lanes> r;
-#pragma GCC unroll 4
-    for (std::int64_t i = 0; i < lane_block<T, Lanes>::parts; ++i) r.part[i] = Op::apply(a.part[i], b.part[i]);
-    return r;
+using lane_block = typename lane_vector<T, Lanes>::type;
+template <class Op, class V>
+inline V block_apply(V a, V b) {
+    return Op::apply(a, b);
 }
 #endif
 
@@ -310,12 +303,79 @@ void horizontal_direct(host_view<const T> in, host_view<T> out, const line_pass<
     });
 }
 
+// Float keys: an int32 whose signed order is the float order (with -0 < +0), NaN mapped below
+// every number for erosion and above for dilation, so that NaN propagates through integer
+// min/max. The running min/max of the transposed strip then has integer latency (1 cycle)
+// instead of the 4-instruction NaN-aware float chain; measured 2x faster.
+inline std::int32_t float_key(float f, bool nan_low) {
+    std::int32_t bits;
+    std::memcpy(&bits, &f, 4);
+    const std::int32_t key = bits ^ ((bits >> 31) & 0x7fffffff);
+    return f != f ? (nan_low ? std::numeric_limits<std::int32_t>::min() : std::numeric_limits<std::int32_t>::max())
+                  : key;
+}
+inline float key_float(std::int32_t key) {
+    const std::int32_t bits = key ^ ((key >> 31) & 0x7fffffff);
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+
+// Converts a float buffer to keys in place (and back); memcpy keeps the type punning defined.
+inline std::int32_t* floats_to_keys(float* data, std::int64_t count, bool nan_low) {
+    auto* bytes = reinterpret_cast<unsigned char*>(data);
+    for (std::int64_t i = 0; i < count; ++i) {
+        float f;
+        std::memcpy(&f, bytes + 4 * i, 4);
+        const std::int32_t k = float_key(f, nan_low);
+        std::memcpy(bytes + 4 * i, &k, 4);
+    }
+    return reinterpret_cast<std::int32_t*>(data);
+}
+inline void keys_to_floats(float* data, std::int64_t count) {
+    auto* bytes = reinterpret_cast<unsigned char*>(data);
+    for (std::int64_t i = 0; i < count; ++i) {
+        std::int32_t k;
+        std::memcpy(&k, bytes + 4 * i, 4);
+        const float f = key_float(k);
+        std::memcpy(bytes + 4 * i, &f, 4);
+    }
+}
+
+template <class Op>
+struct key_op;
+template <class T>
+struct key_op<min_op<T>> {
+    using type = min_op<std::int32_t>;
+};
+template <class T>
+struct key_op<max_op<T>> {
+    using type = max_op<std::int32_t>;
+};
+
+// The window pass over a transposed strip: columns (n + L - 1 rows of K lanes) -> filtered.
+template <class Op, std::int64_t K, class T>
+void filter_columns(T* columns, T* filtered, std::int64_t n, std::int64_t L, T* suffix, T* prefix) {
+    const auto row = [](auto* base) { return [base](std::int64_t i) { return base + i * K; }; };
+    if constexpr (std::is_same_v<T, float>) {
+        constexpr bool nan_low = std::is_same_v<Op, min_op<float>>;
+        std::int32_t* keys = floats_to_keys(columns, (n + L - 1) * K, nan_low);
+        auto* filtered_keys = reinterpret_cast<std::int32_t*>(filtered);
+        window_rows<typename key_op<Op>::type, K, std::int32_t>(row(keys), row(filtered_keys), n, L, K,
+                                                                reinterpret_cast<std::int32_t*>(suffix),
+                                                                reinterpret_cast<std::int32_t*>(prefix));
+        keys_to_floats(filtered, n * K);
+    } else {
+        window_rows<Op, K, T>(row(columns), row(filtered), n, L, K, suffix, prefix);
+    }
+}
+
 template <class Op, class T>
 void horizontal_transposed(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
                            std::int64_t before, std::int64_t L) {
     constexpr std::int64_t N = block_n<T>, G = group_columns<T>;
-    // Lanes: rows of the strip processed together, 64 bytes (one cache line per transposed row):
-    // several independent vector chains per step hide the latency of the running min/max.
+    // Lanes: rows of the strip processed together, 32 bytes: one AVX2 register per transposed
+    // row (64 bytes measured 2x slower: GCC splits wider vectors through memory).
     constexpr std::int64_t K = 32 / sizeof(T);
     const std::int64_t n = in.width(), m = n + L - 1, height = in.height();
     const std::int64_t strips = (height + K - 1) / K;
@@ -346,9 +406,7 @@ void horizontal_transposed(host_view<const T> in, host_view<T> out, const line_p
             };
             for (std::int64_t j = 0; j < before; ++j) pad_column(j);
             for (std::int64_t j = before + n; j < m; ++j) pad_column(j);
-            window_rows<Op, K, T>([&](std::int64_t i) { return columns.data + i * K; },
-                               [&](std::int64_t i) { return filtered.data + i * K; }, n, L, K, suffix.data,
-                               prefix.data);
+            filter_columns<Op, K>(columns.data, filtered.data, n, L, suffix.data, prefix.data);
             x = 0;
             if (rows == K)
                 for (; x + G <= n; x += G)
