@@ -168,14 +168,37 @@ any_host_image read_image(const std::string& path, const read_options& options) 
     });
 }
 
+void check_write_format(const std::string& path, pixel_type type) {
+    const std::string name(to_string(type));
+    switch (format_of(path)) {
+    case file_format::png:
+        if (type == pixel_type::float32) detail::fail(path, "PNG cannot hold float32 pixels; write them as .tif, .pfm or .npy");
+        return;
+    case file_format::pgm:
+        if (type == pixel_type::float32)
+            detail::fail(path, "PGM holds 8- and 16-bit integers; write float32 pixels as .pfm, .tif or .npy");
+        return;
+    case file_format::ppm: detail::fail(path, "granula writes grey images: use .pgm, not .ppm");
+    case file_format::pfm:
+        if (type != pixel_type::float32)
+            detail::fail(path, "PFM holds float32 pixels; write " + name + " pixels as .png, .pgm, .tif or .npy");
+        return;
+    case file_format::tiff:
+        if (!tiff_supported()) detail::fail(path, "cannot write TIFF: this granula was built without TIFF support (libtiff)");
+        return;
+    case file_format::npy: return;
+    }
+}
+
 void write_image(const std::string& path, const any_host_view& image) {
+    check_write_format(path, image.type);
     const file_format format = format_of(path);
     naming_the_file(path, [&] {
         switch (format) {
         case file_format::png: return detail::write_png(path, image);
         case file_format::tiff: return detail::write_tiff(path, image);
         case file_format::pgm: return detail::write_pgm(path, image);
-        case file_format::ppm: detail::fail(path, "granula writes grey images: use .pgm, not .ppm");
+        case file_format::ppm: return;  // refused by check_write_format()
         case file_format::pfm: return detail::write_pfm(path, image);
         case file_format::npy: return detail::write_npy(path, image);
         }

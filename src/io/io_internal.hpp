@@ -142,7 +142,8 @@ inline float luma(float r, float g, float b) { return 0.299f * r + 0.587f * g + 
 // The message for a colour (or alpha) file read without read_options::to_grey.
 std::string needs_grey_conversion(const std::string& layout);
 
-// Per-format entry points, called by read_image()/write_image() after the extension is known.
+// Per-format entry points, called by read_image()/write_image() after the extension is known;
+// the writers are called only with pixel types their format holds (check_write_format()).
 any_host_image read_png(const std::string& path, const read_options& options);
 void write_png(const std::string& path, const any_host_view& image);
 // Netpbm: binary PGM (P5), PPM (P6, with to_grey) and PFM ('Pf', 'PF' with to_grey), told

@@ -202,8 +202,6 @@ any_host_image read_png(const std::string& path, const read_options& options) {
 }
 
 void write_png(const std::string& path, const any_host_view& image) {
-    if (image.type == pixel_type::float32)
-        fail(path, "PNG cannot hold float32 pixels; write them as .tif, .pfm or .npy");
     require_non_empty(path, image, "PNG");
     if (image.width > PNG_UINT_31_MAX || image.height > PNG_UINT_31_MAX)
         fail(path, "a PNG side is at most 2^31 - 1 pixels; this image is " + size_text(image.width, image.height));

@@ -182,8 +182,6 @@ any_host_image read_netpbm(const std::string& path, const read_options& options)
 }
 
 void write_pgm(const std::string& path, const any_host_view& image) {
-    if (image.type == pixel_type::float32)
-        fail(path, "PGM holds 8- and 16-bit integers; write float32 pixels as .pfm, .tif or .npy");
     require_non_empty(path, image, "PGM");
     output_file file(path);
     const int maxval = image.type == pixel_type::uint8 ? 255 : 65535;
@@ -198,9 +196,6 @@ void write_pgm(const std::string& path, const any_host_view& image) {
 }
 
 void write_pfm(const std::string& path, const any_host_view& image) {
-    if (image.type != pixel_type::float32)
-        fail(path, "PFM holds float32 pixels; write " + std::string(to_string(image.type)) +
-                       " pixels as .png, .pgm, .tif or .npy");
     require_non_empty(path, image, "PFM");
     output_file file(path);
     const std::string header = "Pf\n" + std::to_string(image.width) + " " + std::to_string(image.height) + "\n-1.0\n";

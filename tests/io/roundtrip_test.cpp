@@ -86,6 +86,12 @@ TEST(IoWrite, FormatsRefuseTypesTheyCannotHold) {
     EXPECT_TRUE(write_fails(dir.file("u8.ppm"), u8.view(), ".pgm"));
     EXPECT_TRUE(write_fails(dir.file("u8.jpg"), u8.view(), "unknown file extension '.jpg'"));
     EXPECT_TRUE(write_fails(dir.file("noextension"), u8.view(), "has no file extension"));
+    // check_write_format() refuses the same without an image or the file system.
+    EXPECT_THROW(io::check_write_format(dir.file("f.png"), pixel_type::float32), io_error);
+    EXPECT_THROW(io::check_write_format(dir.file("u8.pfm"), pixel_type::uint8), io_error);
+    EXPECT_THROW(io::check_write_format(dir.file("u8.jpg"), pixel_type::uint8), io_error);
+    EXPECT_NO_THROW(io::check_write_format(dir.file("missing-dir/f.npy"), pixel_type::float32));
+    EXPECT_NO_THROW(io::check_write_format(dir.file("u16.PNG"), pixel_type::uint16));
     // A refused write creates no file.
     for (const char* name : {"f.png", "f.pgm", "u8.pfm", "u16.pfm", "u8.ppm", "u8.jpg"})
         EXPECT_FALSE(fs::exists(dir.file(name))) << name;

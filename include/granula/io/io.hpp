@@ -34,6 +34,11 @@ any_host_image read_image(const std::string& path, const read_options& options =
 // hold the pixel type (e.g. float32 to PNG).
 void write_image(const std::string& path, const any_host_view& image);
 
+// Throws the io_error write_image() would throw for an image of this pixel type because of the
+// path's extension (unknown, read-only, or a format that cannot hold the type), without touching
+// the file system: lets a caller refuse before a long computation.
+void check_write_format(const std::string& path, pixel_type type);
+
 // True when this build reads and writes TIFF.
 bool tiff_supported();
 
