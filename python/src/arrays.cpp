@@ -68,7 +68,14 @@ struct raw_array {
     throw invalid_argument(std::string(role) + " " + what);
 }
 
-std::string object_type_name(nb::handle obj) { return nb::cast<std::string>(nb::type_name(obj.type())); }
+// Python's str(obj).
+std::string text(nb::handle obj) { return nb::steal<nb::str>(PyObject_Str(obj.ptr())).c_str(); }
+
+// "numpy.ndarray", "list".
+std::string object_type_name(nb::handle obj) {
+    const std::string module = text(obj.type().attr("__module__")), name = text(obj.type().attr("__qualname__"));
+    return module == "builtins" ? name : module + "." + name;
+}
 
 // __cuda_array_interface__ (versions 0-3): a dict with shape, typestr, data = (ptr, readonly),
 // strides (bytes, or None when C-contiguous), and optionally mask (unsupported).
@@ -196,8 +203,13 @@ image_arg import_image(nb::handle obj, std::string_view role, bool writable) {
                                  " must be a numpy array or a CUDA array (CuPy, or any object with __dlpack__ or "
                                  "__cuda_array_interface__); got " + object_type_name(obj);
         if (!nb::hasattr(obj, "dtype")) throw nb::type_error(what.c_str());
-        reject(role, "is a " + object_type_name(obj) + " with dtype " + nb::cast<std::string>(nb::str(obj.attr("dtype"))) +
-                         ", which granula cannot read without a copy; allowed dtypes: " + pixel_type_names());
+        std::string layout = "dtype " + text(obj.attr("dtype"));
+        for (const char* attribute : {"shape", "strides"})
+            if (nb::hasattr(obj, attribute))
+                layout += std::string(", ") + attribute + " " + text(obj.attr(attribute));
+        reject(role, "is a " + object_type_name(obj) + " (" + layout +
+                         ") that granula cannot read without a copy; allowed dtypes: " + pixel_type_names() +
+                         "; " + layout_rule());
     }
     if (writable && readonly) reject(role, "is read-only");
     image_arg img = validate(read_dlpack(array, readonly), role);

@@ -91,9 +91,9 @@ NB_MODULE(_core, m) {
             return list;
         },
         "Every registered operation as (name, summary, [(parameter, CLI default, help), ...]).");
-    m.def("describe_image", &describe_image, "image"_a,
+    m.def("describe_image", &describe_image, "image"_a.none(),
           "(rows, cols, dtype name, on_device) of an image granula accepts; raises ValueError otherwise.");
-    m.def("run", &run_operation, "name"_a, "image"_a, "out"_a, "footprint"_a, "mode"_a, "cval"_a, "cuda_stream"_a,
+    m.def("run", &run_operation, "name"_a, "image"_a.none(), "out"_a.none(), "footprint"_a, "mode"_a, "cval"_a, "cuda_stream"_a,
           "Runs the registered operation `name` from `image` into `out` (same shape, dtype and memory).\n"
           "Host arrays are processed on the calling thread's CPU pool; CUDA arrays are queued on the\n"
           "stream whose cudaStream_t is `cuda_stream` (0: the legacy default stream). The GIL is\n"
