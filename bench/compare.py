@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""granula side by side with its peers, in one run on one machine.
+
+CPU (4096 x 4096 by default): granula.erosion against cv2.erode and scipy.ndimage.grey_erosion
+with the same footprint and border ('ignore' = OpenCV's default border = scipy's 'nearest'),
+with the same thread count for granula and OpenCV (scipy.ndimage is single-threaded). Cases:
+uint8 horizontal and vertical lines of L = 3, 15, 63, 255; float32 lines of L = 255; a 255 x 255
+uint8 rectangle. Each time is the median of --repeat runs after a warm-up; every result is
+checked against OpenCV's pixel for pixel.
+
+GPU (--gpu; 16384 x 16384 by default): granula on CuPy arrays against
+cupyx.scipy.ndimage.grey_erosion, timed with CUDA events, and against a device-to-device copy
+of the image (the floor: read and write every byte once). The image is several times the L2
+cache, so repeated runs are not flattered by it.
+
+Usage: python3 bench/compare.py [--threads 1 2] [--repeat 5] [--size 4096] [--gpu]
+"""
+
+import argparse
+import os
+import platform
+import statistics
+import time
+
+import numpy as np
+
+import granula
+
+CPU_CASES = [("uint8", f"{axis}line:{length}") for length in (3, 15, 63, 255) for axis in "hv"]
+CPU_CASES += [("float32", "hline:255"), ("float32", "vline:255"), ("uint8", "square:255")]
+GPU_CASES = [("uint8", f"{axis}line:{length}") for length in (3, 63, 255, 1001) for axis in "hv"]
+GPU_CASES += [("float32", f"{axis}line:{length}") for length in (63, 255) for axis in "hv"]
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            return next(line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name"))
+    except (OSError, StopIteration):
+        return platform.processor() or "unknown CPU"
+
+
+def median_ms(function, repeat):
+    function()  # warm-up
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return 1e3 * statistics.median(times)
+
+
+def random_image(rng, size, dtype):
+    if dtype == "uint8":
+        return rng.integers(0, 256, (size, size), dtype=np.uint8)
+    return rng.standard_normal((size, size), dtype=np.float32)
+
+
+def print_table(title, header, rows):
+    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
+    print(f"\n{title}")
+    for line in [header, ["-" * w for w in widths], *rows]:
+        print("  ".join(str(cell).rjust(w) for cell, w in zip(line, widths)))
+
+
+def cpu_benchmark(size, threads_list, repeat, with_scipy):
+    import cv2
+    import scipy
+    import scipy.ndimage as ndi
+
+    print(f"OpenCV {cv2.__version__}, scipy {scipy.__version__}")
+    rng = np.random.default_rng(0)
+    images = {dtype: random_image(rng, size, dtype) for dtype in ("uint8", "float32")}
+    rows = []
+    scipy_ms = {}
+    for threads in threads_list:
+        cv2.setNumThreads(threads)
+        granula.set_num_threads(threads)
+        for dtype, spec in CPU_CASES:
+            image = images[dtype]
+            footprint = granula.footprints.parse(spec)
+            height, width = footprint.shape
+            kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (width, height))
+            out = np.empty_like(image)
+            g = median_ms(lambda: granula.erosion(image, footprint, out=out), repeat)
+            c = median_ms(lambda: cv2.erode(image, kernel), repeat)
+            same = np.array_equal(granula.erosion(image, footprint), cv2.erode(image, kernel))
+            row = [dtype, spec, threads, f"{g:.2f}", f"{c:.2f}", f"{c / g:.1f}x"]
+            if with_scipy:
+                if (dtype, spec) not in scipy_ms:  # single-threaded: measured once
+                    scipy_ms[dtype, spec] = median_ms(
+                        lambda: ndi.grey_erosion(image, size=(height, width), mode="nearest", output=out), repeat
+                    )
+                s = scipy_ms[dtype, spec]
+                row += [f"{s:.2f}", f"{s / g:.1f}x"]
+            rows.append(row + ["yes" if same else "NO"])
+    granula.set_num_threads(0)
+    header = ["dtype", "footprint", "threads", "granula ms", "OpenCV ms", "OpenCV/granula"]
+    if with_scipy:
+        header += ["scipy ms", "scipy/granula"]
+    print_table(f"CPU erosion, {size}x{size}, mode 'ignore' (median of {repeat})", header + ["equal"], rows)
+
+
+def gpu_benchmark(size, repeat):
+    import cupy
+    import cupyx.scipy.ndimage as cndi
+
+    print(f"CuPy {cupy.__version__}")
+    def event_ms(function):
+        function()  # warm-up
+        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+        times = []
+        for _ in range(repeat):
+            start.record()
+            function()
+            stop.record()
+            stop.synchronize()
+            times.append(cupy.cuda.get_elapsed_time(start, stop))
+        return statistics.median(times)
+
+    device = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)["name"].decode()
+    rng = cupy.random.default_rng(0)
+    images = {
+        "uint8": rng.integers(0, 256, (size, size), dtype=cupy.uint8),
+        "float32": rng.standard_normal((size, size), dtype=cupy.float32),
+    }
+    rows = []
+    for dtype, spec in GPU_CASES:
+        image = images[dtype]
+        out, copy = cupy.empty_like(image), cupy.empty_like(image)
+        footprint = granula.footprints.parse(spec)
+        copy_ms = event_ms(lambda: copy.data.copy_from_device_async(image.data, image.nbytes))
+        g = event_ms(lambda: granula.erosion(image, footprint, out=out))
+        c = event_ms(lambda: cndi.grey_erosion(image, size=footprint.shape, mode="nearest", output=copy))
+        same = bool(cupy.array_equal(out, copy))
+        gbps = 2 * image.nbytes / (g * 1e-3) / 1e9
+        rows.append([dtype, spec, f"{copy_ms:.3f}", f"{g:.3f}", f"{g / copy_ms:.2f}", f"{gbps:.0f}", f"{c:.3f}",
+                     f"{c / g:.1f}x", "yes" if same else "NO"])
+    header = ["dtype", "footprint", "copy ms", "granula ms", "granula/copy", "granula GB/s", "CuPy ms",
+              "CuPy/granula", "equal"]
+    print_table(f"GPU erosion on {device}, {size}x{size}, mode 'ignore' (CUDA events, median of {repeat})",
+                header, rows)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2], help="CPU thread counts (default 1 2)")
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs per case (default 5)")
+    parser.add_argument("--size", type=int, default=4096, help="CPU image side (default 4096)")
+    parser.add_argument("--no-scipy", action="store_true", help="leave scipy.ndimage out of the CPU table")
+    parser.add_argument("--no-cpu", action="store_true", help="skip the CPU table")
+    parser.add_argument("--gpu", action="store_true", help="also compare with CuPy on the GPU")
+    parser.add_argument("--gpu-size", type=int, default=16384, help="GPU image side (default 16384)")
+    args = parser.parse_args()
+    print(granula.build_info())
+    print(f"python {platform.python_version()}, numpy {np.__version__}, {os.cpu_count()} CPUs: {cpu_name()}")
+    if not args.no_cpu:
+        cpu_benchmark(args.size, args.threads, args.repeat, not args.no_scipy)
+    if args.gpu:
+        gpu_benchmark(args.gpu_size, args.repeat)
+
+
+if __name__ == "__main__":
+    main()
