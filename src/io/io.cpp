@@ -90,6 +90,7 @@ output_file::~output_file() {
 }
 
 void output_file::write(const void* data, std::uint64_t bytes) {
+    if (bytes == 0) return;  // an empty row of an empty image may have no buffer at all
     if (std::fwrite(data, 1, bytes, file_) != bytes) fail(path_, "write failed: " + system_reason());
 }
 

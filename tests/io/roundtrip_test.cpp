@@ -104,6 +104,8 @@ TEST(IoWrite, EmptyImagesOnlyAsNpy) {
         if (std::string(ext) == ".tif" && !io::tiff_supported()) continue;
         EXPECT_TRUE(write_fails(dir.file(std::string("empty") + ext), empty.view(), "empty")) << ext;
     }
+    io::write_image(dir.file("no_columns.npy"), empty.view());  // 5 rows of nothing
+    EXPECT_EQ(io::read_image(dir.file("no_columns.npy")).height(), 5);
     host_image<float> empty_float(3, 0);
     EXPECT_TRUE(write_fails(dir.file("empty.pfm"), empty_float.view(), "empty"));
     io::write_image(dir.file("empty.npy"), empty_float.view());

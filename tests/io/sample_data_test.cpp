@@ -21,7 +21,8 @@ TEST(IoSampleData, ShippedImagesReadWithTheirDocumentedShape) {
     const expected_sample samples[] = {
         {"page.png", pixel_type::uint8, 384, 191},     {"camera.png", pixel_type::uint8, 512, 512},
         {"coins.png", pixel_type::uint8, 384, 303},    {"text.png", pixel_type::uint8, 448, 172},
-        {"coins16.png", pixel_type::uint16, 384, 303}, {"page_float32.npy", pixel_type::float32, 384, 191},
+        {"brick.png", pixel_type::uint8, 512, 512},    {"coins16.png", pixel_type::uint16, 384, 303},
+        {"page_float32.npy", pixel_type::float32, 384, 191},
     };
     for (const auto& s : samples) {
         const auto image = io::read_image(data_file(s.name));
