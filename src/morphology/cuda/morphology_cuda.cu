@@ -1,11 +1,243 @@
-// PLACEHOLDER: replaced by the CUDA backend implementation.
+// CUDA grey morphology: an element is applied as the sequence of its line segments, each a 1-D
+// min/max pass (horizontal_pass.cu, vertical_pass.cu); compound operations combine those, as
+// the CPU backend does (src/morphology/cpu/morphology_cpu.cpp). Every launch and copy is on the
+// caller's stream; temporaries are allocated and freed in stream order, so nothing here waits
+// for the device.
 #include "morphology/cuda/morphology_cuda.hpp"
+
+#include <limits>
+#include <type_traits>
+
+#include "core/cuda/check.cuh"
+#include "morphology/cuda/line_pass.cuh"
+#include "morphology/cuda/tuning.hpp"
+#include "morphology/cuda/words.cuh"
+
 namespace granula::cuda {
+namespace detail {
+
+using granula::detail::check_cuda;
+using granula::detail::check_launch;
+
+// ---- stream-ordered buffers ---------------------------------------------------------------------
+namespace {
+bool memory_pools_supported() {
+    int device = 0, supported = 0;
+    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+    check_cuda(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device), "cudaDeviceGetAttribute");
+    return supported != 0;
+}
+}  // namespace
+
+stream_buffer::stream_buffer(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
+    if (bytes == 0) return;
+    pooled_ = memory_pools_supported();
+    const cudaError_t status = pooled_ ? cudaMallocAsync(&ptr_, bytes, stream) : cudaMalloc(&ptr_, bytes);
+    if (status != cudaSuccess) {
+        ptr_ = nullptr;
+        granula::detail::throw_cuda_error(status, pooled_ ? "cudaMallocAsync (temporary image)"
+                                                          : "cudaMalloc (temporary image)");
+    }
+}
+
+stream_buffer::~stream_buffer() { release(); }
+
+stream_buffer::stream_buffer(stream_buffer&& other) noexcept
+    : ptr_(other.ptr_), stream_(other.stream_), pooled_(other.pooled_) {
+    other.ptr_ = nullptr;
+}
+
+stream_buffer& stream_buffer::operator=(stream_buffer&& other) noexcept {
+    if (this != &other) {
+        release();
+        ptr_ = other.ptr_;
+        stream_ = other.stream_;
+        pooled_ = other.pooled_;
+        other.ptr_ = nullptr;
+    }
+    return *this;
+}
+
+void stream_buffer::release() noexcept {
+    if (ptr_ == nullptr) return;
+    if (pooled_)
+        cudaFreeAsync(ptr_, stream_);  // runs after the work queued on the stream that uses it
+    else
+        cudaFree(ptr_);
+    ptr_ = nullptr;
+}
+
+// ---- out = a - b ----------------------------------------------------------------------------------
+namespace {
+
+constexpr int elementwise_threads = tuning_policy::elementwise_block_threads;
+
+template <class V>
+__device__ __forceinline__ typename V::word difference(typename V::word a, typename V::word b) {
+    using T = typename V::elem;
+    if constexpr (std::is_floating_point_v<T>)
+        return a - b;
+    else if constexpr (V::P == 4)
+        return __vsubus4(a, b);
+    else if constexpr (V::P == 2)
+        return __vsubus2(a, b);
+    else
+        return a > b ? static_cast<T>(a - b) : T{0};
+}
+
+template <class V>
+__global__ void __launch_bounds__(elementwise_threads)
+    subtract_kernel(const typename V::elem* a, i64 a_stride, const typename V::elem* b, i64 b_stride,
+                    typename V::elem* out, i64 out_stride, i64 width, i64 height, i64 n_words) {
+    const i64 w = static_cast<i64>(blockIdx.x) * elementwise_threads + threadIdx.x;
+    if (w >= n_words) return;
+    for (i64 y = blockIdx.y; y < height; y += gridDim.y) {
+        const auto va = load_word<V>(a + y * a_stride, w, width);
+        const auto vb = load_word<V>(b + y * b_stride, w, width);
+        store_word<V>(out + y * out_stride, w, width, difference<V>(va, vb));
+    }
+}
+
 template <class T>
-void morphology(morphology_op, device_view<const T>, device_view<T>, const structuring_element&, border, stream) {
-    throw unsupported("CUDA morphology not implemented yet");
+bool word_aligned(const void* data, i64 stride) {
+    return reinterpret_cast<std::uintptr_t>(data) % 4 == 0 && (stride * static_cast<i64>(sizeof(T))) % 4 == 0;
 }
-#define GRANULA_INSTANTIATE(type, name) \
-    template void morphology<type>(morphology_op, device_view<const type>, device_view<type>, const structuring_element&, border, stream);
+
+template <class V>
+void launch_subtract(device_view<const typename V::elem> a, device_view<const typename V::elem> b,
+                     device_view<typename V::elem> out, cudaStream_t stream) {
+    const i64 n_words = (a.width() + V::P - 1) / V::P;
+    const dim3 grid(static_cast<unsigned>((n_words + elementwise_threads - 1) / elementwise_threads),
+                    static_cast<unsigned>(std::min<i64>(a.height(), 65535)));
+    subtract_kernel<V><<<grid, elementwise_threads, 0, stream>>>(a.data(), a.stride(), b.data(), b.stride(), out.data(),
+                                                                 out.stride(), a.width(), a.height(), n_words);
+    check_launch("subtract_kernel");
+}
+
+}  // namespace
+
+template <class T>
+void subtract(device_view<const T> a, device_view<const T> b, device_view<T> out, cudaStream_t stream) {
+    if constexpr (sizeof(T) < 4) {
+        if (!word_aligned<T>(a.data(), a.stride()) || !word_aligned<T>(b.data(), b.stride()) ||
+            !word_aligned<T>(out.data(), out.stride())) {
+            launch_subtract<scalar<T>>(a, b, out, stream);
+            return;
+        }
+    }
+    launch_subtract<packed<T>>(a, b, out, stream);
+}
+
+}  // namespace detail
+
+// ---- composition ------------------------------------------------------------------------------------
+namespace {
+
+using detail::pass_params;
+using detail::scratch_image;
+
+template <class T>
+void copy_view(device_view<const T> in, device_view<T> out, cudaStream_t stream) {
+    granula::detail::check_cuda(cudaMemcpy2DAsync(out.data(), out.stride() * sizeof(T), in.data(),
+                                                  in.stride() * sizeof(T), in.width() * sizeof(T), in.height(),
+                                                  cudaMemcpyDeviceToDevice, stream),
+                                "cudaMemcpy2DAsync");
+}
+
+template <class T>
+void apply_segment(device_view<const T> in, device_view<T> out, const line_segment& segment, bool maximum,
+                   border mode, cudaStream_t stream) {
+    pass_params<T> p;
+    // Erosion reads f(x + b) for b in [-origin, length - 1 - origin]; dilation reads f(x - b).
+    const long long low = segment.origin, high = segment.length - 1 - segment.origin;
+    p.before = maximum ? high : low;
+    p.after = maximum ? low : high;
+    p.maximum = maximum;
+    p.mode = mode.mode;
+    p.pad = mode.mode == border_mode::constant ? static_cast<T>(mode.cval)
+            : maximum                          ? detail::identity_value<T, true>()
+                                               : detail::identity_value<T, false>();
+    if (segment.horizontal())
+        detail::horizontal_pass<T>(in, out, p, stream);
+    else if (segment.vertical())
+        detail::vertical_pass<T>(in, out, p, stream);
+    else
+        throw unsupported("line segments other than horizontal and vertical are not implemented on the GPU yet");
+}
+
+// Erosion (maximum = false) or dilation by the Minkowski sum of the element's segments.
+template <class T>
+void erode_or_dilate(device_view<const T> in, device_view<T> out, const structuring_element& footprint,
+                     bool maximum, border mode, cudaStream_t stream) {
+    const auto segments = footprint.decomposition();
+    if (segments.empty()) {
+        copy_view<T>(in, out, stream);
+        return;
+    }
+    // Passes ping-pong between `out` and a scratch image; the first reads `in`, the last
+    // lands in `out`.
+    scratch_image<T> scratch;
+    if (segments.size() > 1) scratch = scratch_image<T>(in.width(), in.height(), stream);
+    device_view<T> targets[2] = {out, scratch.view()};
+    std::size_t target = (segments.size() - 1) % 2;
+    device_view<const T> source = in;
+    for (const auto& segment : segments) {
+        apply_segment<T>(source, targets[target], segment, maximum, mode, stream);
+        source = targets[target];
+        target ^= 1;
+    }
+}
+
+template <class T>
+void run(morphology_op op, device_view<const T> in, device_view<T> out, const structuring_element& footprint,
+         border mode, cudaStream_t stream) {
+    switch (op) {
+    case morphology_op::erosion: erode_or_dilate<T>(in, out, footprint, false, mode, stream); return;
+    case morphology_op::dilation: erode_or_dilate<T>(in, out, footprint, true, mode, stream); return;
+    case morphology_op::opening:
+    case morphology_op::closing: {
+        const bool dilate_first = op == morphology_op::closing;
+        scratch_image<T> tmp(in.width(), in.height(), stream);
+        erode_or_dilate<T>(in, tmp.view(), footprint, dilate_first, mode, stream);
+        erode_or_dilate<T>(tmp.view(), out, footprint, !dilate_first, mode, stream);
+        return;
+    }
+    case morphology_op::white_tophat:
+    case morphology_op::black_tophat: {
+        const bool white = op == morphology_op::white_tophat;
+        scratch_image<T> filtered(in.width(), in.height(), stream);
+        run<T>(white ? morphology_op::opening : morphology_op::closing, in, filtered.view(), footprint, mode, stream);
+        if (white)
+            detail::subtract<T>(in, filtered.view(), out, stream);
+        else
+            detail::subtract<T>(filtered.view(), in, out, stream);
+        return;
+    }
+    case morphology_op::gradient: {
+        scratch_image<T> eroded(in.width(), in.height(), stream);
+        erode_or_dilate<T>(in, eroded.view(), footprint, false, mode, stream);
+        erode_or_dilate<T>(in, out, footprint, true, mode, stream);
+        detail::subtract<T>(out, eroded.view(), out, stream);
+        return;
+    }
+    }
+}
+
+}  // namespace
+
+template <class T>
+void morphology(morphology_op op, device_view<const T> in, device_view<T> out, const structuring_element& footprint,
+                border mode, stream s) {
+    if (in.empty()) return;
+    run<T>(op, in, out, footprint, mode, granula::detail::to_cuda(s.native_handle()));
+}
+
+#define GRANULA_INSTANTIATE(type, name)                                                                  \
+    template void morphology<type>(morphology_op, device_view<const type>, device_view<type>,            \
+                                   const structuring_element&, border, stream);                          \
+    template void detail::subtract<type>(device_view<const type>, device_view<const type>, device_view<type>, \
+                                         cudaStream_t);
 GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
-}
+#undef GRANULA_INSTANTIATE
+
+}  // namespace granula::cuda

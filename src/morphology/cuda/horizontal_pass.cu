@@ -1,0 +1,332 @@
+// Horizontal min/max pass: van Herk/Gil-Werman along rows (see vhgw.cuh).
+//
+// A block stages a tile of 32 row groups (a group is P = 4 / sizeof(T) rows, packed into one
+// 4-byte word per column) by a span of columns in shared memory: warps read rows with coalesced
+// 4-byte loads, transpose P x P blocks in registers (__byte_perm) and store one word per column
+// and group. Each thread then runs the per-line engine on one row group across its columns, so
+// the packed SIMD min/max processes P rows at once, exactly as the vertical pass processes P
+// columns. Results go back through shared memory and leave as coalesced row stores.
+//
+// Shared-memory layout: word (col, g) at col * 32 + (g ^ ((col / P) & 31)). The XOR swizzle keeps
+// both the loader (lanes along columns, one group) and the engine (lanes along groups, one
+// column) free of bank conflicts.
+//
+// Columns a block needs: its T window starts [A0, A0 + T) (the a-stream) and the window ends
+// [(cb0 + m) C, ... + T + r) (the b-stream). When the two overlap (m C <= T) one span of T + L - 1
+// columns is loaded; otherwise two spans of T and T + r.
+#include <algorithm>
+
+#include "core/border_index.hpp"
+#include "core/cuda/check.cuh"
+#include "morphology/cuda/line_pass.cuh"
+#include "morphology/cuda/tuning.hpp"
+#include "morphology/cuda/vhgw.cuh"
+
+namespace granula::cuda::detail {
+namespace {
+
+using granula::detail::check_cuda;
+using granula::detail::check_launch;
+
+constexpr int warps = tuning_policy::horizontal_warps;
+constexpr int positions = tuning_policy::horizontal_positions_per_thread;
+constexpr int tile = tuning_policy::horizontal_tile;  // window starts per block
+
+template <class T>
+struct hargs {
+    const T* in = nullptr;
+    i64 in_stride = 0;
+    T* out = nullptr;
+    i64 out_stride = 0;
+    const T* W = nullptr;  // coarse: W(ca) of row y at W[(ca - ca_min) * W_stride + y]
+    i64 W_stride = 0;
+    T* cm = nullptr;  // chunk minima, same layout, row k = chunk ca_min + 1 + k
+    i64 cm_stride = 0;
+    i64 n = 0;  // width: the line length
+    i64 height = 0;
+    i64 before = 0;
+    int m = 1, r = 0;
+    i64 ca_min = 0, ca_max = 0, n_coarse = 0;
+    border_mode mode = border_mode::ignore;
+    T pad{};
+    bool in_aligned = false, out_aligned = false;
+};
+
+template <int P>
+__device__ __forceinline__ int sidx(int col, int g) {
+    return col * 32 + (g ^ ((col / P) & 31));
+}
+
+// Loads columns [c_lo, c_hi) of the 32 * P rows from row0 into shared-memory columns s_off + ...
+template <class T>
+__device__ void load_span(const hargs<T>& a, i64 row0, i64 c_lo, i64 c_hi, int s_off, std::uint32_t* sm) {
+    using V = packed<T>;
+    constexpr int P = V::P;
+    const i64 w_lo = floor_div(c_lo, P), w_hi = floor_div(c_hi - 1, P) + 1;
+    const int nw = static_cast<int>(w_hi - w_lo);
+    const int tasks = nw * 32;
+    for (int t = threadIdx.x; t < tasks; t += blockDim.x) {
+        const int g = t / nw;
+        const i64 c0 = (w_lo + t % nw) * P;
+        const bool fast = a.in_aligned && c0 >= 0 && c0 + P <= a.n;
+        std::uint32_t rw[P];
+#pragma unroll
+        for (int k = 0; k < P; ++k) {
+            const i64 y = row0 + g * P + k;
+            std::uint32_t bits = 0;
+            if (y < a.height) {
+                const T* row = a.in + y * a.in_stride;
+                if (fast) {
+                    bits = load_ro(reinterpret_cast<const std::uint32_t*>(row + c0));
+                } else {
+                    typename V::word x{};
+#pragma unroll
+                    for (int i = 0; i < P; ++i) {
+                        const i64 c = c0 + i;
+                        if (c < c_lo || c >= c_hi) continue;
+                        const i64 idx = granula::detail::border_index(c, a.n, a.mode);
+                        x = V::put(x, i, idx < 0 ? a.pad : load_ro(row + idx));
+                    }
+                    bits = V::bits(x);
+                }
+            }
+            rw[k] = bits;
+        }
+        std::uint32_t cw[P];
+        transpose_words<P>(rw, cw);
+#pragma unroll
+        for (int i = 0; i < P; ++i) {
+            const i64 c = c0 + i;
+            if (c >= c_lo && c < c_hi) sm[sidx<P>(static_cast<int>(c - c_lo) + s_off, g)] = cw[i];
+        }
+    }
+}
+
+// Stores output columns [x_lo, x_hi) (inside the image) from shared-memory columns x - shift.
+template <class T>
+__device__ void store_span(const hargs<T>& a, i64 row0, i64 x_lo, i64 x_hi, i64 shift, const std::uint32_t* sm) {
+    using V = packed<T>;
+    constexpr int P = V::P;
+    if (x_lo >= x_hi) return;
+    const i64 w_lo = floor_div(x_lo, P), w_hi = floor_div(x_hi - 1, P) + 1;
+    const int nw = static_cast<int>(w_hi - w_lo);
+    const int tasks = nw * 32;
+    for (int t = threadIdx.x; t < tasks; t += blockDim.x) {
+        const int g = t / nw;
+        const i64 c0 = (w_lo + t % nw) * P;
+        std::uint32_t cw[P];
+#pragma unroll
+        for (int i = 0; i < P; ++i) {
+            const i64 c = c0 + i;
+            cw[i] = (c >= x_lo && c < x_hi) ? sm[sidx<P>(static_cast<int>(c - shift), g)] : 0u;
+        }
+        std::uint32_t rw[P];
+        transpose_words<P>(cw, rw);
+        const bool fast = a.out_aligned && c0 >= x_lo && c0 + P <= x_hi;
+#pragma unroll
+        for (int k = 0; k < P; ++k) {
+            const i64 y = row0 + g * P + k;
+            if (y >= a.height) continue;
+            T* row = a.out + y * a.out_stride;
+            if (fast) {
+                *reinterpret_cast<std::uint32_t*>(row + c0) = rw[k];
+            } else {
+                const typename V::word x = V::from_bits(rw[k]);
+#pragma unroll
+                for (int i = 0; i < P; ++i) {
+                    const i64 c = c0 + i;
+                    if (c >= x_lo && c < x_hi) row[c] = V::get(x, i);
+                }
+            }
+        }
+    }
+}
+
+template <class T, bool Max, int C>
+__global__ void __launch_bounds__(warps * 32) horizontal_vhgw_kernel(const hargs<T> a) {
+    using V = packed<T>;
+    using Op = word_op<V, Max>;
+    using word = typename V::word;
+    constexpr int P = V::P;
+    constexpr int K = positions / C;
+    extern __shared__ std::uint32_t sm[];
+    const word* smw = reinterpret_cast<const word*>(sm);
+    word* smo = reinterpret_cast<word*>(sm);
+    const int g = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const i64 cb0 = a.ca_min + static_cast<i64>(blockIdx.x) * (warps * K);
+    const i64 A0 = cb0 * C;
+    const i64 L1 = static_cast<i64>(a.m) * C + a.r;  // L - 1
+    const bool merged = static_cast<i64>(a.m) * C <= tile;
+    const i64 B0 = merged ? A0 : (cb0 + a.m) * C;
+    const int b_off = merged ? 0 : tile;
+    const i64 ca0 = cb0 + warp * K;
+    const int nchunks = static_cast<int>(max(i64{0}, min(static_cast<i64>(K), a.ca_max - ca0 + 1)));
+    const i64 bands = (a.height + 32 * P - 1) / (32 * P);
+    for (i64 band = blockIdx.y; band < bands; band += gridDim.y) {
+        const i64 row0 = band * 32 * P;
+        if (merged) {
+            load_span(a, row0, A0, A0 + tile + L1, 0, sm);
+        } else {
+            load_span(a, row0, A0, A0 + tile, 0, sm);
+            load_span(a, row0, B0, B0 + tile + a.r, tile, sm);
+        }
+        __syncthreads();
+        word res[K][C];
+        auto load_a = [&](i64 i) { return smw[sidx<P>(static_cast<int>(i - A0), g)]; };
+        auto load_b = [&](i64 i) { return smw[sidx<P>(static_cast<int>(i - B0) + b_off, g)]; };
+        auto wload = [&](i64 ca) {
+            return load_ro(reinterpret_cast<const word*>(a.W + (ca - a.ca_min) * a.W_stride + row0) + g);
+        };
+        auto store = [&](int k, int j, i64, word v) { res[k][j] = v; };
+        vhgw_run<Op, C, K>(ca0, nchunks, a.m, a.r, load_a, load_b, wload, store);
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < K; ++k)
+            if (k < nchunks)
+#pragma unroll
+                for (int j = 0; j < C; ++j) smo[sidx<P>((warp * K + k) * C + j, g)] = res[k][j];
+        __syncthreads();
+        // Output x = window start + before; its result sits at column x - before - A0.
+        store_span(a, row0, max(A0 + a.before, i64{0}), min(A0 + a.before + tile, a.n), A0 + a.before, sm);
+        __syncthreads();
+    }
+}
+
+// Chunk minima along rows for the coarse level, written transposed: cm row k holds, for every
+// image row, the min of columns (ca_min + 1 + k) * C + [0, C).
+template <class T, bool Max, int C>
+__global__ void __launch_bounds__(warps * 32) horizontal_chunk_kernel(const hargs<T> a) {
+    using V = packed<T>;
+    using Op = word_op<V, Max>;
+    using word = typename V::word;
+    constexpr int P = V::P;
+    constexpr int K = positions / C;
+    extern __shared__ std::uint32_t sm[];
+    const word* smw = reinterpret_cast<const word*>(sm);
+    const int g = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const i64 k0 = static_cast<i64>(blockIdx.x) * (warps * K);
+    const i64 c_first = (a.ca_min + 1 + k0) * C;
+    const i64 bands = (a.height + 32 * P - 1) / (32 * P);
+    for (i64 band = blockIdx.y; band < bands; band += gridDim.y) {
+        const i64 row0 = band * 32 * P;
+        load_span(a, row0, c_first, c_first + tile, 0, sm);
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            const i64 idx = k0 + warp * K + k;
+            if (idx < a.n_coarse) {
+                word acc = Op::identity();
+#pragma unroll
+                for (int j = 0; j < C; ++j) acc = Op::apply(acc, smw[sidx<P>((warp * K + k) * C + j, g)]);
+                reinterpret_cast<word*>(a.cm + idx * a.cm_stride + row0)[g] = acc;
+            }
+        }
+        __syncthreads();
+    }
+}
+
+template <class T, bool Max, int C>
+void run_horizontal(hargs<T> a, const line_geometry& geo, cudaStream_t stream) {
+    constexpr int P = packed<T>::P;
+    constexpr int K = positions / C;
+    const i64 bands = (a.height + 32 * P - 1) / (32 * P);
+    const unsigned grid_y = static_cast<unsigned>(std::min<i64>(bands, 65535));
+    // Coarse images hold one column per image row, padded to whole bands of 32 * P rows.
+    const i64 coarse_width = bands * 32 * P;
+    scratch_image<T> cm, W;
+    if (geo.m >= 2) {
+        cm = scratch_image<T>(coarse_width, geo.n_coarse(), stream);
+        a.cm = cm.view().data();
+        a.cm_stride = cm.view().stride();
+        const dim3 grid(static_cast<unsigned>((geo.n_coarse() + warps * K - 1) / (warps * K)), grid_y);
+        horizontal_chunk_kernel<T, Max, C><<<grid, warps * 32, tile * 32 * 4, stream>>>(a);
+        check_launch("horizontal_chunk_kernel");
+        if (geo.m - 1 >= 2) {
+            W = scratch_image<T>(coarse_width, geo.n_coarse(), stream);
+            pass_params<T> coarse;
+            coarse.before = 0;
+            coarse.after = geo.m - 2;
+            coarse.maximum = Max;
+            coarse.mode = border_mode::ignore;
+            coarse.pad = identity_value<T, Max>();
+            vertical_pass<T>(cm.view(), W.view(), coarse, stream);
+            a.W = W.view().data();
+            a.W_stride = W.view().stride();
+        } else {
+            a.W = a.cm;
+            a.W_stride = a.cm_stride;
+        }
+    }
+    const bool merged = static_cast<i64>(geo.m) * C <= tile;
+    const i64 cols = merged ? tile + geo.L - 1 : 2 * tile + geo.r;
+    const std::size_t smem = static_cast<std::size_t>(std::max<i64>(cols, tile)) * 32 * 4;
+    auto kernel = horizontal_vhgw_kernel<T, Max, C>;
+    if (smem > 48 * 1024)
+        check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
+                   "cudaFuncSetAttribute");
+    const dim3 grid(static_cast<unsigned>((geo.n_chunks() + warps * K - 1) / (warps * K)), grid_y);
+    kernel<<<grid, warps * 32, smem, stream>>>(a);
+    check_launch("horizontal_vhgw_kernel");
+}
+
+template <class T, bool Max>
+void dispatch_chunk(const hargs<T>& a, const line_geometry& g, cudaStream_t stream) {
+    static_assert(tuning_policy::max_chunk == 32 && positions % 32 == 0, "chunk lengths up to 32 divide a thread's span");
+    switch (g.C) {
+    case 1: run_horizontal<T, Max, 1>(a, g, stream); break;
+    case 2: run_horizontal<T, Max, 2>(a, g, stream); break;
+    case 4: run_horizontal<T, Max, 4>(a, g, stream); break;
+    case 8: run_horizontal<T, Max, 8>(a, g, stream); break;
+    case 16: run_horizontal<T, Max, 16>(a, g, stream); break;
+    default: run_horizontal<T, Max, 32>(a, g, stream); break;
+    }
+}
+
+template <class T>
+bool word_aligned(const void* data, i64 stride) {
+    return reinterpret_cast<std::uintptr_t>(data) % 4 == 0 && (stride * static_cast<i64>(sizeof(T))) % 4 == 0;
+}
+
+}  // namespace
+
+template <class T>
+void horizontal_pass(device_view<const T> in, device_view<T> out, const pass_params<T>& p, cudaStream_t stream) {
+    const i64 n = in.width();
+    const i64 before = granula::detail::clip_arm(p.before, n), after = granula::detail::clip_arm(p.after, n);
+    if (before + after == 0) {
+        check_cuda(cudaMemcpy2DAsync(out.data(), out.stride() * sizeof(T), in.data(), in.stride() * sizeof(T),
+                                     in.width() * sizeof(T), in.height(), cudaMemcpyDeviceToDevice, stream),
+                   "cudaMemcpy2DAsync");
+        return;
+    }
+    const line_geometry g = make_geometry(n, before, after, tuning_policy::max_chunk);
+    hargs<T> a;
+    a.in = in.data();
+    a.in_stride = in.stride();
+    a.out = out.data();
+    a.out_stride = out.stride();
+    a.n = n;
+    a.height = in.height();
+    a.before = before;
+    a.m = g.m;
+    a.r = g.r;
+    a.ca_min = g.ca_min;
+    a.ca_max = g.ca_max;
+    a.n_coarse = g.n_coarse();
+    a.mode = p.mode;
+    a.pad = p.pad;
+    a.in_aligned = word_aligned<T>(in.data(), in.stride());
+    a.out_aligned = word_aligned<T>(out.data(), out.stride());
+    if (p.maximum)
+        dispatch_chunk<T, true>(a, g, stream);
+    else
+        dispatch_chunk<T, false>(a, g, stream);
+}
+
+#define GRANULA_INSTANTIATE(type, name)                                                                       \
+    template void horizontal_pass<type>(device_view<const type>, device_view<type>, const pass_params<type>&, \
+                                        cudaStream_t);
+GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
+#undef GRANULA_INSTANTIATE
+
+}  // namespace granula::cuda::detail

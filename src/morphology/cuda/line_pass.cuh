@@ -1,0 +1,72 @@
+// One-dimensional min/max passes along rows (horizontal) and columns (vertical) on the GPU,
+// and the small helpers the compound operations need. Internal to the CUDA backend.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "granula/core/border.hpp"
+#include "granula/core/image.hpp"
+
+namespace granula::cuda::detail {
+
+// out(x) = min (or max) of the border-extended input over [x - before, x + after] along the
+// pass direction; outside pixels come from `mode`, or are `pad` when the mode has no source
+// index (ignore: the operation's identity; constant: cval). Arms must already be clipped
+// (clip_arm). `in` and `out` must not overlap. Asynchronous on `stream`.
+template <class T>
+struct pass_params {
+    long long before = 0;
+    long long after = 0;
+    bool maximum = false;
+    border_mode mode = border_mode::ignore;
+    T pad{};
+};
+
+template <class T>
+void horizontal_pass(device_view<const T> in, device_view<T> out, const pass_params<T>& p, cudaStream_t stream);
+template <class T>
+void vertical_pass(device_view<const T> in, device_view<T> out, const pass_params<T>& p, cudaStream_t stream);
+
+// out = a - b, saturating at 0 for unsigned types; out may be a or b.
+template <class T>
+void subtract(device_view<const T> a, device_view<const T> b, device_view<T> out, cudaStream_t stream);
+
+// A device buffer allocated and freed in stream order (cudaMallocAsync / cudaFreeAsync), so
+// temporaries cost no host synchronisation; falls back to cudaMalloc where memory pools are
+// not supported.
+class stream_buffer {
+public:
+    stream_buffer() = default;
+    stream_buffer(std::size_t bytes, cudaStream_t stream);
+    ~stream_buffer();
+    stream_buffer(stream_buffer&& other) noexcept;
+    stream_buffer& operator=(stream_buffer&& other) noexcept;
+    stream_buffer(const stream_buffer&) = delete;
+    stream_buffer& operator=(const stream_buffer&) = delete;
+    void* get() const { return ptr_; }
+
+private:
+    void release() noexcept;
+    void* ptr_ = nullptr;
+    cudaStream_t stream_ = nullptr;
+    bool pooled_ = false;
+};
+
+// A temporary image in a stream_buffer; rows padded to 128 bytes like device_image.
+template <class T>
+class scratch_image {
+public:
+    scratch_image() = default;
+    scratch_image(std::int64_t width, std::int64_t height, cudaStream_t stream)
+        : width_(width), height_(height), stride_(((width * std::int64_t(sizeof(T)) + 127) / 128) * 128 / std::int64_t(sizeof(T))),
+          buffer_(static_cast<std::size_t>(stride_ * height) * sizeof(T), stream) {}
+    device_view<T> view() const { return {static_cast<T*>(buffer_.get()), width_, height_, stride_}; }
+
+private:
+    std::int64_t width_ = 0, height_ = 0, stride_ = 0;
+    stream_buffer buffer_;
+};
+
+}  // namespace granula::cuda::detail

@@ -1,0 +1,102 @@
+// The per-thread engine of the CUDA line passes: van Herk/Gil-Werman in two levels.
+//
+// Along one line (a row or a column), output x is the min (or max) of the padded signal v over
+// the window [a, b] = [x - before, x + after], L = b - a + 1. The line is cut into chunks of C
+// positions, chunk c = [cC, cC + C) (c may be negative: the left padding). With
+//   m = (L - 1) / C  (>= 1, since C <= L - 1),   r = (L - 1) % C,
+// a window starting at position j of chunk ca ends in chunk ca + m (j < C - r) or ca + m + 1
+// (j >= C - r), so it is
+//   suffix of chunk ca from j  |  full chunks ca+1 .. ca+m-1  |  (all of chunk ca+m, if j >= C-r)
+//   | prefix of the last chunk up to b.
+// The suffix comes from a backward scan of chunk ca held in registers (the "a-stream"); the
+// prefix from a running min over the positions b, read in order (the "b-stream"), which also
+// yields the min of chunk ca+m at the moment it crosses into ca+m+1. The full chunks in
+// between, W(ca) = min of chunk minima ca+1 .. ca+m-1, come from a coarse pass (one read of the
+// image plus a much smaller windowed min over chunk minima) when m >= 2; for m = 1 there are
+// none. Each output costs about 3 min operations and 2 loads, whatever L.
+#pragma once
+
+#include "morphology/cuda/words.cuh"
+
+namespace granula::cuda::detail {
+
+// Runs `nchunks` (<= K) consecutive a-chunks starting at chunk ca0.
+//   load_a(i), load_b(i): the word at line position i (the two streams may read different
+//                         buffers holding the same signal)
+//   wload(ca):            W(ca) (only called when m >= 2)
+//   store(i, word):       the result for the window starting at position i (output x = i + before)
+template <class Op, int C, int K, class LoadA, class LoadB, class WLoad, class Store>
+__device__ __forceinline__ void vhgw_run(i64 ca0, int nchunks, int m, int r, LoadA&& load_a, LoadB&& load_b,
+                                         WLoad&& wload, Store&& store) {
+    using word = typename Op::word;
+    const word id = Op::identity();
+    word run = id;
+    i64 bpos = (ca0 + m) * C;
+    for (int t = 0; t < r; ++t) run = Op::apply(run, load_b(bpos + t));
+    bpos += r;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+        if (k < nchunks) {
+            const i64 ca = ca0 + k;
+            word s[C];
+#pragma unroll
+            for (int j = 0; j < C; ++j) s[j] = load_a(ca * C + j);
+#pragma unroll
+            for (int j = C - 2; j >= 0; --j) s[j] = Op::apply(s[j], s[j + 1]);
+            const word m1 = m >= 2 ? wload(ca) : id;
+            word full = m1;
+            if (r == 0) run = id;  // b-stream starts chunk ca + m afresh
+#pragma unroll
+            for (int j = 0; j < C; ++j) {
+                if (j == C - r) {  // b crosses into chunk ca + m + 1: run is the min of chunk ca + m
+                    full = Op::apply(m1, run);
+                    run = id;
+                }
+                run = Op::apply(run, load_b(bpos + j));
+                store(k, j, ca * C + j, Op::apply(Op::apply(s[j], run), full));
+            }
+            bpos += C;
+        }
+    }
+}
+
+// The chunk length for a window of L >= 2 positions: the largest power of two <= L - 1, capped.
+inline int chunk_length(i64 L, int max_chunk) {
+    int c = 1;
+    while (c * 2 <= L - 1 && c * 2 <= max_chunk) c *= 2;
+    return c;
+}
+
+// The geometry of one pass along lines of n positions.
+struct line_geometry {
+    i64 n = 0;        // positions per line
+    i64 before = 0;   // clipped arms
+    i64 after = 0;
+    i64 L = 0;        // before + after + 1
+    int C = 1;        // chunk length
+    int m = 1;        // (L - 1) / C
+    int r = 0;        // (L - 1) % C
+    i64 ca_min = 0;   // chunk of the first window start, -before
+    i64 ca_max = 0;   // chunk of the last window start, n - 1 - before
+    i64 n_chunks() const { return ca_max - ca_min + 1; }
+    // Coarse arrays (m >= 2): chunk minima of chunks ca_min + 1 .. ca_max + m - 1, and W.
+    i64 n_coarse() const { return ca_max + m - 1 - ca_min; }
+};
+
+inline line_geometry make_geometry(i64 n, i64 before, i64 after, int max_chunk) {
+    line_geometry g;
+    g.n = n;
+    g.before = before;
+    g.after = after;
+    g.L = before + after + 1;
+    if (g.L >= 2) {
+        g.C = chunk_length(g.L, max_chunk);
+        g.m = static_cast<int>((g.L - 1) / g.C);
+        g.r = static_cast<int>((g.L - 1) % g.C);
+    }
+    g.ca_min = floor_div(-before, g.C);
+    g.ca_max = floor_div(n - 1 - before, g.C);
+    return g;
+}
+
+}  // namespace granula::cuda::detail

@@ -1,0 +1,185 @@
+// Pixel words for the CUDA morphology kernels.
+//
+// A "word" is what one thread holds for one position along a line:
+//  - packed<T>: a 4-byte word of P = 4 / sizeof(T) pixels (uint8 x4, uint16 x2, float x1), with
+//    SIMD min/max (__vminu4, __vminu2, min.NaN.f32). In the vertical pass the P pixels are P
+//    adjacent columns; in the horizontal pass (shared memory) they are P adjacent rows.
+//  - scalar<T>: one pixel; used where a view is not 4-byte aligned.
+// Float min/max propagate NaN (any NaN operand gives NaN), as the CPU backend does.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+namespace granula::cuda::detail {
+
+using i64 = long long;
+
+__host__ __device__ inline i64 floor_div(i64 a, i64 b) {  // b > 0
+    const i64 q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+__device__ __forceinline__ float fmin_nan(float a, float b) {
+    float d;
+    asm("min.NaN.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+    return d;
+}
+__device__ __forceinline__ float fmax_nan(float a, float b) {
+    float d;
+    asm("max.NaN.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+    return d;
+}
+
+// The identity of min (the type's largest value, +inf for float) or max (lowest, -inf).
+template <class T, bool Max>
+__host__ __device__ constexpr T identity_value() {
+    if constexpr (std::is_floating_point_v<T>)
+        return Max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+    else
+        return Max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+}
+
+template <class T>
+struct packed;
+
+template <>
+struct packed<std::uint8_t> {
+    using elem = std::uint8_t;
+    using word = std::uint32_t;
+    static constexpr int P = 4;
+    __device__ static word vmin(word a, word b) { return __vminu4(a, b); }
+    __device__ static word vmax(word a, word b) { return __vmaxu4(a, b); }
+    __host__ __device__ static word splat(elem v) { return 0x01010101u * v; }
+    __device__ static elem get(word w, int i) { return static_cast<elem>(w >> (8 * i)); }
+    __device__ static word put(word w, int i, elem v) { return w | (static_cast<word>(v) << (8 * i)); }
+    __device__ static std::uint32_t bits(word w) { return w; }
+    __device__ static word from_bits(std::uint32_t b) { return b; }
+};
+
+template <>
+struct packed<std::uint16_t> {
+    using elem = std::uint16_t;
+    using word = std::uint32_t;
+    static constexpr int P = 2;
+    __device__ static word vmin(word a, word b) { return __vminu2(a, b); }
+    __device__ static word vmax(word a, word b) { return __vmaxu2(a, b); }
+    __host__ __device__ static word splat(elem v) { return 0x00010001u * v; }
+    __device__ static elem get(word w, int i) { return static_cast<elem>(w >> (16 * i)); }
+    __device__ static word put(word w, int i, elem v) { return w | (static_cast<word>(v) << (16 * i)); }
+    __device__ static std::uint32_t bits(word w) { return w; }
+    __device__ static word from_bits(std::uint32_t b) { return b; }
+};
+
+template <>
+struct packed<float> {
+    using elem = float;
+    using word = float;
+    static constexpr int P = 1;
+    __device__ static word vmin(word a, word b) { return fmin_nan(a, b); }
+    __device__ static word vmax(word a, word b) { return fmax_nan(a, b); }
+    __host__ __device__ static word splat(elem v) { return v; }
+    __device__ static elem get(word w, int) { return w; }
+    __device__ static word put(word, int, elem v) { return v; }
+    __device__ static std::uint32_t bits(word w) { return __float_as_uint(w); }
+    __device__ static word from_bits(std::uint32_t b) { return __uint_as_float(b); }
+};
+
+// One pixel per word (unaligned views).
+template <class T>
+struct scalar {
+    using elem = T;
+    using word = T;
+    static constexpr int P = 1;
+    __device__ static word vmin(word a, word b) {
+        if constexpr (std::is_floating_point_v<T>)
+            return fmin_nan(a, b);
+        else
+            return b < a ? b : a;
+    }
+    __device__ static word vmax(word a, word b) {
+        if constexpr (std::is_floating_point_v<T>)
+            return fmax_nan(a, b);
+        else
+            return b > a ? b : a;
+    }
+    __host__ __device__ static word splat(elem v) { return v; }
+    __device__ static elem get(word w, int) { return w; }
+    __device__ static word put(word, int, elem v) { return v; }
+};
+
+// min (Max = false) or max over words, with its identity.
+template <class V, bool Max>
+struct word_op {
+    using word = typename V::word;
+    __device__ static word apply(word a, word b) {
+        if constexpr (Max)
+            return V::vmax(a, b);
+        else
+            return V::vmin(a, b);
+    }
+    __host__ __device__ static word identity() { return V::splat(identity_value<typename V::elem, Max>()); }
+};
+
+template <class T>
+__device__ __forceinline__ T load_ro(const T* p) {
+    return __ldg(p);
+}
+
+// Word w of a row of `width` pixels (columns w*P .. w*P+P-1); pixels past the row read as 0.
+// Requires the row pointer to be aligned to the word size.
+template <class V>
+__device__ __forceinline__ typename V::word load_word(const typename V::elem* row, i64 w, i64 width) {
+    using word = typename V::word;
+    constexpr int P = V::P;
+    if constexpr (P == 1) {
+        return load_ro(row + w);
+    } else {
+        if ((w + 1) * P <= width) return load_ro(reinterpret_cast<const word*>(row) + w);
+        word x = 0;
+        for (int i = 0; i < P; ++i)
+            if (w * P + i < width) x = V::put(x, i, load_ro(row + w * P + i));
+        return x;
+    }
+}
+
+// Stores word w of a row, writing only the pixels that lie inside the row.
+template <class V>
+__device__ __forceinline__ void store_word(typename V::elem* row, i64 w, i64 width, typename V::word v) {
+    using word = typename V::word;
+    constexpr int P = V::P;
+    if constexpr (P == 1) {
+        row[w] = v;
+    } else {
+        if ((w + 1) * P <= width) {
+            reinterpret_cast<word*>(row)[w] = v;
+            return;
+        }
+        for (int i = 0; i < P; ++i)
+            if (w * P + i < width) row[w * P + i] = V::get(v, i);
+    }
+}
+
+// Transposes a P x P block held as P 4-byte words: in[k] holds P pixels of row k, out[i] holds
+// pixel i of every row (and the other way round: the transpose is its own inverse).
+template <int P>
+__device__ __forceinline__ void transpose_words(const std::uint32_t* in, std::uint32_t* out) {
+    if constexpr (P == 4) {
+        const std::uint32_t t0 = __byte_perm(in[0], in[1], 0x5140), t1 = __byte_perm(in[0], in[1], 0x7362);
+        const std::uint32_t t2 = __byte_perm(in[2], in[3], 0x5140), t3 = __byte_perm(in[2], in[3], 0x7362);
+        out[0] = __byte_perm(t0, t2, 0x5410);
+        out[1] = __byte_perm(t0, t2, 0x7632);
+        out[2] = __byte_perm(t1, t3, 0x5410);
+        out[3] = __byte_perm(t1, t3, 0x7632);
+    } else if constexpr (P == 2) {
+        out[0] = __byte_perm(in[0], in[1], 0x5410);
+        out[1] = __byte_perm(in[0], in[1], 0x7632);
+    } else {
+        out[0] = in[0];
+    }
+}
+
+}  // namespace granula::cuda::detail

@@ -1,0 +1,415 @@
+// Differential tests of the CUDA morphology backend: bit for bit against the brute-force
+// reference (tests/reference) and against the CPU backend, on random sizes, strided and
+// misaligned device sub-views, every pixel type, border mode and operation, lengths from 1 to
+// beyond the image, and NaN inputs. Every test that needs a GPU skips without one.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#if defined(GRANULA_TEST_CUDART)
+#include <cuda_runtime.h>
+#endif
+
+#include "granula/granula.hpp"
+#include "reference/morphology_reference.hpp"
+
+namespace granula {
+namespace {
+
+#define GRANULA_REQUIRE_GPU()                                                                                   \
+    do {                                                                                                        \
+        if (!cuda_available())                                                                                  \
+            GTEST_SKIP() << "no CUDA device: "                                                                  \
+                         << (cuda_built() ? "this build has the CUDA backend, but no GPU is visible"            \
+                                          : "this granula build has no CUDA backend");                          \
+    } while (0)
+
+constexpr border_mode all_modes[] = {border_mode::ignore,  border_mode::constant, border_mode::nearest,
+                                     border_mode::reflect, border_mode::mirror,   border_mode::wrap};
+constexpr morphology_op all_ops[] = {morphology_op::erosion,      morphology_op::dilation,
+                                     morphology_op::opening,      morphology_op::closing,
+                                     morphology_op::white_tophat, morphology_op::black_tophat,
+                                     morphology_op::gradient};
+
+template <class T>
+T random_pixel(std::mt19937_64& rng, int levels) {
+    // Few levels make ties common, which is where min/max bugs hide.
+    std::uniform_int_distribution<int> d(0, levels - 1);
+    if constexpr (std::is_floating_point_v<T>)
+        return static_cast<T>(d(rng)) * 0.37f - 3.0f;
+    else
+        return static_cast<T>(d(rng) * (std::numeric_limits<T>::max() / std::max(1, levels - 1)));
+}
+
+template <class T>
+host_image<T> random_image(std::mt19937_64& rng, std::int64_t w, std::int64_t h, int levels, double nan_rate = 0) {
+    host_image<T> img(w, h);
+    std::bernoulli_distribution nan(nan_rate);
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x) {
+            T v = random_pixel<T>(rng, levels);
+            if constexpr (std::is_floating_point_v<T>)
+                if (nan_rate > 0 && nan(rng)) v = std::numeric_limits<T>::quiet_NaN();
+            img.view()(y, x) = v;
+        }
+    return img;
+}
+
+template <class T>
+bool same_pixel(T a, T b) {
+    if constexpr (std::is_floating_point_v<T>)
+        if (std::isnan(a) && std::isnan(b)) return true;
+    return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+template <class T>
+::testing::AssertionResult equal_images(host_view<const T> got, host_view<const T> want) {
+    if (got.width() != want.width() || got.height() != want.height())
+        return ::testing::AssertionFailure() << "sizes differ";
+    for (std::int64_t y = 0; y < want.height(); ++y)
+        for (std::int64_t x = 0; x < want.width(); ++x)
+            if (!same_pixel(got(y, x), want(y, x)))
+                return ::testing::AssertionFailure() << "first difference at (row " << y << ", col " << x
+                                                     << "): got " << +got(y, x) << ", want " << +want(y, x);
+    return ::testing::AssertionSuccess();
+}
+
+// A device view of w x h pixels inside a larger buffer: random offset, random row stride
+// (which may leave rows unaligned), the rest of the buffer filled with random values so that
+// reads outside the view show up as wrong results and writes outside it as changed guard bytes.
+template <class T>
+struct device_view_case {
+    device_image<T> buffer;  // one long row
+    device_view<T> view;
+    std::vector<T> initial;  // the buffer's contents before the operation
+    std::int64_t offset = 0, stride = 0;
+};
+
+template <class T>
+device_view_case<T> make_device_view(std::mt19937_64& rng, std::int64_t w, std::int64_t h, bool strided) {
+    std::uniform_int_distribution<std::int64_t> pad(0, 13);
+    device_view_case<T> c;
+    const std::int64_t x0 = strided ? pad(rng) : 0, y0 = strided ? pad(rng) % 4 : 0;
+    c.stride = strided ? w + x0 + pad(rng) : w;
+    c.offset = y0 * c.stride + x0;
+    const std::int64_t total = c.stride * (h + y0) + 7;
+    c.buffer = device_image<T>(total, 1);
+    c.initial.resize(static_cast<std::size_t>(total));
+    for (auto& v : c.initial) v = random_pixel<T>(rng, 256);
+    copy<T>(host_view<const T>(c.initial.data(), total, 1), c.buffer.view());
+    c.view = device_view<T>(c.buffer.data() + c.offset, w, h, c.stride);
+    return c;
+}
+
+// Checks that nothing outside the view changed; returns the view's pixels.
+template <class T>
+host_image<T> download_checked(const device_view_case<T>& c, ::testing::AssertionResult& guard) {
+    const host_image<T> all = download<T>(c.buffer.view());
+    const std::int64_t w = c.view.width(), h = c.view.height();
+    host_image<T> out(w, h);
+    guard = ::testing::AssertionSuccess();
+    for (std::int64_t i = 0; i < all.width(); ++i) {
+        const std::int64_t rel = i - c.offset, y = rel >= 0 ? rel / c.stride : -1, x = rel >= 0 ? rel % c.stride : -1;
+        const bool inside = rel >= 0 && y < h && x < w;
+        if (inside)
+            out.view()(y, x) = all.view()(0, i);
+        else if (!same_pixel(all.view()(0, i), c.initial[static_cast<std::size_t>(i)]) && guard)
+            guard = ::testing::AssertionFailure() << "wrote outside the output view at buffer element " << i;
+    }
+    return out;
+}
+
+template <class T>
+host_image<T> run_cuda(morphology_op op, host_view<const T> input, const structuring_element& se, border mode,
+                       std::mt19937_64& rng, bool strided, ::testing::AssertionResult& guard) {
+    auto in = make_device_view<T>(rng, input.width(), input.height(), strided);
+    copy<T>(input, in.view);
+    auto out = make_device_view<T>(rng, input.width(), input.height(), strided);
+    morphology<T>(op, device_view<const T>(in.view), out.view, se, mode);
+    return download_checked(out, guard);
+}
+
+template <class T>
+host_image<T> run_cpu(morphology_op op, host_view<const T> input, const structuring_element& se, border mode) {
+    host_image<T> out(input.width(), input.height());
+    morphology<T>(op, input, out.view(), se, mode);
+    return out;
+}
+
+template <class T>
+border make_border(border_mode mode) {
+    return {mode, std::is_floating_point_v<T> ? 1.5 : 7.0};
+}
+
+std::string describe(std::uint64_t seed, int trial, std::int64_t w, std::int64_t h, const structuring_element& se,
+                     morphology_op op, border_mode mode, bool strided) {
+    std::ostringstream s;
+    s << "seed " << seed << " trial " << trial << " image " << w << "x" << h << " " << se.to_string() << " "
+      << to_string(op) << " mode " << to_string(mode) << (strided ? " strided" : " contiguous");
+    return s.str();
+}
+
+template <class T>
+class MorphologyCuda : public ::testing::Test {};
+using PixelTypes = ::testing::Types<std::uint8_t, std::uint16_t, float>;
+TYPED_TEST_SUITE(MorphologyCuda, PixelTypes);
+
+// Every op and mode on small random images, against the brute-force reference and the CPU.
+TYPED_TEST(MorphologyCuda, EqualsReferenceOnRandomInputs) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    const std::uint64_t seed = 20261121;
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::int64_t> size(2, 37), length(1, 90), coin(0, 3);
+    for (int trial = 0; trial < 36; ++trial) {
+        const std::int64_t w = coin(rng) == 0 ? 1 : size(rng), h = coin(rng) == 0 ? 1 : size(rng);
+        const auto img = random_image<T>(rng, w, h, coin(rng) == 0 ? 3 : 200);
+        const std::int64_t a = length(rng), b = length(rng);
+        const structuring_element se = trial % 3 == 0   ? structuring_element::hline(a)
+                                       : trial % 3 == 1 ? structuring_element::vline(a)
+                                                        : structuring_element::rectangle(a % 14 + 1, b % 14 + 1);
+        const bool strided = trial % 2 == 1;
+        for (auto mode : all_modes)
+            for (auto op : all_ops) {
+                const border bm = make_border<T>(mode);
+                const auto want = reference::morphology<T>(op, img.view(), se, bm);
+                ::testing::AssertionResult guard = ::testing::AssertionSuccess();
+                const auto got = run_cuda<T>(op, img.view(), se, bm, rng, strided, guard);
+                const std::string what = describe(seed, trial, w, h, se, op, mode, strided);
+                ASSERT_TRUE(guard) << what;
+                ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs reference: " << what;
+                const auto cpu = run_cpu<T>(op, img.view(), se, bm);
+                ASSERT_TRUE(equal_images<T>(got.view(), cpu.view())) << "vs CPU: " << what;
+            }
+    }
+}
+
+// 1x1, 1xN, Nx1 images with lengths from 1 to far beyond the image.
+TYPED_TEST(MorphologyCuda, DegenerateShapes) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    const std::uint64_t seed = 99;
+    std::mt19937_64 rng(seed);
+    const std::int64_t shapes[][2] = {{1, 1}, {1, 45}, {45, 1}, {2, 1}, {1, 2}, {300, 1}, {1, 300}};
+    for (const auto& shape : shapes) {
+        const std::int64_t w = shape[0], h = shape[1];
+        const auto img = random_image<T>(rng, w, h, 50);
+        for (std::int64_t L : {1, 2, 3, 4, 7, 33, 64, 65, 200, 1201}) {
+            for (const auto& se : {structuring_element::hline(L), structuring_element::vline(L),
+                                   structuring_element::rectangle(L, 3), structuring_element::rectangle(3, L)}) {
+                for (auto mode : all_modes)
+                    for (auto op : {morphology_op::erosion, morphology_op::dilation, morphology_op::opening,
+                                    morphology_op::black_tophat}) {
+                        const border bm = make_border<T>(mode);
+                        const auto want = reference::morphology<T>(op, img.view(), se, bm);
+                        ::testing::AssertionResult guard = ::testing::AssertionSuccess();
+                        const bool strided = L % 2 == 1;
+                        const auto got = run_cuda<T>(op, img.view(), se, bm, rng, strided, guard);
+                        const std::string what = describe(seed, 0, w, h, se, op, mode, strided);
+                        ASSERT_TRUE(guard) << what;
+                        ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs reference: " << what;
+                    }
+            }
+        }
+    }
+}
+
+// Long windows: every chunk length, the coarse level (L >= 65) and its recursion (L > 2000),
+// lengths beyond the image (arms clipped), against the reference.
+TYPED_TEST(MorphologyCuda, LongWindowsEqualReference) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    const std::uint64_t seed = 4242;
+    std::mt19937_64 rng(seed);
+    const std::int64_t lengths[] = {5, 8, 9, 16, 17, 31, 32, 33, 63, 64, 65, 66, 96, 97, 127, 128, 129,
+                                    130, 161, 255, 256, 257, 1000, 1001, 2113, 2200, 2801, 2900};
+    for (const bool horizontal : {true, false}) {
+        const std::int64_t n = 560, across = 3;  // n >= 530: lengths up to 4n + 1 reach the recursion
+        const auto img = horizontal ? random_image<T>(rng, n, across, 180) : random_image<T>(rng, across, n, 180);
+        for (const std::int64_t L : lengths) {
+            const auto se = horizontal ? structuring_element::hline(L) : structuring_element::vline(L);
+            for (auto mode : all_modes)
+                for (auto op : {morphology_op::erosion, morphology_op::dilation}) {
+                    const border bm = make_border<T>(mode);
+                    const auto want = reference::morphology<T>(op, img.view(), se, bm);
+                    ::testing::AssertionResult guard = ::testing::AssertionSuccess();
+                    const bool strided = L % 2 == 0;
+                    const auto got = run_cuda<T>(op, img.view(), se, bm, rng, strided, guard);
+                    const std::string what = describe(seed, 0, img.width(), img.height(), se, op, mode, strided);
+                    ASSERT_TRUE(guard) << what;
+                    ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs reference: " << what;
+                }
+        }
+    }
+}
+
+// Sizes around the kernels' tiles (128 columns, 32 row groups, 64-row runs), against the CPU.
+TYPED_TEST(MorphologyCuda, EqualsCpuAroundTileSizes) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    const std::uint64_t seed = 77;
+    std::mt19937_64 rng(seed);
+    const std::int64_t sizes[][2] = {{31, 33},   {32, 32},  {33, 31},   {127, 129}, {128, 128}, {129, 127},
+                                     {255, 65},  {257, 63}, {63, 257},  {65, 255},  {513, 130}, {130, 513},
+                                     {1000, 70}, {70, 999}, {333, 333}, {129, 300}};
+    int trial = 0;
+    for (const auto& s : sizes) {
+        const std::int64_t w = s[0], h = s[1];
+        const auto img = random_image<T>(rng, w, h, 220);
+        for (std::int64_t L : {3, 15, 63, 100, 255, 700}) {
+            ++trial;
+            const structuring_element se = trial % 3 == 0   ? structuring_element::hline(L)
+                                           : trial % 3 == 1 ? structuring_element::vline(L)
+                                                            : structuring_element::rectangle(L, L / 3 + 1);
+            const border_mode mode = all_modes[trial % 6];
+            for (auto op : all_ops) {
+                const border bm = make_border<T>(mode);
+                const auto want = run_cpu<T>(op, img.view(), se, bm);
+                ::testing::AssertionResult guard = ::testing::AssertionSuccess();
+                const bool strided = trial % 2 == 0;
+                const auto got = run_cuda<T>(op, img.view(), se, bm, rng, strided, guard);
+                const std::string what = describe(seed, trial, w, h, se, op, mode, strided);
+                ASSERT_TRUE(guard) << what;
+                ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs CPU: " << what;
+            }
+        }
+    }
+}
+
+// The odd large image of the issue, against the CPU backend.
+TYPED_TEST(MorphologyCuda, LargeOddImageEqualsCpu) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    const std::uint64_t seed = 4097;
+    std::mt19937_64 rng(seed);
+    const auto img = random_image<T>(rng, 4097, 3001, 256);
+    struct item {
+        structuring_element se;
+        morphology_op op;
+        border_mode mode;
+    };
+    const item items[] = {{structuring_element::hline(255), morphology_op::erosion, border_mode::ignore},
+                          {structuring_element::vline(101), morphology_op::erosion, border_mode::reflect},
+                          {structuring_element::vline(1001), morphology_op::dilation, border_mode::nearest},
+                          {structuring_element::hline(3), morphology_op::dilation, border_mode::wrap},
+                          {structuring_element::rectangle(63, 5), morphology_op::opening, border_mode::mirror},
+                          {structuring_element::rectangle(15, 15), morphology_op::white_tophat, border_mode::constant},
+                          {structuring_element::square(3), morphology_op::gradient, border_mode::ignore}};
+    for (const auto& it : items) {
+        const border bm = make_border<T>(it.mode);
+        const auto want = run_cpu<T>(it.op, img.view(), it.se, bm);
+        ::testing::AssertionResult guard = ::testing::AssertionSuccess();
+        const auto got = run_cuda<T>(it.op, img.view(), it.se, bm, rng, true, guard);
+        const std::string what = describe(seed, 0, 4097, 3001, it.se, it.op, it.mode, true);
+        ASSERT_TRUE(guard) << what;
+        ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs CPU: " << what;
+    }
+}
+
+// NaN anywhere in the window gives NaN, on the GPU exactly as in the reference; also a NaN cval.
+TEST(MorphologyCudaNaN, NaNInputsEqualReference) {
+    GRANULA_REQUIRE_GPU();
+    const std::uint64_t seed = 31337;
+    std::mt19937_64 rng(seed);
+    int trial = 0;
+    for (const auto& shape : {std::pair<std::int64_t, std::int64_t>{41, 23}, {200, 9}, {9, 200}}) {
+        const auto img = random_image<float>(rng, shape.first, shape.second, 100, 0.02);
+        for (std::int64_t L : {2, 3, 9, 40, 70, 150}) {
+            ++trial;
+            for (const auto& se : {structuring_element::hline(L), structuring_element::vline(L),
+                                   structuring_element::rectangle(L / 4 + 1, L / 5 + 1)})
+                for (auto mode : all_modes)
+                    for (auto op : all_ops) {
+                        const border bm{mode, trial % 3 == 0 ? std::numeric_limits<double>::quiet_NaN() : 0.25};
+                        const auto want = reference::morphology<float>(op, img.view(), se, bm);
+                        ::testing::AssertionResult guard = ::testing::AssertionSuccess();
+                        const auto got = run_cuda<float>(op, img.view(), se, bm, rng, trial % 2 == 0, guard);
+                        const std::string what =
+                            describe(seed, trial, img.width(), img.height(), se, op, mode, trial % 2 == 0);
+                        ASSERT_TRUE(guard) << what;
+                        ASSERT_TRUE(equal_images<float>(got.view(), want.view())) << "vs reference: " << what;
+                    }
+        }
+    }
+}
+
+// Input and output may be the same view.
+TEST(MorphologyCudaInPlace, SameViewEqualsCpu) {
+    GRANULA_REQUIRE_GPU();
+    std::mt19937_64 rng(5);
+    const auto img = random_image<std::uint8_t>(rng, 301, 177, 256);
+    for (const auto& se : {structuring_element::hline(40), structuring_element::rectangle(9, 70)}) {
+        const auto want = run_cpu<std::uint8_t>(morphology_op::closing, img.view(), se, {});
+        auto dev = upload<std::uint8_t>(img.view());
+        closing(dev.view(), dev.view(), se);
+        const auto got = download<std::uint8_t>(dev.view());
+        ASSERT_TRUE(equal_images<std::uint8_t>(got.view(), want.view())) << se.to_string();
+    }
+}
+
+#if defined(GRANULA_TEST_CUDART)
+// Work runs on the stream it is given: queue it on a fresh stream, synchronise only that one.
+TEST(MorphologyCudaStreams, RunsOnTheGivenStream) {
+    GRANULA_REQUIRE_GPU();
+    std::mt19937_64 rng(8);
+    const auto img = random_image<float>(rng, 1000, 600, 256);
+    const auto se = structuring_element::rectangle(101, 31);
+    const auto want = run_cpu<float>(morphology_op::black_tophat, img.view(), se, {border_mode::reflect, 0});
+    cudaStream_t raw = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&raw, cudaStreamNonBlocking), cudaSuccess);
+    {
+        const stream s(raw);
+        device_image<float> in(1000, 600), out(1000, 600);
+        copy<float>(img.view(), in.view(), s);
+        black_tophat(in.view(), out.view(), se, {border_mode::reflect, 0}, s);
+        host_image<float> got(1000, 600);
+        copy<float>(out.view(), got.view(), s);
+        s.synchronize();
+        EXPECT_TRUE(equal_images<float>(got.view(), want.view()));
+    }
+    cudaStreamDestroy(raw);
+}
+#endif
+
+// ---- errors -----------------------------------------------------------------------------------------
+TEST(MorphologyCudaErrors, MismatchedOutputSize) {
+    GRANULA_REQUIRE_GPU();
+    device_image<std::uint8_t> in(40, 30), out(40, 31);
+    EXPECT_THROW(erosion(in.view(), out.view(), structuring_element::hline(3)), invalid_argument);
+    device_image<float> fin(40, 30), fout(39, 30);
+    EXPECT_THROW(gradient(fin.view(), fout.view(), structuring_element::square(3)), invalid_argument);
+}
+
+TEST(MorphologyCudaErrors, UnrepresentableCval) {
+    GRANULA_REQUIRE_GPU();
+    device_image<std::uint8_t> in(8, 8), out(8, 8);
+    EXPECT_THROW(erosion(in.view(), out.view(), structuring_element::hline(3), {border_mode::constant, 300.0}),
+                 invalid_argument);
+}
+
+// Without a GPU, asking for device work is a clear error (cuda_error when the backend is built,
+// unsupported when it is not), never a crash. The views are never dereferenced.
+TEST(MorphologyCudaErrors, DeviceWorkWithoutGpu) {
+    if (cuda_available()) GTEST_SKIP() << "a CUDA device is present: this test needs a machine without one";
+    alignas(16) static std::uint8_t fake[64];
+    const device_view<const std::uint8_t> in(fake, 8, 8);
+    const device_view<std::uint8_t> out(fake, 8, 8);
+    try {
+        erosion(in, out, structuring_element::hline(3));
+        FAIL() << "expected an error";
+    } catch (const cuda_error& e) {
+        EXPECT_NE(std::string(e.what()).find("CUDA"), std::string::npos) << e.what();
+    } catch (const unsupported& e) {
+        EXPECT_NE(std::string(e.what()).find("CUDA"), std::string::npos) << e.what();
+    }
+    EXPECT_ANY_THROW((device_image<float>(16, 16)));
+}
+
+}  // namespace
+}  // namespace granula
