@@ -23,6 +23,9 @@ True
 from ._core import Footprint, LineSegment
 from . import _core
 
+# Documented as members of this module, where users find them.
+Footprint.__module__ = LineSegment.__module__ = __name__
+
 __all__ = ["Footprint", "LineSegment", "hline", "vline", "rectangle", "square", "parse", "as_footprint"]
 
 
