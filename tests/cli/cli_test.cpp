@@ -218,6 +218,12 @@ TEST(CliRun, AutoDeviceAndCudaEqualTheCpu) {
     if (!cuda_available()) GTEST_SKIP() << "no CUDA device: --device cuda is tested as an error instead";
     ASSERT_TRUE(succeeds({"dilation", data_file("coins16.png"), dir.file("cuda.png"), "--footprint", "rect:21x5", "--device", "cuda"}));
     EXPECT_TRUE(same_image(expected, dir.file("cuda.png")));
+    const cli_result timed = run_cli({"dilation", data_file("coins16.png"), dir.file("timed.png"), "--footprint",
+                                      "rect:21x5", "--device", "cuda", "--time"});
+    ASSERT_EQ(timed.status, 0) << timed.err;
+    EXPECT_EQ(timed.err.rfind("granula: dilation on cuda: ", 0), 0u) << timed.err;
+    EXPECT_EQ(std::count(timed.err.begin(), timed.err.end(), '\n'), 1) << timed.err;
+    EXPECT_TRUE(same_image(expected, dir.file("timed.png")));
 }
 
 TEST(CliRun, TimePrintsOneLineOnStderr) {
