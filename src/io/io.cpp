@@ -10,6 +10,7 @@
 #include <limits>
 #include <new>
 #include <system_error>
+#include <utility>
 
 #include "io/io_internal.hpp"
 

@@ -156,9 +156,10 @@ std::uint32_t little_endian_u32(const unsigned char* bytes, int count) {
 any_host_image read_npy(const std::string& path) {
     input_file file(path);
     std::array<unsigned char, 8> preamble{};  // magic, major, minor
-    if (file.size() < preamble.size() || std::fread(preamble.data(), 1, preamble.size(), file.handle()) != preamble.size() ||
-        std::string_view(reinterpret_cast<const char*>(preamble.data()), npy_magic.size()) != npy_magic)
-        fail(path, "not an NPY file (bad magic string)");
+    const bool has_magic =
+        std::fread(preamble.data(), 1, preamble.size(), file.handle()) == preamble.size() &&
+        std::string_view(reinterpret_cast<const char*>(preamble.data()), npy_magic.size()) == npy_magic;
+    if (!has_magic) fail(path, "not an NPY file (bad magic string)");
     const int major = preamble[6];
     if (major < 1 || major > 3)
         fail(path, "NPY format version " + std::to_string(major) + " is not supported (1, 2 and 3 are)");

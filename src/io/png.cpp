@@ -163,9 +163,9 @@ void convert_to_grey(const std::vector<std::uint8_t>& decoded, int channels, hos
 any_host_image read_png(const std::string& path, const read_options& options) {
     input_file file(path);
     png_byte signature[png_signature_bytes] = {};
-    if (file.size() < png_signature_bytes || std::fread(signature, 1, png_signature_bytes, file.handle()) !=
-                                                 png_signature_bytes || png_sig_cmp(signature, 0, png_signature_bytes) != 0)
-        fail(path, "not a PNG file (bad signature)");
+    const bool has_signature = std::fread(signature, 1, png_signature_bytes, file.handle()) == png_signature_bytes &&
+                               png_sig_cmp(signature, 0, png_signature_bytes) == 0;
+    if (!has_signature) fail(path, "not a PNG file (bad signature)");
 
     png_read_session session;
     if (!session.png || !session.info) fail(path, "cannot start the PNG decoder (out of memory)");

@@ -164,7 +164,7 @@ any_host_image read_pfm(input_file& file, const read_options& options, bool colo
 any_host_image read_netpbm(const std::string& path, const read_options& options) {
     input_file file(path);
     char magic[2] = {};
-    if (file.size() < 2 || std::fread(magic, 1, 2, file.handle()) != 2 || magic[0] != 'P')
+    if (std::fread(magic, 1, 2, file.handle()) != 2 || magic[0] != 'P')
         fail(path, "not a Netpbm file (no P5, P6, Pf or PF magic number)");
     switch (magic[1]) {
     case '5': return read_pgm(file);

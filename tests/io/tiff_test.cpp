@@ -38,6 +38,7 @@ struct tiff_fixture {
     std::uint16_t compression = COMPRESSION_NONE;
     std::uint16_t predictor = PREDICTOR_NONE;
     bool big_endian = false;
+    bool big_tiff = false;             // 64-bit offsets
     std::uint32_t rows_per_strip = 0;  // 0: one strip
     std::uint32_t tile = 0;            // 0: strips; else square tiles of this side
     std::vector<std::vector<std::uint8_t>> planes{};
@@ -48,7 +49,8 @@ struct tiff_fixture {
 };
 
 void write_fixture(const std::string& path, const tiff_fixture& f) {
-    TIFF* tif = TIFFOpen(path.c_str(), f.big_endian ? "wb" : "wl");
+    const std::string mode = std::string(f.big_endian ? "wb" : "wl") + (f.big_tiff ? "8" : "");
+    TIFF* tif = TIFFOpen(path.c_str(), mode.c_str());
     ASSERT_NE(tif, nullptr);
     TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, f.width);
     TIFFSetField(tif, TIFFTAG_IMAGELENGTH, f.height);
@@ -347,6 +349,25 @@ TEST(IoTiff, UnsupportedSampleTypesSaySoAndWhatIsSupported) {
         write_fixture(path, f);
         EXPECT_TRUE(read_fails(path, c.reason)) << c.reason;
         EXPECT_TRUE(read_fails(path, "granula reads 1-, 8- and 16-bit unsigned and 32-bit float"));
+    }
+}
+
+TEST(IoTiff, BigTiffReadsAndItsTruncationIsCaught) {
+    scratch_dir dir;
+    const auto image = random_image<std::uint16_t>(30, 20, 6);
+    for (bool big_endian : {false, true}) {
+        auto f = grey_fixture(image);
+        f.big_tiff = true;
+        f.big_endian = big_endian;
+        f.compression = COMPRESSION_LZW;
+        f.rows_per_strip = 3;
+        const std::string path = dir.file(std::string("big") + (big_endian ? "_be" : "_le") + ".tif");
+        write_fixture(path, f);
+        EXPECT_TRUE(same_pixels<std::uint16_t>(image.view(), io::read_image(path)));
+        auto bytes = file_bytes(path);
+        bytes.resize(bytes.size() - 3);  // cuts into the directory's last field
+        write_bytes(path, bytes);
+        EXPECT_TRUE(read_fails(path));
     }
 }
 
