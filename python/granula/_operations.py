@@ -7,6 +7,7 @@ need: array handling, the scipy.ndimage equivalent and a runnable example.
 """
 
 import sys
+import textwrap
 
 import numpy as np
 
@@ -113,13 +114,14 @@ image : (M, N) array of {dtypes}
     Any row stride that is a multiple of the itemsize is taken as it is; columns must be
     contiguous. Nothing is copied or converted: other dtypes and layouts raise ValueError.
 footprint : Footprint, str or array of bool, optional
-    The structuring element: a :class:`granula.footprints.Footprint`, its text form
-    ({footprint_help}), or a 2-D mask with every element set. Default ``'{footprint_default}'``.
+    The structuring element: a :class:`granula.footprints.Footprint`, a 2-D mask with every
+    element set, or the text form: {footprint_help}. Default ``'{footprint_default}'``.
 mode : str, optional
-    How pixels outside the image are treated: {mode_help}. ``'ignore'`` (the default) lets
-    them take no part; the others pad as scipy.ndimage's modes of the same names.
+    How pixels outside the image are treated; one of {mode_help}.
+    ``'ignore'`` (the default) lets them take no part; the others pad as scipy.ndimage's
+    modes of the same names.
 cval : float, optional
-    The {cval_help}; it must be representable in the image's dtype. Default {cval_default}.
+    The {cval_help}, representable in the image's dtype. Default {cval_default}.
 out : array, optional
     Where to write the result: the image's shape and dtype, in the same kind of memory
     (host or CUDA), writable, laid out as ``image`` may be. It may be ``image`` itself.
@@ -156,8 +158,9 @@ makes the result NaN (numpy's ``minimum``/``maximum`` rule), on the CPU and the 
 _SEE_ALSO = """
 See Also
 --------
-scipy.ndimage.{scipy_name} : the same result in modes other than 'ignore', with
-    ``footprint=mask`` and ``origin=0`` (granula's origin is ``n // 2``, as scipy's).
+scipy.ndimage.{scipy_name} : the same result with ``size=footprint.shape`` (origin
+    ``n // 2`` in both) and the same mode; for rectangles and lines granula's 'ignore' equals
+    scipy's 'nearest'.
 """
 
 _EXAMPLES = """
@@ -229,7 +232,7 @@ def _docstring(name, summary, defaults, helps):
     definition, scipy_name, example = _DETAILS.get(name, ("", None, None))
     return _DOC.format(
         summary=summary[0].upper() + summary[1:],
-        definition=f"\n{definition}\n" if definition else "",
+        definition=f"\n{textwrap.fill(definition, 92)}\n" if definition else "",
         dtypes=", ".join(_core.pixel_types()),
         footprint_help=_core.footprint_syntax(),
         footprint_default=defaults["footprint"],
