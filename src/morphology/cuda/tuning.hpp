@@ -25,6 +25,8 @@ struct tuning_policy {
     static constexpr int horizontal_warps = 4;
     static constexpr int horizontal_positions_per_thread = 32;
     static constexpr int horizontal_tile = horizontal_warps * horizontal_positions_per_thread;
+    // Column words whose global loads a thread issues together when staging a tile.
+    static constexpr int horizontal_load_batch = 4;
 
     // Element-wise kernels (differences of the compound operations).
     static constexpr int elementwise_block_threads = 256;

@@ -20,42 +20,39 @@
 
 namespace granula::cuda::detail {
 
-// Runs `nchunks` (<= K) consecutive a-chunks starting at chunk ca0.
-//   load_a(i), load_b(i): the word at line position i (the two streams may read different
-//                         buffers holding the same signal)
-//   wload(ca):            W(ca) (only called when m >= 2)
-//   store(i, word):       the result for the window starting at position i (output x = i + before)
+// Runs `nchunks` (<= K) consecutive a-chunks ca0, ca0 + 1, ... of one line. Positions are
+// passed as small offsets so that callers index registers, tables or shared memory directly:
+//   load_a(p):   the word at position ca0 * C + p            (p < K * C)
+//   load_b(q):   the word at position (ca0 + m) * C + q      (q < K * C + r)
+//   wload(k):    W(ca0 + k), the min of chunks ca0+k+1 .. ca0+k+m-1 (only called when m >= 2)
+//   store(k, j, word): the result for the window starting at position (ca0 + k) * C + j
 template <class Op, int C, int K, class LoadA, class LoadB, class WLoad, class Store>
-__device__ __forceinline__ void vhgw_run(i64 ca0, int nchunks, int m, int r, LoadA&& load_a, LoadB&& load_b,
-                                         WLoad&& wload, Store&& store) {
+__device__ __forceinline__ void vhgw_run(int nchunks, int m, int r, LoadA&& load_a, LoadB&& load_b, WLoad&& wload,
+                                         Store&& store) {
     using word = typename Op::word;
     const word id = Op::identity();
     word run = id;
-    i64 bpos = (ca0 + m) * C;
-    for (int t = 0; t < r; ++t) run = Op::apply(run, load_b(bpos + t));
-    bpos += r;
+    for (int t = 0; t < r; ++t) run = Op::apply(run, load_b(t));
 #pragma unroll
     for (int k = 0; k < K; ++k) {
         if (k < nchunks) {
-            const i64 ca = ca0 + k;
             word s[C];
 #pragma unroll
-            for (int j = 0; j < C; ++j) s[j] = load_a(ca * C + j);
+            for (int j = 0; j < C; ++j) s[j] = load_a(k * C + j);
 #pragma unroll
             for (int j = C - 2; j >= 0; --j) s[j] = Op::apply(s[j], s[j + 1]);
-            const word m1 = m >= 2 ? wload(ca) : id;
+            const word m1 = m >= 2 ? wload(k) : id;
             word full = m1;
-            if (r == 0) run = id;  // b-stream starts chunk ca + m afresh
+            if (r == 0) run = id;  // the b-stream starts chunk ca + m afresh
 #pragma unroll
             for (int j = 0; j < C; ++j) {
                 if (j == C - r) {  // b crosses into chunk ca + m + 1: run is the min of chunk ca + m
                     full = Op::apply(m1, run);
                     run = id;
                 }
-                run = Op::apply(run, load_b(bpos + j));
-                store(k, j, ca * C + j, Op::apply(Op::apply(s[j], run), full));
+                run = Op::apply(run, load_b(r + k * C + j));
+                store(k, j, Op::apply(Op::apply(s[j], run), full));
             }
-            bpos += C;
         }
     }
 }

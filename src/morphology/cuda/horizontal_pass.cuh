@@ -14,6 +14,8 @@
 // Columns a block needs: its T window starts [A0, A0 + T) (the a-stream) and the window ends
 // [(cb0 + m) C, ... + T + r) (the b-stream). When the two overlap (m C <= T) one span of T + L - 1
 // columns is loaded; otherwise two spans of T and T + r.
+#pragma once
+
 #include <algorithm>
 
 #include "core/border_index.hpp"
@@ -58,46 +60,61 @@ __device__ __forceinline__ int sidx(int col, int g) {
 }
 
 // Loads columns [c_lo, c_hi) of the 32 * P rows from row0 into shared-memory columns s_off + ...
+// A task is one 4-byte column word of P rows; each thread issues the loads of `batch` tasks
+// before transposing and storing any, to keep enough bytes in flight.
 template <class T>
 __device__ void load_span(const hargs<T>& a, i64 row0, i64 c_lo, i64 c_hi, int s_off, std::uint32_t* sm) {
     using V = packed<T>;
     constexpr int P = V::P;
+    constexpr int batch = tuning_policy::horizontal_load_batch;
     const i64 w_lo = floor_div(c_lo, P), w_hi = floor_div(c_hi - 1, P) + 1;
     const int nw = static_cast<int>(w_hi - w_lo);
     const int tasks = nw * 32;
-    for (int t = threadIdx.x; t < tasks; t += blockDim.x) {
-        const int g = t / nw;
-        const i64 c0 = (w_lo + t % nw) * P;
-        const bool fast = a.in_aligned && c0 >= 0 && c0 + P <= a.n;
-        std::uint32_t rw[P];
+    for (int t0 = threadIdx.x; t0 < tasks; t0 += batch * blockDim.x) {
+        std::uint32_t rw[batch][P];
 #pragma unroll
-        for (int k = 0; k < P; ++k) {
-            const i64 y = row0 + g * P + k;
-            std::uint32_t bits = 0;
-            if (y < a.height) {
-                const T* row = a.in + y * a.in_stride;
-                if (fast) {
-                    bits = load_ro(reinterpret_cast<const std::uint32_t*>(row + c0));
-                } else {
-                    typename V::word x{};
+        for (int b = 0; b < batch; ++b) {
+            const int t = t0 + b * blockDim.x;
+            if (t >= tasks) break;
+            const int g = t / nw;
+            const i64 c0 = (w_lo + t % nw) * P;
+            const bool fast = a.in_aligned && c0 >= 0 && c0 + P <= a.n;
 #pragma unroll
-                    for (int i = 0; i < P; ++i) {
-                        const i64 c = c0 + i;
-                        if (c < c_lo || c >= c_hi) continue;
-                        const i64 idx = granula::detail::border_index(c, a.n, a.mode);
-                        x = V::put(x, i, idx < 0 ? a.pad : load_ro(row + idx));
+            for (int k = 0; k < P; ++k) {
+                const i64 y = row0 + g * P + k;
+                std::uint32_t bits = 0;
+                if (y < a.height) {
+                    const T* row = a.in + y * a.in_stride;
+                    if (fast) {
+                        bits = load_ro(reinterpret_cast<const std::uint32_t*>(row + c0));
+                    } else {
+                        typename V::word x{};
+#pragma unroll
+                        for (int i = 0; i < P; ++i) {
+                            const i64 c = c0 + i;
+                            if (c < c_lo || c >= c_hi) continue;
+                            const i64 idx = granula::detail::border_index(c, a.n, a.mode);
+                            x = V::put(x, i, idx < 0 ? a.pad : load_ro(row + idx));
+                        }
+                        bits = V::bits(x);
                     }
-                    bits = V::bits(x);
                 }
+                rw[b][k] = bits;
             }
-            rw[k] = bits;
         }
-        std::uint32_t cw[P];
-        transpose_words<P>(rw, cw);
 #pragma unroll
-        for (int i = 0; i < P; ++i) {
-            const i64 c = c0 + i;
-            if (c >= c_lo && c < c_hi) sm[sidx<P>(static_cast<int>(c - c_lo) + s_off, g)] = cw[i];
+        for (int b = 0; b < batch; ++b) {
+            const int t = t0 + b * blockDim.x;
+            if (t >= tasks) break;
+            const int g = t / nw;
+            const i64 c0 = (w_lo + t % nw) * P;
+            std::uint32_t cw[P];
+            transpose_words<P>(rw[b], cw);
+#pragma unroll
+            for (int i = 0; i < P; ++i) {
+                const i64 c = c0 + i;
+                if (c >= c_lo && c < c_hi) sm[sidx<P>(static_cast<int>(c - c_lo) + s_off, g)] = cw[i];
+            }
         }
     }
 }
@@ -142,6 +159,30 @@ __device__ void store_span(const hargs<T>& a, i64 row0, i64 x_lo, i64 x_hi, i64 
     }
 }
 
+// Shared-memory columns of the main kernel: the input span(s), then (when the two streams share
+// one span) a separate output span; otherwise results overwrite the thread's own a-columns.
+struct span_layout {
+    bool merged;  // one input span [A0, A0 + T + L - 1)
+    int b_col0;   // shared column of the b-stream's first position, relative to a warp's a-columns
+    int out_col0; // shared column of the result for window start A0
+    int columns;  // shared columns in all
+};
+
+__host__ __device__ inline span_layout make_layout(int m, int r, int C) {
+    span_layout s;
+    s.merged = static_cast<i64>(m) * C <= tile;
+    if (s.merged) {
+        s.b_col0 = m * C;
+        s.out_col0 = tile + m * C + r;  // after the input span of T + L - 1 columns
+        s.columns = s.out_col0 + tile;
+    } else {
+        s.b_col0 = tile;
+        s.out_col0 = 0;
+        s.columns = 2 * tile + r;
+    }
+    return s;
+}
+
 template <class T, bool Max, int C>
 __global__ void __launch_bounds__(warps * 32) horizontal_vhgw_kernel(const hargs<T> a) {
     using V = packed<T>;
@@ -155,39 +196,31 @@ __global__ void __launch_bounds__(warps * 32) horizontal_vhgw_kernel(const hargs
     const int g = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const i64 cb0 = a.ca_min + static_cast<i64>(blockIdx.x) * (warps * K);
     const i64 A0 = cb0 * C;
-    const i64 L1 = static_cast<i64>(a.m) * C + a.r;  // L - 1
-    const bool merged = static_cast<i64>(a.m) * C <= tile;
-    const i64 B0 = merged ? A0 : (cb0 + a.m) * C;
-    const int b_off = merged ? 0 : tile;
+    const span_layout lay = make_layout(a.m, a.r, C);
     const i64 ca0 = cb0 + warp * K;
     const int nchunks = static_cast<int>(max(i64{0}, min(static_cast<i64>(K), a.ca_max - ca0 + 1)));
+    const int a_col = warp * K * C, b_col = a_col + lay.b_col0, o_col = a_col + lay.out_col0;
     const i64 bands = (a.height + 32 * P - 1) / (32 * P);
     for (i64 band = blockIdx.y; band < bands; band += gridDim.y) {
         const i64 row0 = band * 32 * P;
-        if (merged) {
-            load_span(a, row0, A0, A0 + tile + L1, 0, sm);
+        if (lay.merged) {
+            load_span(a, row0, A0, A0 + lay.out_col0, 0, sm);
         } else {
             load_span(a, row0, A0, A0 + tile, 0, sm);
+            const i64 B0 = (cb0 + a.m) * C;
             load_span(a, row0, B0, B0 + tile + a.r, tile, sm);
         }
         __syncthreads();
-        word res[K][C];
-        auto load_a = [&](i64 i) { return smw[sidx<P>(static_cast<int>(i - A0), g)]; };
-        auto load_b = [&](i64 i) { return smw[sidx<P>(static_cast<int>(i - B0) + b_off, g)]; };
-        auto wload = [&](i64 ca) {
-            return load_ro(reinterpret_cast<const word*>(a.W + (ca - a.ca_min) * a.W_stride + row0) + g);
-        };
-        auto store = [&](int k, int j, i64, word v) { res[k][j] = v; };
-        vhgw_run<Op, C, K>(ca0, nchunks, a.m, a.r, load_a, load_b, wload, store);
+        const word* wrow = reinterpret_cast<const word*>(a.W + row0) + g;
+        auto load_a = [&](int p) { return smw[sidx<P>(a_col + p, g)]; };
+        auto load_b = [&](int q) { return smw[sidx<P>(b_col + q, g)]; };
+        auto wload = [&](int k) { return load_ro(wrow + (ca0 + k - a.ca_min) * (a.W_stride / P)); };
+        auto store = [&](int k, int j, word v) { smo[sidx<P>(o_col + k * C + j, g)] = v; };
+        vhgw_run<Op, C, K>(nchunks, a.m, a.r, load_a, load_b, wload, store);
         __syncthreads();
-#pragma unroll
-        for (int k = 0; k < K; ++k)
-            if (k < nchunks)
-#pragma unroll
-                for (int j = 0; j < C; ++j) smo[sidx<P>((warp * K + k) * C + j, g)] = res[k][j];
-        __syncthreads();
-        // Output x = window start + before; its result sits at column x - before - A0.
-        store_span(a, row0, max(A0 + a.before, i64{0}), min(A0 + a.before + tile, a.n), A0 + a.before, sm);
+        // Output x = window start + before; its result sits at column x - before - A0 + out_col0.
+        store_span(a, row0, max(A0 + a.before, i64{0}), min(A0 + a.before + tile, a.n),
+                   A0 + a.before - lay.out_col0, sm);
         __syncthreads();
     }
 }
@@ -257,9 +290,8 @@ void run_horizontal(hargs<T> a, const line_geometry& geo, cudaStream_t stream) {
             a.W_stride = a.cm_stride;
         }
     }
-    const bool merged = static_cast<i64>(geo.m) * C <= tile;
-    const i64 cols = merged ? tile + geo.L - 1 : 2 * tile + geo.r;
-    const std::size_t smem = static_cast<std::size_t>(std::max<i64>(cols, tile)) * 32 * 4;
+    const span_layout lay = make_layout(geo.m, geo.r, C);
+    const std::size_t smem = static_cast<std::size_t>(lay.columns) * 32 * 4;
     auto kernel = horizontal_vhgw_kernel<T, Max, C>;
     if (smem > 48 * 1024)
         check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
@@ -322,11 +354,5 @@ void horizontal_pass(device_view<const T> in, device_view<T> out, const pass_par
     else
         dispatch_chunk<T, false>(a, g, stream);
 }
-
-#define GRANULA_INSTANTIATE(type, name)                                                                       \
-    template void horizontal_pass<type>(device_view<const type>, device_view<type>, const pass_params<type>&, \
-                                        cudaStream_t);
-GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
-#undef GRANULA_INSTANTIATE
 
 }  // namespace granula::cuda::detail

@@ -4,6 +4,8 @@
 // and walks down the column: consecutive threads read consecutive words, so every step of a
 // warp is one coalesced 128-byte row segment, and the packed SIMD min/max (__vminu4, ...) works
 // on 4 columns at once. Views that are not 4-byte aligned use one column per thread.
+#pragma once
+
 #include <algorithm>
 
 #include "core/border_index.hpp"
@@ -74,14 +76,14 @@ __global__ void __launch_bounds__(block_threads) vertical_vhgw_kernel(const varg
     for (i64 wb = blockIdx.y; wb < word_blocks; wb += gridDim.y) {
         const i64 w = wb * block_threads + threadIdx.x;
         if (w >= a.n_words) continue;
-        auto load_a = [&](i64 i) { return table_word<V>(a, table_a[i - a_first], w, pad); };
-        auto load_b = [&](i64 i) { return table_word<V>(a, table_b[i - b_first], w, pad); };
-        auto wload = [&](i64 ca) { return load_word<V>(a.W + (ca - a.ca_min) * a.W_stride, w, a.width); };
-        auto store = [&](int, int, i64 i, word v) {
-            const i64 x = i + a.before;
+        auto load_a = [&](int p) { return table_word<V>(a, table_a[p], w, pad); };
+        auto load_b = [&](int q) { return table_word<V>(a, table_b[q], w, pad); };
+        auto wload = [&](int k) { return load_word<V>(a.W + (ca0 + k - a.ca_min) * a.W_stride, w, a.width); };
+        auto store = [&](int k, int j, word v) {
+            const i64 x = a_first + k * C + j + a.before;
             if (x >= 0 && x < a.n) store_word<V>(a.out + x * a.out_stride, w, a.width, v);
         };
-        vhgw_run<Op, C, K>(ca0, nchunks, a.m, a.r, load_a, load_b, wload, store);
+        vhgw_run<Op, C, K>(nchunks, a.m, a.r, load_a, load_b, wload, store);
     }
 }
 
@@ -213,11 +215,5 @@ void vertical_pass(device_view<const T> in, device_view<T> out, const pass_param
     }
     vertical_words<packed<T>>(in, out, p, g, stream);
 }
-
-#define GRANULA_INSTANTIATE(type, name)                                                                     \
-    template void vertical_pass<type>(device_view<const type>, device_view<type>, const pass_params<type>&, \
-                                      cudaStream_t);
-GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
-#undef GRANULA_INSTANTIATE
 
 }  // namespace granula::cuda::detail

@@ -1,0 +1,6 @@
+// Vertical pass for float32 pixels (one file per type so the kernels compile in parallel).
+#include "morphology/cuda/vertical_pass.cuh"
+
+namespace granula::cuda::detail {
+template void vertical_pass<float>(device_view<const float>, device_view<float>, const pass_params<float>&, cudaStream_t);
+}  // namespace granula::cuda::detail
