@@ -1,6 +1,7 @@
 #include "arrays.hpp"
 
 #include <bit>
+#include <charconv>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -80,32 +81,43 @@ std::string object_type_name(nb::handle obj) {
 // __cuda_array_interface__ (versions 0-3): a dict with shape, typestr, data = (ptr, readonly),
 // strides (bytes, or None when C-contiguous), and optionally mask (unsupported).
 raw_array read_cuda_array_interface(nb::handle obj, std::string_view role) {
+    const auto malformed = [&](const std::string& why) {
+        reject(role, "has a malformed __cuda_array_interface__ (" + why + ")");
+    };
     nb::object iface = obj.attr("__cuda_array_interface__");
-    if (!nb::isinstance<nb::dict>(iface)) reject(role, "has a __cuda_array_interface__ that is not a dict");
+    if (!nb::isinstance<nb::dict>(iface)) malformed("not a dict");
     nb::dict d = nb::borrow<nb::dict>(iface);
-    if (!d.contains("shape") || !d.contains("typestr") || !d.contains("data"))
-        reject(role, "has a __cuda_array_interface__ without shape, typestr or data");
+    if (!d.contains("shape") || !d.contains("typestr") || !d.contains("data")) malformed("no shape, typestr or data");
     if (d.contains("mask") && !d["mask"].is_none()) reject(role, "is a masked CUDA array; granula takes no masks");
 
     raw_array a;
     a.on_device = true;
-    for (nb::handle extent : nb::borrow<nb::tuple>(d["shape"])) a.shape.push_back(nb::cast<std::int64_t>(extent));
-    const auto typestr = nb::cast<std::string>(d["typestr"]);
-    if (typestr.size() < 3) reject(role, "has an invalid __cuda_array_interface__ typestr '" + typestr + "'");
-    const char order = typestr[0];
-    a.kind = typestr[1];
-    a.itemsize = std::stoll(typestr.substr(2));
-    a.dtype = dtype_name(a.kind, a.itemsize);
-    const char foreign_order = std::endian::native == std::endian::little ? '>' : '<';
-    if (order == foreign_order && a.itemsize > 1) {
-        a.dtype = "'" + typestr + "' (non-native byte order)";
-        a.kind = '?';
+    try {
+        for (nb::handle extent : nb::object(d["shape"])) a.shape.push_back(nb::cast<std::int64_t>(extent));
+        const auto typestr = nb::cast<std::string>(d["typestr"]);
+        std::int64_t bytes = 0;
+        const char* end = typestr.data() + typestr.size();
+        if (typestr.size() < 3 || std::from_chars(typestr.data() + 2, end, bytes).ptr != end || bytes < 1)
+            malformed("typestr '" + typestr + "'");
+        a.kind = typestr[1];
+        a.itemsize = bytes;
+        a.dtype = dtype_name(a.kind, a.itemsize);
+        const char foreign_order = std::endian::native == std::endian::little ? '>' : '<';
+        if (typestr[0] == foreign_order && a.itemsize > 1) {
+            a.dtype = "'" + typestr + "' (non-native byte order)";
+            a.kind = '?';
+        }
+        nb::object data = d["data"];
+        a.data = reinterpret_cast<void*>(nb::cast<std::uintptr_t>(data[0]));
+        a.readonly = nb::cast<bool>(data[1]);
+        if (d.contains("strides") && !d["strides"].is_none())
+            for (nb::handle s : nb::object(d["strides"])) a.byte_strides.push_back(nb::cast<std::int64_t>(s));
+    } catch (const nb::cast_error&) {
+        malformed("shape, strides and data must hold integers, typestr a string");
+    } catch (const nb::python_error&) {  // not iterable or not indexable
+        malformed("shape and strides must be tuples, data a (pointer, read-only) pair");
     }
-    nb::tuple data = nb::borrow<nb::tuple>(d["data"]);
-    a.data = reinterpret_cast<void*>(nb::cast<std::uintptr_t>(data[0]));
-    a.readonly = nb::cast<bool>(data[1]);
-    if (d.contains("strides") && !d["strides"].is_none())
-        for (nb::handle s : nb::borrow<nb::tuple>(d["strides"])) a.byte_strides.push_back(nb::cast<std::int64_t>(s));
+    if (!a.byte_strides.empty() && a.byte_strides.size() != a.shape.size()) malformed("strides do not match shape");
     return a;
 }
 

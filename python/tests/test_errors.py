@@ -194,6 +194,23 @@ def test_bad_cuda_arrays_are_rejected_before_any_cuda_call(fake, message):
         granula.erosion(fake, out=FakeCudaArray())
 
 
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"typestr": "|u"},
+        {"typestr": "|ux"},
+        {"shape": ("8", 9)},
+        {"data": None},
+        {"strides": (9,)},
+    ],
+)
+def test_malformed_cuda_array_interface(change):
+    fake = FakeCudaArray()
+    fake.__cuda_array_interface__.update(change)
+    with pytest.raises(ValueError, match="malformed __cuda_array_interface__"):
+        granula.erosion(fake, out=FakeCudaArray())
+
+
 def test_read_only_cuda_out():
     with pytest.raises(ValueError, match="out is a read-only CUDA array"):
         granula.erosion(FakeCudaArray(), out=FakeCudaArray(readonly=True))
