@@ -110,3 +110,27 @@ def test_generated_functions_follow_the_registry():
         assert function.__name__ == name and name in granula.__all__
         assert function.__doc__.startswith(summary[0].upper() + summary[1:])
         assert "Examples" in function.__doc__ and "scipy.ndimage." in function.__doc__
+
+
+def test_gil_is_released_during_compute(rng):
+    # While a worker thread runs long operations, this thread must keep running: with the GIL
+    # held through a call it would stall for the whole call.
+    import threading
+    import time
+
+    image = random_image(rng, (4096, 4096), np.float32)
+    granula.set_num_threads(1)
+    try:
+        start = time.perf_counter()
+        granula.opening(image, "rect:31x31")
+        call = time.perf_counter() - start
+        worker = threading.Thread(target=lambda: [granula.opening(image, "rect:31x31") for _ in range(3)])
+        longest_stall, last = 0.0, time.perf_counter()
+        worker.start()
+        while worker.is_alive():
+            now = time.perf_counter()
+            longest_stall, last = max(longest_stall, now - last), now
+        worker.join()
+    finally:
+        granula.set_num_threads(0)
+    assert longest_stall < call / 2, f"this thread stalled {longest_stall:.3f} s during {call:.3f} s calls"
