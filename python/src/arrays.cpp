@@ -62,7 +62,7 @@ struct raw_array {
     std::vector<std::int64_t> shape;
     std::vector<std::int64_t> byte_strides;  // empty: C-contiguous
     void* data = nullptr;
-    bool readonly = false;
+    bool readonly = false;  // known for __cuda_array_interface__; DLPack imports check it themselves
 };
 
 [[noreturn]] void reject(std::string_view role, const std::string& what) {
@@ -124,7 +124,7 @@ raw_array read_cuda_array_interface(nb::handle obj, std::string_view role) {
 // DLPack device types (dlpack.h): the host-accessible and the CUDA-accessible ones.
 constexpr int dl_cpu = 1, dl_cuda = 2, dl_cuda_host = 3, dl_cuda_managed = 13;
 
-raw_array read_dlpack(const nb::ndarray<nb::ro>& t, bool readonly) {
+raw_array read_dlpack(const nb::ndarray<nb::ro>& t) {
     raw_array a;
     const int device = t.device_type();
     a.on_device = device == dl_cuda || device == dl_cuda_managed;
@@ -148,7 +148,6 @@ raw_array read_dlpack(const nb::ndarray<nb::ro>& t, bool readonly) {
         a.byte_strides.push_back(t.stride(i) * a.itemsize);
     }
     a.data = static_cast<char*>(const_cast<void*>(t.data_handle())) + t.byte_offset();
-    a.readonly = readonly;
     return a;
 }
 
@@ -202,14 +201,14 @@ image_arg import_image(nb::handle obj, std::string_view role, bool writable) {
         if (writable && a.readonly) reject(role, "is a read-only CUDA array");
         return validate(a, role);
     }
-    // Writable first (a read-only DLPack export is refused by that import), then read-only.
+    // An import that asks for writable memory refuses a read-only array: for `out`, try that
+    // first, and a read-only import after it only to say why the array was refused.
     nb::ndarray<> mutable_array;
     nb::ndarray<nb::ro> array;
-    bool readonly = false;
-    if (nb::try_cast(obj, mutable_array, false)) {
+    if (writable && nb::try_cast(obj, mutable_array, false)) {
         array = nb::ndarray<nb::ro>(mutable_array);
     } else if (nb::try_cast(obj, array, false)) {
-        readonly = true;
+        if (writable) reject(role, "is read-only");
     } else {
         const std::string what = std::string(role) +
                                  " must be a numpy array or a CUDA array (CuPy, or any object with __dlpack__ or "
@@ -223,8 +222,7 @@ image_arg import_image(nb::handle obj, std::string_view role, bool writable) {
                          ") that granula cannot read without a copy; allowed dtypes: " + pixel_type_names() +
                          "; " + layout_rule());
     }
-    if (writable && readonly) reject(role, "is read-only");
-    image_arg img = validate(read_dlpack(array, readonly), role);
+    image_arg img = validate(read_dlpack(array), role);
     img.dlpack = std::move(array);
     return img;
 }
