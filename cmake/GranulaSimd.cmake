@@ -28,6 +28,7 @@ function(granula_add_simd_kernels target source)
     endif()
     if(GRANULA_HAVE_OPENMP)
       target_link_libraries(${_lib} PRIVATE OpenMP::OpenMP_CXX)
+      target_compile_definitions(${_lib} PRIVATE GRANULA_HAVE_OPENMP=1)  # core/parallel.hpp
     endif()
     target_sources(${target} PRIVATE $<TARGET_OBJECTS:${_lib}>)
   endforeach()

@@ -31,8 +31,12 @@ void validate(const image_view<const T, Space>& in, const image_view<T, Space>& 
                                " but the input is " + std::to_string(in.width()) + "x" +
                                std::to_string(in.height()) + "; they must match");
     if (mode.mode == border_mode::constant) {
+        // Floats take any value they can hold, infinities and NaN included; integers their range.
         const double lo = std::numeric_limits<T>::lowest(), hi = std::numeric_limits<T>::max();
-        if (std::isnan(mode.cval) ? std::numeric_limits<T>::is_integer : !(mode.cval >= lo && mode.cval <= hi))
+        const bool representable = std::numeric_limits<T>::is_integer
+                                       ? mode.cval >= lo && mode.cval <= hi
+                                       : std::isnan(mode.cval) || std::isinf(mode.cval) || std::abs(mode.cval) <= hi;
+        if (!representable)
             throw invalid_argument("cval " + std::to_string(mode.cval) + " is not representable as " +
                                    std::string(pixel_traits<T>::name));
     }

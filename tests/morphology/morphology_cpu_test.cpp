@@ -235,6 +235,11 @@ TEST(MorphologyCpuErrors, RejectsBadArguments) {
     EXPECT_THROW(erosion(img.view(), small.view(), se), invalid_argument);
     EXPECT_THROW(erosion(img.view(), img.view(), se, {border_mode::constant, 300.0}), invalid_argument);
     EXPECT_THROW(erosion(img.view(), img.view(), se, {border_mode::constant, std::nan("")}), invalid_argument);
+    host_image<float> f(4, 4);
+    fill<float>(f.view(), 1.0f);
+    EXPECT_NO_THROW(erosion(f.view(), f.view(), se, {border_mode::constant, -std::numeric_limits<double>::infinity()}));
+    EXPECT_EQ(f.view()(0, 0), -std::numeric_limits<float>::infinity());
+    EXPECT_THROW(erosion(f.view(), f.view(), se, {border_mode::constant, 1e40}), invalid_argument);
     EXPECT_THROW(structuring_element::hline(0), invalid_argument);
     EXPECT_THROW(structuring_element::rectangle(3, -1), invalid_argument);
     EXPECT_THROW(parse_morphology_op("erode"), invalid_argument);
