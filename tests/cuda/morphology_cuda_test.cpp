@@ -282,6 +282,32 @@ TYPED_TEST(MorphologyCuda, EqualsCpuAroundTileSizes) {
     }
 }
 
+// device_image rows are 128-byte aligned, so widths that are not a multiple of the 4-byte word
+// take the packed kernels plus the one-column kernel for the last width % 4 columns.
+TYPED_TEST(MorphologyCuda, AlignedRowsWithPartialWords) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    const std::uint64_t seed = 1234;
+    std::mt19937_64 rng(seed);
+    for (std::int64_t w : {1, 2, 3, 5, 6, 7, 9, 33, 130, 131}) {
+        const std::int64_t h = 70 - w / 3;
+        const auto img = random_image<T>(rng, w, h, 90);
+        const auto dev = upload<T>(img.view());
+        for (std::int64_t L : {3, 20, 70}) {
+            for (const auto& se : {structuring_element::vline(L), structuring_element::rectangle(L / 3 + 1, L)})
+                for (auto op : all_ops) {
+                    const border bm = make_border<T>(all_modes[(w + L) % 6]);
+                    const auto want = reference::morphology<T>(op, img.view(), se, bm);
+                    device_image<T> out(w, h);
+                    morphology<T>(op, dev.view(), out.view(), se, bm);
+                    const auto got = download<T>(out.view());
+                    ASSERT_TRUE(equal_images<T>(got.view(), want.view()))
+                        << describe(seed, 0, w, h, se, op, bm.mode, false) << " (aligned rows)";
+                }
+        }
+    }
+}
+
 // The odd large image of the issue, against the CPU backend.
 TYPED_TEST(MorphologyCuda, LargeOddImageEqualsCpu) {
     GRANULA_REQUIRE_GPU();

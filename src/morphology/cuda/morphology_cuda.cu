@@ -73,7 +73,7 @@ namespace {
 constexpr int elementwise_threads = tuning_policy::elementwise_block_threads;
 
 template <class V>
-__device__ __forceinline__ typename V::word difference(typename V::word a, typename V::word b) {
+__device__ __forceinline__ typename V::mem difference(typename V::mem a, typename V::mem b) {
     using T = typename V::elem;
     if constexpr (std::is_floating_point_v<T>)
         return a - b;
@@ -92,9 +92,9 @@ __global__ void __launch_bounds__(elementwise_threads)
     const i64 w = static_cast<i64>(blockIdx.x) * elementwise_threads + threadIdx.x;
     if (w >= n_words) return;
     for (i64 y = blockIdx.y; y < height; y += gridDim.y) {
-        const auto va = load_word<V>(a + y * a_stride, w, width);
-        const auto vb = load_word<V>(b + y * b_stride, w, width);
-        store_word<V>(out + y * out_stride, w, width, difference<V>(va, vb));
+        const auto va = load_mem<V>(a + y * a_stride, w, width);
+        const auto vb = load_mem<V>(b + y * b_stride, w, width);
+        store_mem<V>(out + y * out_stride, w, width, difference<V>(va, vb));
     }
 }
 

@@ -1,35 +1,50 @@
-// Launch shapes of the CUDA morphology kernels, one policy per GPU generation.
+// Launch shapes of the CUDA morphology kernels.
 //
-// Only sm_90 (H100/H200) has been measured so far; every other device uses the same numbers.
-// The gains noted below were measured with bench/gpu (bench_gpu_morphology) on one H200, 16384²
-// uint8 and 8192² float32; see docs/benchmarks.md for the full table and command.
+// One policy for now, measured on sm_90 (one H200, bench/gpu/bench_gpu_morphology, erosion,
+// 16384² uint8 and 8192² float32, inputs rotated over 4 buffers, median of 15 runs; the copy
+// floor is a 268 MB cudaMemcpyAsync at 0.129 ms). The gains noted are what each choice changed
+// in those runs; other GPUs use the same numbers until measured.
 #pragma once
 
 namespace granula::cuda::detail {
 
 struct tuning_policy {
-    // Chunk length C of the two-level van Herk/Gil-Werman scheme is chosen per window as the
-    // largest power of two <= L - 1, capped here. Windows L <= 2 * max_chunk need no coarse pass
-    // (m = (L - 1) / C = 1); longer ones add one read of the image for the chunk minima.
-    // 32 keeps the per-thread suffix array (C words) in registers without spilling.
+    // Chunk length C of the two-level van Herk/Gil-Werman scheme: the largest power of two
+    // <= L - 1, capped here. Windows L <= 2 * max_chunk need no coarse pass (m = (L-1)/C = 1);
+    // longer ones add one read of the image for the chunk minima (measured +0.09 to +0.17 ms on
+    // 268 MB). 32 keeps the per-thread suffix array (C words) in registers without spilling.
     static constexpr int max_chunk = 32;
 
     // Vertical pass: positions along the column handled by one thread (K = rows / C chunks).
     // 64 rows amortise the b-stream warm-up (r < C rows) to under half a row per output.
     static constexpr int vertical_rows_per_thread = 64;
     // Threads per block of the vertical kernels (one thread per packed 4-byte column word).
+    // The grid puts column blocks in x (fastest), so the blocks running together cover whole
+    // rows: float32 L=63 went from 0.42 to 0.19 ms (DRAM 71-84% busy) against runs in x.
     static constexpr int vertical_block_threads = 128;
+    // Vertical passes over small images (above all the coarse W pass, ~545 x 16384) use one
+    // chunk per thread when the default shape gives fewer blocks than this per multiprocessor:
+    // with 64 rows per thread that pass took 60 us (12% occupancy) for 9 MB.
+    static constexpr int vertical_min_blocks_per_sm = 8;
 
     // Horizontal pass: a block holds 32 row groups (32 * P rows, P pixels per 4-byte word) and
-    // horizontal_warps * 32 output columns in shared memory; each thread handles 32 positions.
+    // horizontal_warps * 32 window starts in shared memory; each thread handles 32 positions.
     static constexpr int horizontal_warps = 4;
     static constexpr int horizontal_positions_per_thread = 32;
     static constexpr int horizontal_tile = horizontal_warps * horizontal_positions_per_thread;
-    // Column words whose global loads a thread issues together when staging a tile.
-    static constexpr int horizontal_load_batch = 4;
+    // Global loads a thread issues together when staging a tile (batch = this / P column words
+    // of P rows). With 4 in flight and XOR-swizzled, division-indexed tasks the pass took
+    // 0.95 ms (uint8) / 0.68 ms (float32) at L=63; 16 in flight, a padded pitch-33 layout and
+    // division-free task lanes: 0.52 / 0.45 ms.
+    static constexpr int horizontal_loads_in_flight = 16;
 
     // Element-wise kernels (differences of the compound operations).
     static constexpr int elementwise_block_threads = 256;
 };
+
+// uint8 word representation (words.cuh): __vminu4 is emulated on sm_90, min.u16x2 is native.
+// Vertical pass, L=63: __vminu4 words 0.50 ms, split u16x2 words 0.91 ms (96 registers, 30%
+// occupancy, instruction-fetch stalls) -> __vminu4. Horizontal pass, L=63: 0.52 ms with
+// __vminu4, 0.47 ms split -> split (hword<uint8_t> in horizontal_pass.cuh).
 
 }  // namespace granula::cuda::detail

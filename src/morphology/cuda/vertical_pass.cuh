@@ -38,51 +38,68 @@ struct vargs {
     i64 ca_min = 0, ca_max = 0, n_coarse = 0;
     border_mode mode = border_mode::ignore;
     T pad{};
+    const T* pad_row = nullptr;  // `width` pixels of value `pad`: the rows outside ignore/constant borders
+    T* trash_row = nullptr;      // `width` scratch pixels: where results outside the image go
 };
 
 constexpr int block_threads = tuning_policy::vertical_block_threads;
 
-// Row tables: the element offset of the source row of each padded row a block reads, or -1
-// where the border supplies `pad`. Built once per block, so the unrolled engine loop does no
-// border arithmetic (and stays small enough to compile quickly).
-
+// Row tables: for each padded row a block reads, a pointer to its source row (the pad row where
+// the border supplies `pad`), and for each result row, its output row (a scratch row for
+// results outside the image). Built once per block, so the unrolled engine loop has no border
+// arithmetic, no bounds tests and no branches: one shared load, one add and the global access.
 template <class T>
-__device__ __forceinline__ void fill_row_table(i64* table, int count, i64 first, const vargs<T>& a) {
+__device__ __forceinline__ void fill_source_rows(const T** table, int count, i64 first, const vargs<T>& a) {
     for (int t = threadIdx.x; t < count; t += blockDim.x) {
         const i64 row = granula::detail::border_index(first + t, a.n, a.mode);
-        table[t] = row < 0 ? -1 : row * a.in_stride;
+        table[t] = row < 0 ? a.pad_row : a.in + row * a.in_stride;
+    }
+}
+template <class T>
+__device__ __forceinline__ void fill_output_rows(T** table, int count, i64 first, const vargs<T>& a) {
+    for (int t = threadIdx.x; t < count; t += blockDim.x) {
+        const i64 x = first + t;
+        table[t] = x >= 0 && x < a.n ? a.out + x * a.out_stride : a.trash_row;
     }
 }
 
+// Views here hold whole words only (vertical_pass splits off the last width % P columns), so
+// every access is one aligned word.
 template <class V>
-__device__ __forceinline__ typename V::word table_word(const vargs<typename V::elem>& a, i64 offset, i64 w,
-                                                       typename V::word pad) {
-    return offset < 0 ? pad : load_word<V>(a.in + offset, w, a.width);
+__device__ __forceinline__ typename V::word full_word(const typename V::elem* row, i64 w) {
+    return V::unpack(load_ro(reinterpret_cast<const typename V::mem*>(row) + w));
+}
+template <class V>
+__device__ __forceinline__ void store_full_word(typename V::elem* row, i64 w, typename V::word v) {
+    reinterpret_cast<typename V::mem*>(row)[w] = V::pack(v);
 }
 
+// Grid: x = blocks of column words (fastest, so the blocks running together cover whole rows),
+// y = runs of K chunks down the columns.
 template <class V, bool Max, int C, int K>
 __global__ void __launch_bounds__(block_threads) vertical_vhgw_kernel(const vargs<typename V::elem> a) {
+    using T = typename V::elem;
     using Op = word_op<V, Max>;
     using word = typename V::word;
-    __shared__ i64 table_a[K * C], table_b[K * C + C];
-    const word pad = V::splat(a.pad);
-    const i64 ca0 = a.ca_min + static_cast<i64>(blockIdx.x) * K;
-    const int nchunks = static_cast<int>(min(static_cast<i64>(K), a.ca_max - ca0 + 1));
-    const i64 a_first = ca0 * C, b_first = (ca0 + a.m) * C;
-    fill_row_table(table_a, K * C, a_first, a);
-    fill_row_table(table_b, K * C + a.r, b_first, a);
-    __syncthreads();
-    const i64 word_blocks = (a.n_words + block_threads - 1) / block_threads;
-    for (i64 wb = blockIdx.y; wb < word_blocks; wb += gridDim.y) {
-        const i64 w = wb * block_threads + threadIdx.x;
+    __shared__ const T* rows_a[K * C];
+    __shared__ const T* rows_b[K * C + C];
+    __shared__ T* rows_out[K * C];
+    const i64 w = static_cast<i64>(blockIdx.x) * block_threads + threadIdx.x;
+    const i64 runs = (a.ca_max - a.ca_min + K) / K;
+    for (i64 run = blockIdx.y; run < runs; run += gridDim.y) {
+        const i64 ca0 = a.ca_min + run * K;
+        const int nchunks = static_cast<int>(min(static_cast<i64>(K), a.ca_max - ca0 + 1));
+        const i64 a_first = ca0 * C, b_first = (ca0 + a.m) * C;
+        __syncthreads();  // the previous run's tables are no longer read
+        fill_source_rows(rows_a, K * C, a_first, a);
+        fill_source_rows(rows_b, K * C + a.r, b_first, a);
+        fill_output_rows(rows_out, K * C, a_first + a.before, a);
+        __syncthreads();
         if (w >= a.n_words) continue;
-        auto load_a = [&](int p) { return table_word<V>(a, table_a[p], w, pad); };
-        auto load_b = [&](int q) { return table_word<V>(a, table_b[q], w, pad); };
-        auto wload = [&](int k) { return load_word<V>(a.W + (ca0 + k - a.ca_min) * a.W_stride, w, a.width); };
-        auto store = [&](int k, int j, word v) {
-            const i64 x = a_first + k * C + j + a.before;
-            if (x >= 0 && x < a.n) store_word<V>(a.out + x * a.out_stride, w, a.width, v);
-        };
+        auto load_a = [&](int p) { return full_word<V>(rows_a[p], w); };
+        auto load_b = [&](int q) { return full_word<V>(rows_b[q], w); };
+        auto wload = [&](int k) { return full_word<V>(a.W + (ca0 + k - a.ca_min) * a.W_stride, w); };
+        auto store = [&](int k, int j, word v) { store_full_word<V>(rows_out[k * C + j], w, v); };
         vhgw_run<Op, C, K>(nchunks, a.m, a.r, load_a, load_b, wload, store);
     }
 }
@@ -90,17 +107,17 @@ __global__ void __launch_bounds__(block_threads) vertical_vhgw_kernel(const varg
 // Chunk minima for the coarse level: cm row k = min over rows (ca_min + 1 + k) * C + [0, C).
 template <class V, bool Max, int C, int K>
 __global__ void __launch_bounds__(block_threads) vertical_chunk_kernel(const vargs<typename V::elem> a) {
+    using T = typename V::elem;
     using Op = word_op<V, Max>;
     using word = typename V::word;
-    __shared__ i64 table[K * C];
-    const word pad = V::splat(a.pad);
-    const i64 first_chunk = static_cast<i64>(blockIdx.x) * K;  // coarse index
-    const i64 first = (a.ca_min + 1 + first_chunk) * C;
-    fill_row_table(table, K * C, first, a);
-    __syncthreads();
-    const i64 word_blocks = (a.n_words + block_threads - 1) / block_threads;
-    for (i64 wb = blockIdx.y; wb < word_blocks; wb += gridDim.y) {
-        const i64 w = wb * block_threads + threadIdx.x;
+    __shared__ const T* rows[K * C];
+    const i64 w = static_cast<i64>(blockIdx.x) * block_threads + threadIdx.x;
+    const i64 runs = (a.n_coarse + K - 1) / K;
+    for (i64 run = blockIdx.y; run < runs; run += gridDim.y) {
+        const i64 first_chunk = run * K;  // coarse index
+        __syncthreads();
+        fill_source_rows(rows, K * C, (a.ca_min + 1 + first_chunk) * C, a);
+        __syncthreads();
         if (w >= a.n_words) continue;
 #pragma unroll 1
         for (int k = 0; k < K; ++k) {
@@ -108,22 +125,40 @@ __global__ void __launch_bounds__(block_threads) vertical_chunk_kernel(const var
             if (idx >= a.n_coarse) break;
             word acc = Op::identity();
 #pragma unroll
-            for (int j = 0; j < C; ++j) acc = Op::apply(acc, table_word<V>(a, table[k * C + j], w, pad));
-            store_word<V>(a.cm + idx * a.cm_stride, w, a.width, acc);
+            for (int j = 0; j < C; ++j) acc = Op::apply(acc, full_word<V>(rows[k * C + j], w));
+            store_full_word<V>(a.cm + idx * a.cm_stride, w, acc);
         }
     }
 }
 
+// Fills `count` pixels with `value`.
+template <class T>
+__global__ void fill_kernel(T* p, i64 count, T value) {
+    const i64 i = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < count) p[i] = value;
+}
+
 dim3 grid_for(i64 runs, i64 n_words) {
     const i64 word_blocks = (n_words + block_threads - 1) / block_threads;
-    return dim3(static_cast<unsigned>(runs), static_cast<unsigned>(std::min<i64>(word_blocks, 65535)));
+    return dim3(static_cast<unsigned>(word_blocks), static_cast<unsigned>(std::min<i64>(runs, 65535)));
+}
+
+inline int multiprocessors() {
+    int device = 0, count = 0;
+    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+    check_cuda(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    return count;
 }
 
 template <class V, bool Max, int C>
 void run_vertical(vargs<typename V::elem> a, const line_geometry& g, cudaStream_t stream) {
     using T = typename V::elem;
     constexpr int K = std::max(1, tuning_policy::vertical_rows_per_thread / C);
-    scratch_image<T> cm, W;
+    scratch_image<T> rows(a.width, 2, stream), cm, W;  // row 0: pad row, row 1: trash row
+    a.pad_row = rows.view().row(0);
+    a.trash_row = rows.view().row(1);
+    fill_kernel<T><<<static_cast<unsigned>((a.width + 255) / 256), 256, 0, stream>>>(rows.view().row(0), a.width, a.pad);
+    check_launch("fill_kernel");
     if (g.m >= 2) {
         cm = scratch_image<T>(a.width, g.n_coarse(), stream);
         a.cm = cm.view().data();
@@ -147,7 +182,13 @@ void run_vertical(vargs<typename V::elem> a, const line_geometry& g, cudaStream_
             a.W_stride = a.cm_stride;
         }
     }
-    vertical_vhgw_kernel<V, Max, C, K><<<grid_for((g.n_chunks() + K - 1) / K, a.n_words), block_threads, 0, stream>>>(a);
+    const dim3 grid = grid_for((g.n_chunks() + K - 1) / K, a.n_words);
+    if (K > 1 && static_cast<i64>(grid.x) * grid.y < tuning_policy::vertical_min_blocks_per_sm * multiprocessors()) {
+        // Small images (the coarse W pass above all): one chunk per thread, more threads.
+        vertical_vhgw_kernel<V, Max, C, 1><<<grid_for(g.n_chunks(), a.n_words), block_threads, 0, stream>>>(a);
+    } else {
+        vertical_vhgw_kernel<V, Max, C, K><<<grid, block_threads, 0, stream>>>(a);
+    }
     check_launch("vertical_vhgw_kernel");
 }
 
@@ -211,6 +252,17 @@ void vertical_pass(device_view<const T> in, device_view<T> out, const pass_param
         if (!word_aligned<T>(in.data(), in.stride()) || !word_aligned<T>(out.data(), out.stride())) {
             vertical_words<scalar<T>>(in, out, p, g, stream);
             return;
+        }
+        // The last width % P columns (a partial word) go through the one-column kernel, so the
+        // packed kernels never test for partial words.
+        constexpr i64 P = packed<T>::P;
+        const i64 whole = in.width() / P * P;
+        if (whole < in.width()) {
+            vertical_words<scalar<T>>(in.subview(whole, 0, in.width() - whole, in.height()),
+                                      out.subview(whole, 0, in.width() - whole, in.height()), p, g, stream);
+            if (whole == 0) return;
+            in = in.subview(0, 0, whole, in.height());
+            out = out.subview(0, 0, whole, in.height());
         }
     }
     vertical_words<packed<T>>(in, out, p, g, stream);

@@ -43,57 +43,115 @@ __host__ __device__ constexpr T identity_value() {
         return Max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
 }
 
+// Every word type has
+//   mem:   the 4-byte (or one-pixel) unit in memory, with get/put of pixel i and raw bits;
+//   word:  what the min/max runs on, with unpack(mem) / pack(word) between the two.
 template <class T>
 struct packed;
+
+// uint8 words for the vertical pass, two ways (GRANULA_CUDA_U8_SPLIT picks; tuning.hpp has the
+// measurements):
+//  0: one 4 x 8-bit word, __vminu4/__vmaxu4 (emulated on Hopper in ~7 instructions);
+//  1: two u16x2 halves, bytes 0 and 2 in `lo`, bytes 1 and 3 in `hi`, native min.u16x2 (2
+//     instructions per min, 2-3 to (un)pack) at the price of twice the registers.
+#if !defined(GRANULA_CUDA_U8_SPLIT)
+#define GRANULA_CUDA_U8_SPLIT 0
+#endif
+struct u8x4_split {
+    std::uint32_t lo, hi;
+};
 
 template <>
 struct packed<std::uint8_t> {
     using elem = std::uint8_t;
-    using word = std::uint32_t;
+    using mem = std::uint32_t;
     static constexpr int P = 4;
+#if GRANULA_CUDA_U8_SPLIT
+    using word = u8x4_split;
+    __device__ static word unpack(mem m) { return {m & 0x00FF00FFu, (m >> 8) & 0x00FF00FFu}; }
+    __device__ static mem pack(word w) { return w.lo | (w.hi << 8); }
+    __device__ static word vmin(word a, word b) { return {__vminu2(a.lo, b.lo), __vminu2(a.hi, b.hi)}; }
+    __device__ static word vmax(word a, word b) { return {__vmaxu2(a.lo, b.lo), __vmaxu2(a.hi, b.hi)}; }
+    __host__ __device__ static word splat(elem v) { return {0x00010001u * v, 0x00010001u * v}; }
+#else
+    using word = std::uint32_t;
+    __device__ static word unpack(mem m) { return m; }
+    __device__ static mem pack(word w) { return w; }
     __device__ static word vmin(word a, word b) { return __vminu4(a, b); }
     __device__ static word vmax(word a, word b) { return __vmaxu4(a, b); }
     __host__ __device__ static word splat(elem v) { return 0x01010101u * v; }
-    __device__ static elem get(word w, int i) { return static_cast<elem>(w >> (8 * i)); }
-    __device__ static word put(word w, int i, elem v) { return w | (static_cast<word>(v) << (8 * i)); }
-    __device__ static std::uint32_t bits(word w) { return w; }
-    __device__ static word from_bits(std::uint32_t b) { return b; }
+#endif
+    __host__ __device__ static mem splat_mem(elem v) { return 0x01010101u * v; }
+    __device__ static elem get(mem w, int i) { return static_cast<elem>(w >> (8 * i)); }
+    __device__ static mem put(mem w, int i, elem v) { return w | (static_cast<mem>(v) << (8 * i)); }
+    __device__ static std::uint32_t bits(mem w) { return w; }
+    __device__ static mem from_bits(std::uint32_t b) { return b; }
+};
+
+// uint8 as two u16x2 halves for every GRANULA_CUDA_U8_SPLIT setting: the horizontal pass uses
+// it (its engine reads shared memory, so the extra registers cost nothing it needs).
+struct packed_u8_split {
+    using elem = std::uint8_t;
+    using mem = std::uint32_t;
+    using word = u8x4_split;
+    static constexpr int P = 4;
+    __device__ static word unpack(mem m) { return {m & 0x00FF00FFu, (m >> 8) & 0x00FF00FFu}; }
+    __device__ static mem pack(word w) { return w.lo | (w.hi << 8); }
+    __device__ static word vmin(word a, word b) { return {__vminu2(a.lo, b.lo), __vminu2(a.hi, b.hi)}; }
+    __device__ static word vmax(word a, word b) { return {__vmaxu2(a.lo, b.lo), __vmaxu2(a.hi, b.hi)}; }
+    __host__ __device__ static word splat(elem v) { return {0x00010001u * v, 0x00010001u * v}; }
+    __host__ __device__ static mem splat_mem(elem v) { return 0x01010101u * v; }
+    __device__ static elem get(mem w, int i) { return static_cast<elem>(w >> (8 * i)); }
+    __device__ static mem put(mem w, int i, elem v) { return w | (static_cast<mem>(v) << (8 * i)); }
+    __device__ static std::uint32_t bits(mem w) { return w; }
+    __device__ static mem from_bits(std::uint32_t b) { return b; }
 };
 
 template <>
 struct packed<std::uint16_t> {
     using elem = std::uint16_t;
+    using mem = std::uint32_t;
     using word = std::uint32_t;
     static constexpr int P = 2;
+    __device__ static word unpack(mem m) { return m; }
+    __device__ static mem pack(word w) { return w; }
     __device__ static word vmin(word a, word b) { return __vminu2(a, b); }
     __device__ static word vmax(word a, word b) { return __vmaxu2(a, b); }
     __host__ __device__ static word splat(elem v) { return 0x00010001u * v; }
-    __device__ static elem get(word w, int i) { return static_cast<elem>(w >> (16 * i)); }
-    __device__ static word put(word w, int i, elem v) { return w | (static_cast<word>(v) << (16 * i)); }
-    __device__ static std::uint32_t bits(word w) { return w; }
-    __device__ static word from_bits(std::uint32_t b) { return b; }
+    __host__ __device__ static mem splat_mem(elem v) { return 0x00010001u * v; }
+    __device__ static elem get(mem w, int i) { return static_cast<elem>(w >> (16 * i)); }
+    __device__ static mem put(mem w, int i, elem v) { return w | (static_cast<mem>(v) << (16 * i)); }
+    __device__ static std::uint32_t bits(mem w) { return w; }
+    __device__ static mem from_bits(std::uint32_t b) { return b; }
 };
 
 template <>
 struct packed<float> {
     using elem = float;
+    using mem = float;
     using word = float;
     static constexpr int P = 1;
+    __device__ static word unpack(mem m) { return m; }
+    __device__ static mem pack(word w) { return w; }
     __device__ static word vmin(word a, word b) { return fmin_nan(a, b); }
     __device__ static word vmax(word a, word b) { return fmax_nan(a, b); }
     __host__ __device__ static word splat(elem v) { return v; }
-    __device__ static elem get(word w, int) { return w; }
-    __device__ static word put(word, int, elem v) { return v; }
-    __device__ static std::uint32_t bits(word w) { return __float_as_uint(w); }
-    __device__ static word from_bits(std::uint32_t b) { return __uint_as_float(b); }
+    __host__ __device__ static mem splat_mem(elem v) { return v; }
+    __device__ static elem get(mem w, int) { return w; }
+    __device__ static mem put(mem, int, elem v) { return v; }
+    __device__ static std::uint32_t bits(mem w) { return __float_as_uint(w); }
+    __device__ static mem from_bits(std::uint32_t b) { return __uint_as_float(b); }
 };
 
 // One pixel per word (unaligned views).
 template <class T>
 struct scalar {
     using elem = T;
+    using mem = T;
     using word = T;
     static constexpr int P = 1;
+    __device__ static word unpack(mem m) { return m; }
+    __device__ static mem pack(word w) { return w; }
     __device__ static word vmin(word a, word b) {
         if constexpr (std::is_floating_point_v<T>)
             return fmin_nan(a, b);
@@ -107,8 +165,9 @@ struct scalar {
             return b > a ? b : a;
     }
     __host__ __device__ static word splat(elem v) { return v; }
-    __device__ static elem get(word w, int) { return w; }
-    __device__ static word put(word, int, elem v) { return v; }
+    __host__ __device__ static mem splat_mem(elem v) { return v; }
+    __device__ static elem get(mem w, int) { return w; }
+    __device__ static mem put(mem, int, elem v) { return v; }
 };
 
 // min (Max = false) or max over words, with its identity.
@@ -129,38 +188,47 @@ __device__ __forceinline__ T load_ro(const T* p) {
     return __ldg(p);
 }
 
-// Word w of a row of `width` pixels (columns w*P .. w*P+P-1); pixels past the row read as 0.
-// Requires the row pointer to be aligned to the word size.
+// Memory word w of a row of `width` pixels (columns w*P .. w*P+P-1); pixels past the row read
+// as 0. Requires the row pointer to be aligned to the word size.
 template <class V>
-__device__ __forceinline__ typename V::word load_word(const typename V::elem* row, i64 w, i64 width) {
-    using word = typename V::word;
+__device__ __forceinline__ typename V::mem load_mem(const typename V::elem* row, i64 w, i64 width) {
+    using mem = typename V::mem;
     constexpr int P = V::P;
     if constexpr (P == 1) {
         return load_ro(row + w);
     } else {
-        if ((w + 1) * P <= width) return load_ro(reinterpret_cast<const word*>(row) + w);
-        word x = 0;
+        if ((w + 1) * P <= width) return load_ro(reinterpret_cast<const mem*>(row) + w);
+        mem x = 0;
         for (int i = 0; i < P; ++i)
             if (w * P + i < width) x = V::put(x, i, load_ro(row + w * P + i));
         return x;
     }
 }
 
-// Stores word w of a row, writing only the pixels that lie inside the row.
+// Stores memory word w of a row, writing only the pixels that lie inside the row.
 template <class V>
-__device__ __forceinline__ void store_word(typename V::elem* row, i64 w, i64 width, typename V::word v) {
-    using word = typename V::word;
+__device__ __forceinline__ void store_mem(typename V::elem* row, i64 w, i64 width, typename V::mem v) {
+    using mem = typename V::mem;
     constexpr int P = V::P;
     if constexpr (P == 1) {
         row[w] = v;
     } else {
         if ((w + 1) * P <= width) {
-            reinterpret_cast<word*>(row)[w] = v;
+            reinterpret_cast<mem*>(row)[w] = v;
             return;
         }
         for (int i = 0; i < P; ++i)
             if (w * P + i < width) row[w * P + i] = V::get(v, i);
     }
+}
+
+template <class V>
+__device__ __forceinline__ typename V::word load_word(const typename V::elem* row, i64 w, i64 width) {
+    return V::unpack(load_mem<V>(row, w, width));
+}
+template <class V>
+__device__ __forceinline__ void store_word(typename V::elem* row, i64 w, i64 width, typename V::word v) {
+    store_mem<V>(row, w, width, V::pack(v));
 }
 
 // Transposes a P x P block held as P 4-byte words: in[k] holds P pixels of row k, out[i] holds
