@@ -22,6 +22,10 @@ struct tuning_policy {
     // The grid puts column blocks in x (fastest), so the blocks running together cover whole
     // rows: float32 L=63 went from 0.42 to 0.19 ms (DRAM 71-84% busy) against runs in x.
     static constexpr int vertical_block_threads = 128;
+    // Row-pointer tables (pad row / scratch row, no per-load branch or bounds test) against
+    // row-offset tables with a branch per load: uint8 L=3/63/1001 0.35/0.50/0.61 ->
+    // 0.21/0.25/0.36 ms; float32 0.18/0.20/0.29 -> 0.19/0.22/0.36 ms (slower: a per-type choice
+    // is left to measure).
     // Vertical passes over small images (above all the coarse W pass, ~545 x 16384) use one
     // chunk per thread when the default shape gives fewer blocks than this per multiprocessor:
     // with 64 rows per thread that pass took 60 us (12% occupancy) for 9 MB.
