@@ -79,15 +79,31 @@ inline void copy_lanes(T* __restrict dst, const T* __restrict src, std::int64_t 
     std::memcpy(dst, src, w * sizeof(T));
 }
 
-template <class T>
-struct buffer {
-    explicit buffer(std::int64_t n)
-        : data(static_cast<T*>(::operator new(std::max<std::int64_t>(n, 1) * sizeof(T), std::align_val_t{64}))) {}
-    ~buffer() { ::operator delete(data, std::align_val_t{64}); }
-    buffer(const buffer&) = delete;
-    buffer& operator=(const buffer&) = delete;
-    T* data;
+// Scratch memory of the calling thread, kept between calls. The strip and band buffers are a
+// few hundred KiB, above malloc's mmap threshold: fresh ones were mapped, faulted in and
+// unmapped on every call, and the unmapping stalled the other thread (2 threads ran no faster
+// than 1). Each call site uses its own slot.
+enum scratch_slot { slot_columns, slot_filtered, slot_suffix, slot_prefix, slot_pad_row, slot_count };
+
+struct aligned_delete {
+    void operator()(std::byte* p) const noexcept { ::operator delete(p, std::align_val_t{64}); }
 };
+
+template <class T>
+T* thread_scratch(scratch_slot slot, std::int64_t count) {
+    struct block {
+        std::unique_ptr<std::byte, aligned_delete> data;
+        std::size_t bytes = 0;
+    };
+    thread_local block blocks[slot_count];
+    block& b = blocks[slot];
+    const std::size_t need = static_cast<std::size_t>(std::max<std::int64_t>(count, 1)) * sizeof(T);
+    if (b.bytes < need) {
+        b.data.reset(static_cast<std::byte*>(::operator new(need, std::align_val_t{64})));
+        b.bytes = need;
+    }
+    return reinterpret_cast<T*>(b.data.get());
+}
 
 // A fixed number of lanes handled as one value: a GCC vector in the SIMD builds, an array
 // processed element by element in the scalar build.
@@ -290,14 +306,14 @@ void horizontal_direct(host_view<const T> in, host_view<T> out, const line_pass<
     const std::int64_t rows_per_task = std::max<std::int64_t>(1, 65536 / std::max<std::int64_t>(n, 1));
     const std::int64_t tasks = (in.height() + rows_per_task - 1) / rows_per_task;
     detail::parallel_for(tasks, [&](std::int64_t task) {
-        buffer<T> padded(m);
+        T* const padded = thread_scratch<T>(slot_columns, m);
         const std::int64_t y_end = std::min(in.height(), (task + 1) * rows_per_task);
         for (std::int64_t y = task * rows_per_task; y < y_end; ++y) {
             const T* row = in.row(y);
-            for (std::int64_t j = 0; j < before; ++j) padded.data[j] = source_value(row, j - before, n, pass);
-            std::memcpy(padded.data + before, row, n * sizeof(T));
-            for (std::int64_t j = before + n; j < m; ++j) padded.data[j] = source_value(row, j - before, n, pass);
-            window_rows<Op, 0, T>([&](std::int64_t i) { return padded.data + i; },
+            for (std::int64_t j = 0; j < before; ++j) padded[j] = source_value(row, j - before, n, pass);
+            std::memcpy(padded + before, row, n * sizeof(T));
+            for (std::int64_t j = before + n; j < m; ++j) padded[j] = source_value(row, j - before, n, pass);
+            window_rows<Op, 0, T>([&](std::int64_t i) { return padded + i; },
                                [&](std::int64_t x) { return out.row(y) + x; }, 1, L, n, nullptr, nullptr);
         }
     });
@@ -381,7 +397,10 @@ void horizontal_transposed(host_view<const T> in, host_view<T> out, const line_p
     const std::int64_t strips = (height + K - 1) / K;
     const std::int64_t tasks = std::min<std::int64_t>(strips, 4 * std::max(1, num_threads()));
     detail::parallel_for(tasks, [&](std::int64_t task) {
-        buffer<T> columns(m * K), filtered(n * K), suffix(L * K), prefix(K);
+        T* const columns = thread_scratch<T>(slot_columns, m * K);
+        T* const filtered = thread_scratch<T>(slot_filtered, n * K);
+        T* const suffix = thread_scratch<T>(slot_suffix, L * K);
+        T* const prefix = thread_scratch<T>(slot_prefix, K);
         const std::int64_t strip_begin = strips * task / tasks, strip_end = strips * (task + 1) / tasks;
         for (std::int64_t strip = strip_begin; strip < strip_end; ++strip) {
             const std::int64_t y0 = strip * K, rows = std::min(K, height - y0);
@@ -396,24 +415,24 @@ void horizontal_transposed(host_view<const T> in, host_view<T> out, const line_p
             if (rows == K)
                 for (; x + G <= n; x += G)
                     for (std::int64_t h = 0; h < K; h += N)
-                        gather_group<T>(src_rows + h, x, columns.data + (before + x) * K + h, K);
+                        gather_group<T>(src_rows + h, x, columns + (before + x) * K + h, K);
             for (std::int64_t c = x; c < n; ++c)
-                for (std::int64_t k = 0; k < K; ++k) columns.data[(before + c) * K + k] = src_rows[k][c];
+                for (std::int64_t k = 0; k < K; ++k) columns[(before + c) * K + k] = src_rows[k][c];
             // Padding columns, left and right of the image.
             const auto pad_column = [&](std::int64_t j) {
                 const std::int64_t c = detail::border_index(j - before, n, pass.mode);
-                for (std::int64_t k = 0; k < K; ++k) columns.data[j * K + k] = c < 0 ? pass.pad : src_rows[k][c];
+                for (std::int64_t k = 0; k < K; ++k) columns[j * K + k] = c < 0 ? pass.pad : src_rows[k][c];
             };
             for (std::int64_t j = 0; j < before; ++j) pad_column(j);
             for (std::int64_t j = before + n; j < m; ++j) pad_column(j);
-            filter_columns<Op, K>(columns.data, filtered.data, n, L, suffix.data, prefix.data);
+            filter_columns<Op, K>(columns, filtered, n, L, suffix, prefix);
             x = 0;
             if (rows == K)
                 for (; x + G <= n; x += G)
                     for (std::int64_t h = 0; h < K; h += N)
-                        scatter_group<T>(filtered.data + x * K + h, K, dst_rows + h, x);
+                        scatter_group<T>(filtered + x * K + h, K, dst_rows + h, x);
             for (std::int64_t c = x; c < n; ++c)
-                for (std::int64_t k = 0; k < rows; ++k) dst_rows[k][c] = filtered.data[c * K + k];
+                for (std::int64_t k = 0; k < rows; ++k) dst_rows[k][c] = filtered[c * K + k];
         }
     });
 }
@@ -425,11 +444,11 @@ void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
     const std::int64_t n = in.height(), width = in.width(), m = n + L - 1;
     // Padded row i reads image row border_index(i - before) or a row of padding values.
     std::unique_ptr<const T*[]> rows(new const T*[m]);
-    buffer<T> pad_row(width);
-    std::fill_n(pad_row.data, width, pass.pad);
+    T* const pad_row = thread_scratch<T>(slot_pad_row, width);
+    std::fill_n(pad_row, width, pass.pad);
     for (std::int64_t i = 0; i < m; ++i) {
         const std::int64_t r = detail::border_index(i - before, n, pass.mode);
-        rows[i] = r < 0 ? pad_row.data : in.row(r);
+        rows[i] = r < 0 ? pad_row : in.row(r);
     }
     if (L <= direct_window_max) {
         // Bands of rows, each a contiguous vector operation over the whole width.
@@ -449,9 +468,10 @@ void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
     const std::int64_t bands = (width + w - 1) / w;
     detail::parallel_for(bands, [&](std::int64_t band) {
         const std::int64_t c0 = band * w, cw = std::min(w, width - c0);
-        buffer<T> suffix(L * cw), prefix(cw);
+        T* const suffix = thread_scratch<T>(slot_suffix, L * cw);
+        T* const prefix = thread_scratch<T>(slot_prefix, cw);
         window_rows<Op, 0, T>([&](std::int64_t i) { return rows[i] + c0; }, [&](std::int64_t x) { return out.row(x) + c0; }, n,
-                           L, cw, suffix.data, prefix.data);
+                           L, cw, suffix, prefix);
     });
 }
 
