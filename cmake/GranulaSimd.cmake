@@ -22,7 +22,9 @@ function(granula_add_simd_kernels target source)
     target_include_directories(${_lib} PRIVATE ${CMAKE_SOURCE_DIR}/include ${CMAKE_BINARY_DIR}/include
                                                ${CMAKE_SOURCE_DIR}/src)
     target_compile_definitions(${_lib} PRIVATE GRANULA_SIMD_NAMESPACE=simd_${isa})
-    target_compile_options(${_lib} PRIVATE -O3 ${_granula_flags_${isa}})
+    # -Wno-psabi: the kernels pass GCC vectors between internal functions; the note about their
+    # ABI across translation units does not apply.
+    target_compile_options(${_lib} PRIVATE -O3 -Wno-psabi ${_granula_flags_${isa}})
     if(isa STREQUAL "scalar")
       target_compile_definitions(${_lib} PRIVATE GRANULA_SIMD_SCALAR=1)
     endif()

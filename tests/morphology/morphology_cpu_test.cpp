@@ -12,26 +12,12 @@
 
 #include "granula/granula.hpp"
 #include "reference/morphology_reference.hpp"
+#include "support/morphology_cases.hpp"
 
 namespace granula {
 namespace {
 
-constexpr border_mode all_modes[] = {border_mode::ignore,  border_mode::constant, border_mode::nearest,
-                                     border_mode::reflect, border_mode::mirror,   border_mode::wrap};
-constexpr morphology_op all_ops[] = {morphology_op::erosion,      morphology_op::dilation,
-                                     morphology_op::opening,      morphology_op::closing,
-                                     morphology_op::white_tophat, morphology_op::black_tophat,
-                                     morphology_op::gradient};
-
-template <class T>
-T random_pixel(std::mt19937_64& rng, int levels) {
-    // Few levels make ties common, which is where min/max bugs hide.
-    std::uniform_int_distribution<int> d(0, levels - 1);
-    if constexpr (std::is_floating_point_v<T>)
-        return static_cast<T>(d(rng)) * 0.37f - 3.0f;
-    else
-        return static_cast<T>(d(rng) * (std::numeric_limits<T>::max() / std::max(1, levels - 1)));
-}
+using namespace granula::test_support;
 
 // A w x h image inside a larger buffer at a random offset, with random padding per row.
 template <class T>
@@ -49,20 +35,6 @@ test_image<T> make_image(std::mt19937_64& rng, std::int64_t w, std::int64_t h, i
     for (auto& v : img.storage) v = random_pixel<T>(rng, levels);
     img.view = host_view<T>(img.storage.data(), stride, h + y0, stride).subview(x0, y0, w, h);
     return img;
-}
-
-template <class T>
-::testing::AssertionResult equal_images(host_view<const T> got, host_view<const T> want) {
-    for (std::int64_t y = 0; y < want.height(); ++y)
-        for (std::int64_t x = 0; x < want.width(); ++x) {
-            const T a = got(y, x), b = want(y, x);
-            const bool same = std::memcmp(&a, &b, sizeof(T)) == 0 ||
-                              (std::is_floating_point_v<T> && std::isnan(double(a)) && std::isnan(double(b)));
-            if (!same)
-                return ::testing::AssertionFailure()
-                       << "first difference at (row " << y << ", col " << x << "): got " << +a << ", want " << +b;
-        }
-    return ::testing::AssertionSuccess();
 }
 
 struct simd_setting {

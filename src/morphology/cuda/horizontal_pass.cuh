@@ -338,19 +338,7 @@ void run_horizontal(hargs<T> a, const line_geometry& geo, cudaStream_t stream) {
 template <class T, bool Max>
 void dispatch_chunk(const hargs<T>& a, const line_geometry& g, cudaStream_t stream) {
     static_assert(tuning_policy::max_chunk == 32 && positions % 32 == 0, "chunk lengths up to 32 divide a thread's span");
-    switch (g.C) {
-    case 1: run_horizontal<T, Max, 1>(a, g, stream); break;
-    case 2: run_horizontal<T, Max, 2>(a, g, stream); break;
-    case 4: run_horizontal<T, Max, 4>(a, g, stream); break;
-    case 8: run_horizontal<T, Max, 8>(a, g, stream); break;
-    case 16: run_horizontal<T, Max, 16>(a, g, stream); break;
-    default: run_horizontal<T, Max, 32>(a, g, stream); break;
-    }
-}
-
-template <class T>
-bool word_aligned(const void* data, i64 stride) {
-    return reinterpret_cast<std::uintptr_t>(data) % 4 == 0 && (stride * static_cast<i64>(sizeof(T))) % 4 == 0;
+    with_chunk_length(g.C, [&](auto C) { run_horizontal<T, Max, decltype(C)::value>(a, g, stream); });
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "granula/core/border.hpp"
 #include "granula/core/image.hpp"
@@ -32,6 +33,26 @@ void vertical_pass(device_view<const T> in, device_view<T> out, const pass_param
 // out = a - b, saturating at 0 for unsigned types; out may be a or b.
 template <class T>
 void subtract(device_view<const T> a, device_view<const T> b, device_view<T> out, cudaStream_t stream);
+
+// True when a view's rows start on 4-byte boundaries, so kernels may move whole 32-bit words.
+template <class T>
+bool word_aligned(const void* data, std::int64_t stride) {
+    return reinterpret_cast<std::uintptr_t>(data) % 4 == 0 && (stride * static_cast<std::int64_t>(sizeof(T))) % 4 == 0;
+}
+
+// Calls f(std::integral_constant<int, C>{}) with the chunk length C in {1, 2, 4, 8, 16, 32} that
+// equals `chunk` (32 for anything larger), so kernels get it as a compile-time constant.
+template <class F>
+void with_chunk_length(int chunk, F&& f) {
+    switch (chunk) {
+    case 1: f(std::integral_constant<int, 1>{}); break;
+    case 2: f(std::integral_constant<int, 2>{}); break;
+    case 4: f(std::integral_constant<int, 4>{}); break;
+    case 8: f(std::integral_constant<int, 8>{}); break;
+    case 16: f(std::integral_constant<int, 16>{}); break;
+    default: f(std::integral_constant<int, 32>{}); break;
+    }
+}
 
 // A device buffer allocated and freed in stream order (cudaMallocAsync / cudaFreeAsync), so
 // temporaries cost no host synchronisation; falls back to cudaMalloc where memory pools are

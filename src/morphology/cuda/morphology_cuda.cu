@@ -98,11 +98,6 @@ __global__ void __launch_bounds__(elementwise_threads)
     }
 }
 
-template <class T>
-bool word_aligned(const void* data, i64 stride) {
-    return reinterpret_cast<std::uintptr_t>(data) % 4 == 0 && (stride * static_cast<i64>(sizeof(T))) % 4 == 0;
-}
-
 template <class V>
 void launch_subtract(device_view<const typename V::elem> a, device_view<const typename V::elem> b,
                      device_view<typename V::elem> out, cudaStream_t stream) {

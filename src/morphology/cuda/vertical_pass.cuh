@@ -194,20 +194,8 @@ void run_vertical(vargs<typename V::elem> a, const line_geometry& g, cudaStream_
 
 template <class V, bool Max>
 void dispatch_chunk(const vargs<typename V::elem>& a, const line_geometry& g, cudaStream_t stream) {
-    static_assert(tuning_policy::max_chunk == 32, "dispatch_chunk lists chunk lengths up to 32");
-    switch (g.C) {
-    case 1: run_vertical<V, Max, 1>(a, g, stream); break;
-    case 2: run_vertical<V, Max, 2>(a, g, stream); break;
-    case 4: run_vertical<V, Max, 4>(a, g, stream); break;
-    case 8: run_vertical<V, Max, 8>(a, g, stream); break;
-    case 16: run_vertical<V, Max, 16>(a, g, stream); break;
-    default: run_vertical<V, Max, 32>(a, g, stream); break;
-    }
-}
-
-template <class T>
-bool word_aligned(const void* data, i64 stride) {
-    return reinterpret_cast<std::uintptr_t>(data) % 4 == 0 && (stride * static_cast<i64>(sizeof(T))) % 4 == 0;
+    static_assert(tuning_policy::max_chunk == 32, "with_chunk_length() covers chunk lengths up to 32");
+    with_chunk_length(g.C, [&](auto C) { run_vertical<V, Max, decltype(C)::value>(a, g, stream); });
 }
 
 template <class V>

@@ -1,0 +1,57 @@
+// What the morphology tests of every backend share: the lists of modes and operations, random
+// pixels with many ties, and a bit-exact image comparison (NaN equals NaN).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <type_traits>
+
+#include "granula/core/border.hpp"
+#include "granula/core/image.hpp"
+#include "granula/morphology/morphology.hpp"
+
+namespace granula::test_support {
+
+constexpr border_mode all_modes[] = {border_mode::ignore,  border_mode::constant, border_mode::nearest,
+                                     border_mode::reflect, border_mode::mirror,   border_mode::wrap};
+constexpr morphology_op all_ops[] = {morphology_op::erosion,      morphology_op::dilation,
+                                     morphology_op::opening,      morphology_op::closing,
+                                     morphology_op::white_tophat, morphology_op::black_tophat,
+                                     morphology_op::gradient};
+
+// One of `levels` values spread over the type's range: few levels make ties common, which is
+// where min/max bugs hide.
+template <class T>
+T random_pixel(std::mt19937_64& rng, int levels) {
+    std::uniform_int_distribution<int> d(0, levels - 1);
+    if constexpr (std::is_floating_point_v<T>)
+        return static_cast<T>(d(rng)) * 0.37f - 3.0f;
+    else
+        return static_cast<T>(d(rng) * (std::numeric_limits<T>::max() / std::max(1, levels - 1)));
+}
+
+template <class T>
+bool same_pixel(T a, T b) {
+    if constexpr (std::is_floating_point_v<T>)
+        if (std::isnan(a) && std::isnan(b)) return true;
+    return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+template <class T>
+::testing::AssertionResult equal_images(host_view<const T> got, host_view<const T> want) {
+    if (got.width() != want.width() || got.height() != want.height())
+        return ::testing::AssertionFailure() << "sizes differ";
+    for (std::int64_t y = 0; y < want.height(); ++y)
+        for (std::int64_t x = 0; x < want.width(); ++x)
+            if (!same_pixel(got(y, x), want(y, x)))
+                return ::testing::AssertionFailure() << "first difference at (row " << y << ", col " << x
+                                                     << "): got " << +got(y, x) << ", want " << +want(y, x);
+    return ::testing::AssertionSuccess();
+}
+
+}  // namespace granula::test_support
