@@ -131,23 +131,26 @@ inline V block_apply(V a, V b) {
 }
 #endif
 
-// dst(x) = Op over src(x) .. src(x + L - 1), lane-wise over w lanes (Lanes when > 0), for x in
-// [0, n). src(i) is defined for i in [0, n + L - 1). `suffix` holds L * w values.
+// Short windows, directly: dst(x) = Op over src(x) .. src(x + L - 1), lane-wise over w lanes,
+// for x in [0, n); L - 1 comparisons per output.
+template <class Op, class T, class Src, class Dst>
+void window_rows_direct(Src src, Dst dst, std::int64_t n, std::int64_t L, std::int64_t w) {
+    for (std::int64_t x = 0; x < n; ++x) {
+        T* d = dst(x);
+        if (L == 1) {
+            std::memcpy(d, src(x), w * sizeof(T));
+            continue;
+        }
+        combine<Op, 0>(d, src(x), src(x + 1), w);
+        for (std::int64_t j = 2; j < L; ++j) accumulate<Op, 0>(d, src(x + j), w);
+    }
+}
+
+// van Herk/Gil-Werman: the same result with 3 comparisons per output whatever L, over w lanes
+// (Lanes when > 0). src(i) is defined for i in [0, n + L - 1). `suffix` holds L * w values,
+// `prefix` w.
 template <class Op, std::int64_t Lanes, class T, class Src, class Dst>
 void window_rows(Src src, Dst dst, std::int64_t n, std::int64_t L, std::int64_t w, T* suffix, T* prefix) {
-    if constexpr (Lanes > 0) w = Lanes;
-    if (L <= direct_window_max) {
-        for (std::int64_t x = 0; x < n; ++x) {
-            T* d = dst(x);
-            if (L == 1) {
-                copy_lanes<Lanes>(d, src(x), w);
-                continue;
-            }
-            combine<Op, Lanes>(d, src(x), src(x + 1), w);
-            for (std::int64_t j = 2; j < L; ++j) accumulate<Op, Lanes>(d, src(x + j), w);
-        }
-        return;
-    }
     if constexpr (Lanes > 0) {
         // A strip's row is one or two registers: keep the running suffix and prefix in a
         // register, since reloading the value just stored stalls on store forwarding.
@@ -313,8 +316,8 @@ void horizontal_direct(host_view<const T> in, host_view<T> out, const line_pass<
             for (std::int64_t j = 0; j < before; ++j) padded[j] = source_value(row, j - before, n, pass);
             std::memcpy(padded + before, row, n * sizeof(T));
             for (std::int64_t j = before + n; j < m; ++j) padded[j] = source_value(row, j - before, n, pass);
-            window_rows<Op, 0, T>([&](std::int64_t i) { return padded + i; },
-                               [&](std::int64_t x) { return out.row(y) + x; }, 1, L, n, nullptr, nullptr);
+            window_rows_direct<Op, T>([&](std::int64_t i) { return padded + i; },
+                                      [&](std::int64_t x) { return out.row(y) + x; }, 1, L, n);
         }
     });
 }
@@ -455,8 +458,8 @@ void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
         const std::int64_t band = std::max<std::int64_t>(1, n / (4 * std::max(1, num_threads())));
         detail::parallel_for((n + band - 1) / band, [&](std::int64_t task) {
             const std::int64_t x0 = task * band, count = std::min(band, n - x0);
-            window_rows<Op, 0, T>([&](std::int64_t i) { return rows[x0 + i]; }, [&](std::int64_t x) { return out.row(x0 + x); },
-                               count, L, width, nullptr, nullptr);
+            window_rows_direct<Op, T>([&](std::int64_t i) { return rows[x0 + i]; },
+                                      [&](std::int64_t x) { return out.row(x0 + x); }, count, L, width);
         });
         return;
     }
