@@ -21,6 +21,7 @@
 #include <algorithm>
 
 #include "core/border_index.hpp"
+#include "granula/core/device.hpp"
 #include "core/cuda/check.cuh"
 #include "morphology/cuda/line_pass.cuh"
 #include "morphology/cuda/tuning.hpp"
@@ -348,9 +349,7 @@ void horizontal_pass(device_view<const T> in, device_view<T> out, const pass_par
     const i64 n = in.width();
     const i64 before = granula::detail::clip_arm(p.before, n), after = granula::detail::clip_arm(p.after, n);
     if (before + after == 0) {
-        check_cuda(cudaMemcpy2DAsync(out.data(), out.stride() * sizeof(T), in.data(), in.stride() * sizeof(T),
-                                     in.width() * sizeof(T), in.height(), cudaMemcpyDeviceToDevice, stream),
-                   "cudaMemcpy2DAsync");
+        granula::copy<T>(in, out, granula::stream(stream));
         return;
     }
     const line_geometry g = make_geometry(n, before, after, tuning_policy::max_chunk);
