@@ -73,7 +73,7 @@ void erode_or_dilate(host_view<const T> in, host_view<T> out, const structuring_
 // out = a - b, saturating at zero for unsigned types.
 template <class T>
 void subtract(host_view<const T> a, host_view<const T> b, host_view<T> out) {
-    detail::parallel_for(a.height(), [&](std::int64_t y) {
+    detail::parallel_for(a.height(), a.pixel_count(), [&](std::int64_t y) {
         const T *pa = a.row(y), *pb = b.row(y);
         T* po = out.row(y);
         for (std::int64_t x = 0; x < a.width(); ++x) {

@@ -308,7 +308,7 @@ void horizontal_direct(host_view<const T> in, host_view<T> out, const line_pass<
     const std::int64_t n = in.width(), m = n + L - 1;
     const std::int64_t rows_per_task = std::max<std::int64_t>(1, 65536 / std::max<std::int64_t>(n, 1));
     const std::int64_t tasks = (in.height() + rows_per_task - 1) / rows_per_task;
-    detail::parallel_for(tasks, [&](std::int64_t task) {
+    detail::parallel_for(tasks, in.pixel_count(), [&](std::int64_t task) {
         T* const padded = thread_scratch<T>(slot_columns, m);
         const std::int64_t y_end = std::min(in.height(), (task + 1) * rows_per_task);
         for (std::int64_t y = task * rows_per_task; y < y_end; ++y) {
@@ -399,7 +399,7 @@ void horizontal_transposed(host_view<const T> in, host_view<T> out, const line_p
     const std::int64_t n = in.width(), m = n + L - 1, height = in.height();
     const std::int64_t strips = (height + K - 1) / K;
     const std::int64_t tasks = std::min<std::int64_t>(strips, 4 * std::max(1, num_threads()));
-    detail::parallel_for(tasks, [&](std::int64_t task) {
+    detail::parallel_for(tasks, in.pixel_count(), [&](std::int64_t task) {
         T* const columns = thread_scratch<T>(slot_columns, m * K);
         T* const filtered = thread_scratch<T>(slot_filtered, n * K);
         T* const suffix = thread_scratch<T>(slot_suffix, L * K);
@@ -456,7 +456,7 @@ void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
     if (L <= direct_window_max) {
         // Bands of rows, each a contiguous vector operation over the whole width.
         const std::int64_t band = std::max<std::int64_t>(1, n / (4 * std::max(1, num_threads())));
-        detail::parallel_for((n + band - 1) / band, [&](std::int64_t task) {
+        detail::parallel_for((n + band - 1) / band, in.pixel_count(), [&](std::int64_t task) {
             const std::int64_t x0 = task * band, count = std::min(band, n - x0);
             window_rows_direct<Op, T>([&](std::int64_t i) { return rows[x0 + i]; },
                                       [&](std::int64_t x) { return out.row(x0 + x); }, count, L, width);
@@ -469,7 +469,7 @@ void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
     w = std::max(lane_align, w / lane_align * lane_align);
     w = std::min(w, width);
     const std::int64_t bands = (width + w - 1) / w;
-    detail::parallel_for(bands, [&](std::int64_t band) {
+    detail::parallel_for(bands, in.pixel_count(), [&](std::int64_t band) {
         const std::int64_t c0 = band * w, cw = std::min(w, width - c0);
         T* const suffix = thread_scratch<T>(slot_suffix, L * cw);
         T* const prefix = thread_scratch<T>(slot_prefix, cw);
