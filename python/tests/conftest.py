@@ -78,6 +78,11 @@ def reference(operation, image, rows, cols, mode="ignore", cval=0.0):
     def dilate(f):
         return _window(f, rows, cols, mode, cval, True, np.max, extreme(f.dtype, False))
 
+    return compose(operation, image, erode, dilate, _difference)
+
+
+def compose(operation, image, erode, dilate, subtract):
+    """``operation`` built from an oracle's erosion, dilation and saturating subtraction."""
     if operation == "erosion":
         return erode(image)
     if operation == "dilation":
@@ -87,11 +92,11 @@ def reference(operation, image, rows, cols, mode="ignore", cval=0.0):
     if operation == "closing":
         return erode(dilate(image))
     if operation == "white_tophat":
-        return _difference(image, dilate(erode(image)))
+        return subtract(image, dilate(erode(image)))
     if operation == "black_tophat":
-        return _difference(erode(dilate(image)), image)
+        return subtract(erode(dilate(image)), image)
     if operation == "gradient":
-        return _difference(dilate(image), erode(image))
+        return subtract(dilate(image), erode(image))
     raise AssertionError(operation)
 
 

@@ -14,7 +14,7 @@ import pytest
 
 cv2 = pytest.importorskip("cv2", reason="OpenCV (opencv-python-headless) is not installed")
 
-from conftest import DTYPES, OPERATIONS, random_image, run  # noqa: E402
+from conftest import DTYPES, OPERATIONS, compose, random_image, run  # noqa: E402
 
 BORDERS = {
     "ignore": cv2.BORDER_CONSTANT,
@@ -65,19 +65,7 @@ def opencv_result(operation, image, size, mode, cval):
     def dilate(f):
         return cv2.dilate(f, kernel, anchor=dilation_anchor, **border)
 
-    if operation == "erosion":
-        return erode(image)
-    if operation == "dilation":
-        return dilate(image)
-    if operation == "opening":
-        return dilate(erode(image))
-    if operation == "closing":
-        return erode(dilate(image))
-    if operation == "white_tophat":
-        return cv2.subtract(image, dilate(erode(image)))
-    if operation == "black_tophat":
-        return cv2.subtract(erode(dilate(image)), image)
-    return cv2.subtract(dilate(image), erode(image))
+    return compose(operation, image, erode, dilate, cv2.subtract)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)

@@ -20,31 +20,15 @@
 
 #include "granula/granula.hpp"
 #include "granula/io/io.hpp"
+#include "io/io_test_support.hpp"
 
 namespace granula::cli_test {
 namespace {
 
 namespace fs = std::filesystem;
+using io_test::scratch_dir;
 
 std::string data_file(const std::string& name) { return std::string(GRANULA_DATA_DIR) + "/" + name; }
-
-class scratch_dir {
-public:
-    scratch_dir() {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        path_ = fs::temp_directory_path() /
-                ("granula-cli-" + std::string(info->name()) + "-" + std::to_string(std::random_device{}()));
-        fs::create_directories(path_);
-    }
-    ~scratch_dir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    std::string file(const std::string& name) const { return (path_ / name).string(); }
-
-private:
-    fs::path path_;
-};
 
 std::string read_text(const std::string& path) {
     std::ifstream in(path);
