@@ -309,21 +309,9 @@ void run_horizontal(hargs<T> a, const line_geometry& geo, cudaStream_t stream) {
         const dim3 grid(static_cast<unsigned>((geo.n_coarse() + warps * K - 1) / (warps * K)), grid_y);
         horizontal_chunk_kernel<T, Max, C><<<grid, warps * 32, tile * pitch * 4, stream>>>(a);
         check_launch("horizontal_chunk_kernel");
-        if (geo.m - 1 >= 2) {
-            W = scratch_image<T>(coarse_width, geo.n_coarse(), stream);
-            pass_params<T> coarse;
-            coarse.before = 0;
-            coarse.after = geo.m - 2;
-            coarse.maximum = Max;
-            coarse.mode = border_mode::ignore;
-            coarse.pad = identity_value<T, Max>();
-            vertical_pass<T>(cm.view(), W.view(), coarse, stream);
-            a.W = W.view().data();
-            a.W_stride = W.view().stride();
-        } else {
-            a.W = a.cm;
-            a.W_stride = a.cm_stride;
-        }
+        const device_view<const T> window = chunk_window<T, Max>(cm.view(), geo.m, W, stream);
+        a.W = window.data();
+        a.W_stride = window.stride();
     }
     const span_layout lay = make_layout(geo.m, geo.r, C);
     const std::size_t smem = static_cast<std::size_t>(lay.columns) * pitch * 4;

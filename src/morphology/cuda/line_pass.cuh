@@ -9,6 +9,7 @@
 
 #include "granula/core/border.hpp"
 #include "granula/core/image.hpp"
+#include "morphology/cuda/words.cuh"
 
 namespace granula::cuda::detail {
 
@@ -89,5 +90,23 @@ private:
     std::int64_t width_ = 0, height_ = 0, stride_ = 0;
     stream_buffer buffer_;
 };
+
+// The middle term of the two-level vHGW: the min (max) of m - 1 consecutive chunk minima, down
+// the columns of `chunk_minima`. For m - 1 < 2 that is the chunk minima themselves; otherwise a
+// vertical pass (arms 0 and m - 2, border ignore) into `storage`.
+template <class T, bool Max>
+device_view<const T> chunk_window(device_view<const T> chunk_minima, long long m, scratch_image<T>& storage,
+                                  cudaStream_t stream) {
+    if (m - 1 < 2) return chunk_minima;
+    storage = scratch_image<T>(chunk_minima.width(), chunk_minima.height(), stream);
+    pass_params<T> coarse;
+    coarse.before = 0;
+    coarse.after = m - 2;
+    coarse.maximum = Max;
+    coarse.mode = border_mode::ignore;
+    coarse.pad = identity_value<T, Max>();
+    vertical_pass<T>(chunk_minima, storage.view(), coarse, stream);
+    return storage.view();
+}
 
 }  // namespace granula::cuda::detail

@@ -167,21 +167,9 @@ void run_vertical(vargs<typename V::elem> a, const line_geometry& g, cudaStream_
         vertical_chunk_kernel<V, Max, C, K>
             <<<grid_for((g.n_coarse() + K - 1) / K, a.n_words), block_threads, 0, stream>>>(a);
         check_launch("vertical_chunk_kernel");
-        if (g.m - 1 >= 2) {  // W = windowed min of m - 1 chunk minima: a vertical pass on the coarse image
-            W = scratch_image<T>(a.width, g.n_coarse(), stream);
-            pass_params<T> coarse;
-            coarse.before = 0;
-            coarse.after = g.m - 2;
-            coarse.maximum = Max;
-            coarse.mode = border_mode::ignore;
-            coarse.pad = identity_value<T, Max>();
-            vertical_pass<T>(cm.view(), W.view(), coarse, stream);
-            a.W = W.view().data();
-            a.W_stride = W.view().stride();
-        } else {
-            a.W = a.cm;
-            a.W_stride = a.cm_stride;
-        }
+        const device_view<const T> window = chunk_window<T, Max>(cm.view(), g.m, W, stream);
+        a.W = window.data();
+        a.W_stride = window.stride();
     }
     const dim3 grid = grid_for((g.n_chunks() + K - 1) / K, a.n_words);
     if (K > 1 && static_cast<i64>(grid.x) * grid.y < tuning_policy::vertical_min_blocks_per_sm * multiprocessors()) {
