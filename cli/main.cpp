@@ -12,9 +12,7 @@
 // usage error (unknown operation or option, missing or malformed argument) and 1 for a runtime
 // error (unreadable input, unwritable output, no GPU, an operation that refuses its input).
 #include <algorithm>
-#include <charconv>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <optional>
@@ -30,27 +28,16 @@
 #include "granula/io/io.hpp"
 #include "granula/operations.hpp"
 
+#include "command.hpp"
+
 namespace {
 
 using namespace granula;
 
-constexpr int exit_runtime_error = 1;
-constexpr int exit_usage_error = 2;
-
-// A mistake in the command line (exit status 2), as opposed to a failure while running.
-class usage_error : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
+using namespace granula::cli;
 
 // Options every operation takes besides the parameters the registry lists for it.
-struct common_option {
-    std::string_view name;
-    std::string_view value_name;  // empty for a flag
-    std::string_view help;
-};
-
-constexpr common_option common_options[] = {
+constexpr option_spec common_options[] = {
     {"device", "auto|cpu|cuda", "where to compute; auto: CUDA when a GPU is present, else the CPU (default: auto)"},
     {"threads", "N", "CPU threads; 0: all hardware threads (default: 0)"},
     {"to-grey", "", "convert colour input to grey (BT.601 luma) instead of refusing it"},
@@ -65,23 +52,6 @@ constexpr std::string_view file_formats =
 std::string one_line(std::string text) {
     std::replace(text.begin(), text.end(), '\n', ' ');
     return text;
-}
-
-double parse_number(std::string_view option, std::string_view text) {
-    double value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || error != std::errc{} || end != text.data() + text.size() || std::isnan(value))
-        throw usage_error("--" + std::string(option) + " needs a number, got '" + std::string(text) + "'");
-    return value;
-}
-
-int parse_thread_count(std::string_view text) {
-    int value = -1;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || error != std::errc{} || end != text.data() + text.size() || value < 0)
-        throw usage_error("--threads needs a whole number >= 0 (0: all hardware threads), got '" + std::string(text) +
-                          "'");
-    return value;
 }
 
 // Sets the operation argument a registry parameter names from its command-line text. Parse
@@ -102,41 +72,33 @@ void apply_parameter(const operation_info& op, std::string_view name, std::strin
     }
 }
 
-const parameter_info* find_parameter(const operation_info& op, std::string_view name) {
-    for (const auto& p : op.parameters)
-        if (p.name == name) return &p;
-    return nullptr;
-}
-
 std::string upper(std::string_view text) {
     std::string result(text);
     for (char& c : result) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
     return result;
 }
 
-// "--name VALUE" (or "--name" for a flag) and its help, in two columns.
-void print_option(std::string_view name, std::string_view value_name, std::string_view help) {
-    std::string syntax = "--";
-    syntax += name;
-    if (!value_name.empty()) {
-        syntax += ' ';
-        syntax += value_name;
-    }
-    std::printf("  %-26s %.*s\n", syntax.c_str(), static_cast<int>(help.size()), help.data());
+// Every operation and command as "name  summary" lines, names in one column.
+void print_entries(const char* indent) {
+    std::vector<std::pair<std::string_view, std::string_view>> entries;
+    for (const auto& op : operations()) entries.emplace_back(op.name, op.summary);
+    for (const auto& c : commands()) entries.emplace_back(c.name, c.summary);
+    std::size_t width = 0;
+    for (const auto& [name, summary] : entries) width = std::max(width, name.size());
+    for (const auto& [name, summary] : entries)
+        std::printf("%s%-*.*s  %.*s\n", indent, static_cast<int>(width), static_cast<int>(name.size()), name.data(),
+                    static_cast<int>(summary.size()), summary.data());
 }
 
 void print_general_help() {
     std::printf(
         "usage: granula <operation> INPUT OUTPUT [options]\n"
-        "       granula <operation> --help\n"
+        "       granula <command> [arguments]\n"
+        "       granula <operation or command> --help\n"
         "       granula --list | --version | --help\n\n"
-        "Fast grey-scale morphology on CPUs and NVIDIA GPUs.\n\n"
-        "operations:\n");
-    std::size_t width = 0;
-    for (const auto& op : operations()) width = std::max(width, op.name.size());
-    for (const auto& op : operations())
-        std::printf("  %-*.*s  %.*s\n", static_cast<int>(width), static_cast<int>(op.name.size()), op.name.data(),
-                    static_cast<int>(op.summary.size()), op.summary.data());
+        "Fast mathematical morphology and region analysis on CPUs and NVIDIA GPUs.\n\n"
+        "operations and commands:\n");
+    print_entries("  ");
     std::printf("\n%.*s\nRun 'granula <operation> --help' for an operation's options.\n",
                 static_cast<int>(file_formats.size()), file_formats.data());
 }
@@ -148,14 +110,6 @@ void print_operation_help(const operation_info& op) {
         print_option(p.name, upper(p.name), std::string(p.help) + " (default: " + std::string(p.default_value) + ")");
     for (const auto& o : common_options) print_option(o.name, o.value_name, o.help);
     std::printf("\n%.*s", static_cast<int>(file_formats.size()), file_formats.data());
-}
-
-void print_list() {
-    std::size_t width = 0;
-    for (const auto& op : operations()) width = std::max(width, op.name.size());
-    for (const auto& op : operations())
-        std::printf("%-*.*s  %.*s\n", static_cast<int>(width), static_cast<int>(op.name.size()), op.name.data(),
-                    static_cast<int>(op.summary.size()), op.summary.data());
 }
 
 struct invocation {
@@ -171,7 +125,7 @@ struct invocation {
 };
 
 // Parses "<operation> [arguments]". Registry defaults are applied first, then the options.
-invocation parse_operation_command(const std::vector<std::string_view>& arguments) {
+invocation parse_operation_command(std::span<const std::string_view> arguments) {
     invocation inv;
     try {
         inv.op = &find_operation(arguments[0]);
@@ -179,62 +133,30 @@ invocation parse_operation_command(const std::vector<std::string_view>& argument
         throw usage_error(e.what());
     }
     const operation_info& op = *inv.op;
-    const std::string see_help = "; see 'granula " + std::string(op.name) + " --help'";
-    for (const auto& p : op.parameters) apply_parameter(op, p.name, p.default_value, inv.args);
+    std::vector<std::string> value_names;  // option_spec holds views: keep the upper-cased names alive
+    value_names.reserve(op.parameters.size());
+    std::vector<option_spec> options;
+    for (const auto& p : op.parameters) options.push_back({p.name, value_names.emplace_back(upper(p.name)), p.help});
+    options.insert(options.end(), std::begin(common_options), std::end(common_options));
 
-    std::vector<std::string_view> files;
-    bool only_files = false;
-    for (std::size_t i = 1; i < arguments.size(); ++i) {
-        const std::string_view arg = arguments[i];
-        if (only_files || arg.size() < 2 || arg[0] != '-') {
-            files.push_back(arg);
-            continue;
-        }
-        if (arg == "--") {
-            only_files = true;
-            continue;
-        }
-        if (arg == "-h" || arg == "--help") {
-            inv.help = true;
-            return inv;
-        }
-        if (!arg.starts_with("--")) throw usage_error("unknown option '" + std::string(arg) + "'" + see_help);
-        std::string_view name = arg.substr(2);
-        std::optional<std::string_view> inline_value;
-        if (const auto eq = name.find('='); eq != std::string_view::npos) {
-            inline_value = name.substr(eq + 1);
-            name = name.substr(0, eq);
-        }
-        const parameter_info* parameter = find_parameter(op, name);
-        const common_option* common = nullptr;
-        for (const auto& o : common_options)
-            if (o.name == name) common = &o;
-        if (!parameter && !common)
-            throw usage_error("unknown option '--" + std::string(name) + "' for " + std::string(op.name) + see_help);
+    const parsed_arguments parsed = parse_arguments(arguments.subspan(1), options, op.name);
+    inv.help = parsed.help;
+    if (inv.help) return inv;
 
-        const bool takes_value = parameter || !common->value_name.empty();
-        if (!takes_value) {
-            if (inline_value) throw usage_error("option --" + std::string(name) + " takes no value");
-            if (name == "to-grey") inv.to_grey = true;
-            if (name == "time") inv.time = true;
-            continue;
-        }
-        if (!inline_value) {
-            if (i + 1 >= arguments.size()) throw usage_error("option --" + std::string(name) + " needs a value" + see_help);
-            inline_value = arguments[++i];
-        }
-        if (parameter) {
-            apply_parameter(op, name, *inline_value, inv.args);
-        } else if (name == "device") {
-            try {
-                inv.requested_device = parse_device(*inline_value);
-            } catch (const granula::invalid_argument& e) {
-                throw usage_error("--device: " + std::string(e.what()));
-            }
-        } else if (name == "threads") {
-            inv.threads = parse_thread_count(*inline_value);
+    for (const auto& p : op.parameters) apply_parameter(op, p.name, parsed.value(p.name).value_or(p.default_value), inv.args);
+    if (const auto d = parsed.value("device")) {
+        try {
+            inv.requested_device = parse_device(*d);
+        } catch (const granula::invalid_argument& e) {
+            throw usage_error("--device: " + std::string(e.what()));
         }
     }
+    if (const auto t = parsed.value("threads")) inv.threads = static_cast<int>(parse_integer("threads", *t, 0, 4096));
+    inv.to_grey = parsed.has_flag("to-grey");
+    inv.time = parsed.has_flag("time");
+
+    const std::string see_help = "; see 'granula " + std::string(op.name) + " --help'";
+    const auto& files = parsed.positional;
     if (files.size() < 2)
         throw usage_error(std::string(op.name) + " needs " + (files.empty() ? "INPUT and OUTPUT files" : "an OUTPUT file") +
                           see_help);
@@ -331,13 +253,15 @@ int main_with_exceptions(const std::vector<std::string_view>& arguments) {
         return 0;
     }
     if (first == "--list") {
-        print_list();
+        print_entries("");
         return 0;
     }
     if (first.starts_with("-"))
         throw usage_error("unknown option '" + std::string(first) +
                           "'; expected an operation, --list, --version or --help");
 
+    for (const command& c : commands())
+        if (c.name == first) return c.run(std::span(arguments).subspan(1));
     const invocation inv = parse_operation_command(arguments);
     if (inv.help) {
         print_operation_help(*inv.op);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "granula/granula.hpp"
+#include "command.hpp"
 #include "granula/io/io.hpp"
 #include "io/io_test_support.hpp"
 
@@ -244,7 +245,14 @@ TEST(CliInfo, ListHelpAndVersionComeFromTheRegistry) {
     const cli_result list = run_cli({"--list"});
     ASSERT_EQ(list.status, 0);
     EXPECT_TRUE(list.err.empty());
-    EXPECT_EQ(std::count(list.out.begin(), list.out.end(), '\n'), static_cast<long>(operations().size()));
+    EXPECT_EQ(std::count(list.out.begin(), list.out.end(), '\n'),
+              static_cast<long>(operations().size() + cli::commands().size()));
+    for (const auto& c : cli::commands()) {
+        EXPECT_NE(list.out.find(std::string(c.name) + " "), std::string::npos) << c.name;
+        const cli_result c_help = run_cli({std::string(c.name), "--help"});
+        ASSERT_EQ(c_help.status, 0) << c.name;
+        EXPECT_EQ(c_help.out.rfind("usage: granula " + std::string(c.name) + " " + std::string(c.usage), 0), 0u);
+    }
     const cli_result help = run_cli({"--help"});
     ASSERT_EQ(help.status, 0);
     EXPECT_NE(help.out.find("usage: granula <operation> INPUT OUTPUT [options]"), std::string::npos);
@@ -298,6 +306,22 @@ TEST(CliErrors, UsageMistakesExitWithTwo) {
     EXPECT_TRUE(fails_with({"erosion", in, out, "--device", "tpu"}, 2, "--device: unknown device 'tpu'"));
     EXPECT_TRUE(fails_with({"erosion", in, out, "--to-grey=yes"}, 2, "option --to-grey takes no value"));
     EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(CliInfo, InfoPrintsSizeAndTypeOfEachFile) {
+    const cli_result r = run_cli({"info", data_file("page.png"), data_file("coins16.png"), data_file("page_float32.npy")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const any_host_image page = io::read_image(data_file("page.png"));
+    EXPECT_NE(r.out.find(data_file("page.png") + ": " + std::to_string(page.width()) + " x " +
+                         std::to_string(page.height()) + " uint8\n"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("coins16.png: 384 x 303 uint16\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("page_float32.npy: "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(" float32\n"), std::string::npos) << r.out;
+    EXPECT_TRUE(fails_with({"info"}, 2, "info needs at least one IMAGE"));
+    EXPECT_TRUE(fails_with({"info", data_file("page.png"), "--bogus"}, 2, "unknown option '--bogus' for info"));
+    EXPECT_TRUE(fails_with({"info", data_file("missing.png")}, 1, "cannot open"));
 }
 
 TEST(CliErrors, RuntimeFailuresExitWithOne) {

@@ -1,0 +1,25 @@
+// The CLI commands beside the registry's image-to-image operations. Each lives in its own file
+// (cli/<name>_command.cpp) and is listed here once.
+#include <algorithm>
+
+#include "command.hpp"
+
+namespace granula::cli {
+
+int run_info(std::span<const std::string_view> arguments);
+
+std::span<const command> commands() {
+    static constexpr command table[] = {
+        {"info", "print each image file's size and pixel type", "IMAGE... [options]", &run_info},
+    };
+    return table;
+}
+
+const command& find_command(std::string_view name) {
+    const auto all = commands();
+    const auto it = std::find_if(all.begin(), all.end(), [&](const command& c) { return c.name == name; });
+    if (it == all.end()) throw std::logic_error("granula bug: no CLI command named '" + std::string(name) + "'");
+    return *it;
+}
+
+}  // namespace granula::cli
