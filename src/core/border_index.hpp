@@ -40,6 +40,11 @@ GRANULA_HOST_DEVICE inline std::int64_t border_index(std::int64_t i, std::int64_
     }
 }
 
+// floor(a / b) for b > 0.
+GRANULA_HOST_DEVICE inline std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
 // A window arm longer than 2n reaches no value a 2n arm does not (every mode repeats with a
 // period of at most 2n), so arms are clipped to keep padding proportional to the image.
 GRANULA_HOST_DEVICE inline std::int64_t clip_arm(std::int64_t arm, std::int64_t n) { return arm < 2 * n ? arm : 2 * n; }

@@ -1,8 +1,12 @@
 #include "granula/morphology/structuring_element.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <string>
 
+#include "core/border_index.hpp"
 #include "granula/core/error.hpp"
 
 namespace granula {
@@ -22,22 +26,234 @@ bool parse_int(std::string_view text, std::int64_t& value) {
     return ec == std::errc() && end == text.data() + text.size();
 }
 
+bool parse_double(std::string_view text, double& value) {
+    if (text.empty()) return false;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    return ec == std::errc() && end == text.data() + text.size();
+}
+
+// The terms of a mask: its row runs, or its column runs when those are fewer. Offsets are
+// relative to the mask's origin; a run of one pixel is a term without segments.
+std::vector<decomposition_term> run_terms(const footprint_mask& m) {
+    const auto runs = [&](bool by_rows) {
+        std::vector<decomposition_term> terms;
+        const std::int64_t lines = by_rows ? m.height : m.width, along = by_rows ? m.width : m.height;
+        const auto member = [&](std::int64_t line, std::int64_t i) { return by_rows ? m.at(line, i) : m.at(i, line); };
+        for (std::int64_t line = 0; line < lines; ++line)
+            for (std::int64_t i = 0; i < along;) {
+                if (!member(line, i)) {
+                    ++i;
+                    continue;
+                }
+                std::int64_t end = i;
+                while (end < along && member(line, end)) ++end;
+                decomposition_term t;
+                t.offset_x = (by_rows ? i : line) - m.origin_x;
+                t.offset_y = (by_rows ? line : i) - m.origin_y;
+                if (end - i > 1) t.segments.push_back({end - i, by_rows ? 1 : 0, by_rows ? 0 : 1, 0});
+                terms.push_back(std::move(t));
+                i = end;
+            }
+        return terms;
+    };
+    auto rows = runs(true), columns = runs(false);
+    return columns.size() < rows.size() ? columns : rows;
+}
+
+// A mask of `width` x `height` with its origin at the centre, set where member(dx, dy) holds for
+// the offsets from the origin.
+template <class Member>
+footprint_mask centred_mask(std::int64_t width, std::int64_t height, Member member) {
+    footprint_mask m;
+    m.width = width;
+    m.height = height;
+    m.origin_x = width / 2;
+    m.origin_y = height / 2;
+    m.mask.resize(static_cast<std::size_t>(width * height));
+    for (std::int64_t y = 0; y < height; ++y)
+        for (std::int64_t x = 0; x < width; ++x)
+            m.mask[static_cast<std::size_t>(y * width + x)] = member(x - m.origin_x, y - m.origin_y) ? 1 : 0;
+    return m;
+}
+
+// The closest fraction p/q to v (|v| <= 1) with 1 <= q <= max_q; ties to the smaller q.
+std::pair<std::int64_t, std::int64_t> snap_slope(double v, std::int64_t max_q) {
+    std::int64_t best_p = 0, best_q = 1;
+    double best_error = 2;
+    for (std::int64_t q = 1; q <= max_q; ++q) {
+        const auto p = static_cast<std::int64_t>(std::llround(v * static_cast<double>(q)));
+        const double error = std::abs(v - static_cast<double>(p) / static_cast<double>(q));
+        if (error < best_error - 1e-12) {
+            best_error = error;
+            best_p = p;
+            best_q = q;
+        }
+    }
+    return {best_p, best_q};
+}
+
+std::string format_number(double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.10g", value);
+    return buffer;
+}
+
 }  // namespace
 
-structuring_element::structuring_element(kind k, std::int64_t width, std::int64_t height)
-    : kind_(k), width_(width), height_(height) {}
+structuring_element::structuring_element(kind k, std::string spec, std::vector<decomposition_term> terms)
+    : kind_(k), spec_(std::move(spec)), terms_(std::move(terms)) {
+    // The box: the bounds of every term's offsets.
+    std::int64_t x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+    bool first = true;
+    for (const auto& t : terms_) {
+        std::int64_t lx = t.offset_x, hx = t.offset_x, ly = t.offset_y, hy = t.offset_y;
+        for (const auto& s : t.segments) {
+            const std::int64_t a = -s.origin, b = s.length - 1 - s.origin;
+            lx += std::min(a * s.dx, b * s.dx), hx += std::max(a * s.dx, b * s.dx);
+            ly += std::min(a * s.dy, b * s.dy), hy += std::max(a * s.dy, b * s.dy);
+        }
+        x0 = first ? lx : std::min(x0, lx), x1 = first ? hx : std::max(x1, hx);
+        y0 = first ? ly : std::min(y0, ly), y1 = first ? hy : std::max(y1, hy);
+        first = false;
+    }
+    width_ = x1 - x0 + 1, height_ = y1 - y0 + 1, origin_x_ = -x0, origin_y_ = -y0;
+}
 
-structuring_element structuring_element::hline(std::int64_t length) {
-    return {kind::rectangle, check_extent(length, "length"), 1};
-}
-structuring_element structuring_element::vline(std::int64_t length) {
-    return {kind::rectangle, 1, check_extent(length, "length")};
-}
+structuring_element structuring_element::hline(std::int64_t length) { return rectangle(check_extent(length, "length"), 1); }
+structuring_element structuring_element::vline(std::int64_t length) { return rectangle(1, check_extent(length, "length")); }
+
 structuring_element structuring_element::rectangle(std::int64_t width, std::int64_t height) {
-    return {kind::rectangle, check_extent(width, "width"), check_extent(height, "height")};
+    check_extent(width, "width");
+    check_extent(height, "height");
+    decomposition_term t;
+    if (width > 1) t.segments.push_back({width, 1, 0, width / 2});
+    if (height > 1) t.segments.push_back({height, 0, 1, height / 2});
+    const std::string spec = height == 1  ? "hline:" + std::to_string(width)
+                             : width == 1 ? "vline:" + std::to_string(height)
+                                          : "rect:" + std::to_string(width) + "x" + std::to_string(height);
+    return {kind::rectangle, spec, {std::move(t)}};
 }
 
-std::string structuring_element::spec_syntax() { return "hline:L, vline:L, rect:WxH or square:N (integers >= 1)"; }
+structuring_element structuring_element::line(std::int64_t length, double angle) {
+    check_extent(length, "length");
+    if (!std::isfinite(angle))
+        throw invalid_argument("line angle must be a finite number of degrees, got " + format_number(angle));
+    double a = std::fmod(angle, 180.0);
+    if (a < 0) a += 180.0;
+    const double radians = a * (3.14159265358979323846 / 180.0);
+    // Along the dominant axis u = k - length/2; across it w = round(u p / q), half up, which keeps
+    // w(u + q) = w(u) + p exact, so the line is periodic with period q.
+    const bool x_dominant = a <= 45.0 || a >= 135.0;
+    const double slope = x_dominant ? std::tan(radians) : std::cos(radians) / std::sin(radians);
+    const auto [p, q] = snap_slope(std::clamp(slope, -1.0, 1.0), max_line_period);
+    const auto pixel = [&, p = p, q = q](std::int64_t k) {
+        const std::int64_t u = k - length / 2, w = detail::floor_div(2 * u * p + q, 2 * q);
+        // y grows down: a positive slope rises to the right (x-dominant) or leans right going up.
+        return x_dominant ? std::pair{u, -w} : std::pair{-w, u};
+    };
+    const std::string spec = "line:" + std::to_string(length) + ":" + format_number(angle);
+    const auto [step_x, step_y] = [&] {
+        const auto [x0, y0] = pixel(0);
+        const auto [x1, y1] = pixel(q);
+        return std::pair{x1 - x0, y1 - y0};
+    }();
+    if (q == 1) {  // 0, 45, 90, 135 degrees: one segment
+        decomposition_term t;
+        if (length > 1) t.segments.push_back({length, static_cast<int>(step_x), static_cast<int>(step_y), length / 2});
+        return {kind::line, spec, {std::move(t)}};
+    }
+    // The pixels k in [begin, end) as a mask around the origin, and its runs.
+    const auto runs_of = [&](std::int64_t begin, std::int64_t end) {
+        std::int64_t x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+        for (std::int64_t k = begin; k < end; ++k) {
+            const auto [x, y] = pixel(k);
+            x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+        }
+        footprint_mask m;
+        m.width = x1 - x0 + 1, m.height = y1 - y0 + 1, m.origin_x = -x0, m.origin_y = -y0;
+        m.mask.assign(static_cast<std::size_t>(m.width * m.height), 0);
+        for (std::int64_t k = begin; k < end; ++k) {
+            const auto [x, y] = pixel(k);
+            m.mask[static_cast<std::size_t>((y - y0) * m.width + (x - x0))] = 1;
+        }
+        return run_terms(m);
+    };
+    const std::int64_t periods = length / q;
+    if (periods < 2) return {kind::line, spec, runs_of(0, length)};
+    // Pixels [0, periods q): one period's runs, each swept along the periodic line; the rest
+    // (fewer than q pixels) as runs of their own.
+    std::vector<decomposition_term> terms = runs_of(0, q);
+    for (auto& t : terms) t.segments.push_back({periods, static_cast<int>(step_x), static_cast<int>(step_y), 0});
+    if (periods * q < length) {
+        auto tail = runs_of(periods * q, length);
+        terms.insert(terms.end(), tail.begin(), tail.end());
+    }
+    return {kind::line, spec, std::move(terms)};
+}
+
+structuring_element structuring_element::disk(std::int64_t radius) {
+    check_extent(radius, "radius");
+    const std::int64_t n = 2 * radius + 1;
+    return {kind::disk, "disk:" + std::to_string(radius),
+            run_terms(centred_mask(n, n, [&](std::int64_t x, std::int64_t y) { return x * x + y * y <= radius * radius; }))};
+}
+
+structuring_element structuring_element::diamond(std::int64_t radius) {
+    check_extent(radius, "radius");
+    const std::int64_t n = 2 * radius + 1;
+    return {kind::diamond, "diamond:" + std::to_string(radius),
+            run_terms(centred_mask(n, n, [&](std::int64_t x, std::int64_t y) { return std::abs(x) + std::abs(y) <= radius; }))};
+}
+
+structuring_element structuring_element::octagon(std::int64_t m, std::int64_t n) {
+    check_extent(m, "side m");
+    check_extent(n, "slanted side n");
+    const std::int64_t size = m + 2 * n, c = size / 2;
+    // Corners cut by the 45-degree sides through (0, n) and (n, 0) of the size x size box.
+    const auto inside = [&](std::int64_t dx, std::int64_t dy) {
+        const std::int64_t x = dx + c, y = dy + c, r = size - 1 - x, b = size - 1 - y;
+        return x + y >= n && r + y >= n && x + b >= n && r + b >= n;
+    };
+    return {kind::octagon, "octagon:" + std::to_string(m) + ":" + std::to_string(n),
+            run_terms(centred_mask(size, size, inside))};
+}
+
+structuring_element structuring_element::ellipse(std::int64_t width, std::int64_t height) {
+    check_extent(width, "width");
+    check_extent(height, "height");
+    const double a = static_cast<double>(width + 1), b = static_cast<double>(height + 1);
+    const auto inside = [&](std::int64_t x, std::int64_t y) {
+        return (x / a) * (x / a) + (y / b) * (y / b) < 1.0;
+    };
+    return {kind::ellipse, "ellipse:" + std::to_string(width) + "x" + std::to_string(height),
+            run_terms(centred_mask(2 * width + 1, 2 * height + 1, inside))};
+}
+
+structuring_element structuring_element::from_mask(footprint_mask mask) {
+    if (mask.width < 1 || mask.height < 1)
+        throw invalid_argument("footprint mask is empty (" + std::to_string(mask.width) + "x" +
+                               std::to_string(mask.height) + "); it needs at least 1x1 pixels");
+    if (mask.mask.size() != static_cast<std::size_t>(mask.width * mask.height))
+        throw invalid_argument("footprint mask has " + std::to_string(mask.mask.size()) + " entries for " +
+                               std::to_string(mask.width) + "x" + std::to_string(mask.height));
+    if (mask.origin_x < 0 || mask.origin_x >= mask.width || mask.origin_y < 0 || mask.origin_y >= mask.height)
+        throw invalid_argument("footprint origin (row " + std::to_string(mask.origin_y) + ", col " +
+                               std::to_string(mask.origin_x) + ") is outside the " + std::to_string(mask.height) +
+                               "x" + std::to_string(mask.width) + " mask");
+    if (std::none_of(mask.mask.begin(), mask.mask.end(), [](std::uint8_t v) { return v != 0; }))
+        throw invalid_argument("footprint mask has no set pixel; an element needs at least one");
+    for (auto& v : mask.mask) v = v != 0;
+    structuring_element se(kind::mask, "mask:" + std::to_string(mask.width) + "x" + std::to_string(mask.height),
+                           run_terms(mask));
+    // The box is the mask's, empty border rows and columns included.
+    se.width_ = mask.width, se.height_ = mask.height, se.origin_x_ = mask.origin_x, se.origin_y_ = mask.origin_y;
+    return se;
+}
+
+std::string structuring_element::spec_syntax() {
+    return "hline:L, vline:L, rect:WxH, square:N, line:L:ANGLE, disk:R, diamond:R, octagon:M:N or ellipse:WxH "
+           "(integers >= 1, ANGLE in degrees)";
+}
 
 structuring_element structuring_element::parse(std::string_view spec) {
     const auto bad = [&](const std::string& why) -> invalid_argument {
@@ -46,43 +262,86 @@ structuring_element structuring_element::parse(std::string_view spec) {
     const auto colon = spec.find(':');
     if (colon == std::string_view::npos) throw bad("missing ':'");
     const std::string_view name = spec.substr(0, colon), args = spec.substr(colon + 1);
-    std::int64_t a = 0, b = 0;
-    if (name == "hline" || name == "vline" || name == "square") {
+    const auto two = [&](char separator, const char* form) {
+        const auto at = args.find(separator);
+        std::int64_t a = 0, b = 0;
+        if (at == std::string_view::npos || !parse_int(args.substr(0, at), a) || !parse_int(args.substr(at + 1), b))
+            throw bad(std::string("expected ") + form + " after '" + std::string(name) + ":'");
+        if (a < 1 || b < 1) throw bad("sizes must be >= 1");
+        return std::pair{a, b};
+    };
+    if (name == "hline" || name == "vline" || name == "square" || name == "disk" || name == "diamond") {
+        std::int64_t a = 0;
         if (!parse_int(args, a)) throw bad("expected one integer after ':'");
         if (a < 1) throw bad("sizes must be >= 1");
-        return name == "hline" ? hline(a) : name == "vline" ? vline(a) : square(a);
+        if (name == "hline") return hline(a);
+        if (name == "vline") return vline(a);
+        if (name == "square") return square(a);
+        if (name == "disk") return disk(a);
+        return diamond(a);
     }
     if (name == "rect") {
-        const auto x = args.find('x');
-        if (x == std::string_view::npos || !parse_int(args.substr(0, x), a) || !parse_int(args.substr(x + 1), b))
-            throw bad("expected WxH after 'rect:'");
-        if (a < 1 || b < 1) throw bad("sizes must be >= 1");
-        return rectangle(a, b);
+        const auto [w, h] = two('x', "WxH");
+        return rectangle(w, h);
+    }
+    if (name == "ellipse") {
+        const auto [w, h] = two('x', "WxH");
+        return ellipse(w, h);
+    }
+    if (name == "octagon") {
+        const auto [m, n] = two(':', "M:N");
+        return octagon(m, n);
+    }
+    if (name == "line") {
+        const auto at = args.find(':');
+        std::int64_t length = 0;
+        double angle = 0;
+        if (at == std::string_view::npos || !parse_int(args.substr(0, at), length) ||
+            !parse_double(args.substr(at + 1), angle))
+            throw bad("expected L:ANGLE after 'line:'");
+        if (length < 1) throw bad("sizes must be >= 1");
+        if (!std::isfinite(angle)) throw bad("the angle must be a finite number of degrees");
+        return line(length, angle);
     }
     throw bad("unknown shape '" + std::string(name) + "'");
 }
 
 footprint_mask structuring_element::footprint() const {
     footprint_mask f;
-    f.width = width_;
-    f.height = height_;
-    f.origin_x = width_ / 2;
-    f.origin_y = height_ / 2;
-    f.mask.assign(static_cast<std::size_t>(width_ * height_), 1);
+    f.width = width_, f.height = height_, f.origin_x = origin_x_, f.origin_y = origin_y_;
+    f.mask.assign(static_cast<std::size_t>(width_ * height_), 0);
+    if (separable()) {  // a rectangle: every pixel of the box
+        f.mask.assign(f.mask.size(), 1);
+        return f;
+    }
+    // Each term: its offset swept along every segment in turn.
+    std::vector<std::pair<std::int64_t, std::int64_t>> points, next;
+    for (const auto& t : terms_) {
+        points.assign(1, {t.offset_x, t.offset_y});
+        for (const auto& s : t.segments) {
+            next.clear();
+            for (const auto& [x, y] : points)
+                for (std::int64_t k = 0; k < s.length; ++k)
+                    next.emplace_back(x + (k - s.origin) * s.dx, y + (k - s.origin) * s.dy);
+            points.swap(next);
+        }
+        for (const auto& [x, y] : points) f.mask[static_cast<std::size_t>((y + origin_y_) * width_ + x + origin_x_)] = 1;
+    }
     return f;
 }
 
-std::vector<line_segment> structuring_element::decomposition() const {
-    std::vector<line_segment> parts;
-    if (width_ > 1) parts.push_back({width_, 1, 0, width_ / 2});
-    if (height_ > 1) parts.push_back({height_, 0, 1, height_ / 2});
-    return parts;
+bool structuring_element::separable() const {
+    return terms_.size() == 1 && terms_[0].offset_x == 0 && terms_[0].offset_y == 0 &&
+           std::all_of(terms_[0].segments.begin(), terms_[0].segments.end(),
+                       [](const line_segment& s) { return s.horizontal() || s.vertical(); });
 }
 
-std::string structuring_element::to_string() const {
-    if (height_ == 1) return "hline:" + std::to_string(width_);
-    if (width_ == 1) return "vline:" + std::to_string(height_);
-    return "rect:" + std::to_string(width_) + "x" + std::to_string(height_);
+std::string structuring_element::to_string() const { return spec_; }
+
+bool operator==(const structuring_element& a, const structuring_element& b) {
+    if (a.width_ != b.width_ || a.height_ != b.height_ || a.origin_x_ != b.origin_x_ || a.origin_y_ != b.origin_y_)
+        return false;
+    return a.terms_ == b.terms_ || a.footprint().mask == b.footprint().mask;
 }
 
 }  // namespace granula

@@ -301,7 +301,7 @@ TEST(CliErrors, UsageMistakesExitWithTwo) {
     EXPECT_TRUE(fails_with({"erosion", in, out, "--threads", "99999999999"}, 2, "--threads needs a whole number"));
     EXPECT_TRUE(fails_with({"erosion", in, out, "--footprint", "rect:0x3"}, 2, "--footprint: "));
     EXPECT_TRUE(fails_with({"erosion", in, out, "--footprint", "hline:-4"}, 2, "--footprint: "));
-    EXPECT_TRUE(fails_with({"erosion", in, out, "--footprint", "disk:3"}, 2, "--footprint: "));
+    EXPECT_TRUE(fails_with({"erosion", in, out, "--footprint", "circle:3"}, 2, "--footprint: "));
     EXPECT_TRUE(fails_with({"erosion", in, out, "--mode", "bogus"}, 2, "--mode: "));
     EXPECT_TRUE(fails_with({"erosion", in, out, "--device", "tpu"}, 2, "--device: unknown device 'tpu'"));
     EXPECT_TRUE(fails_with({"erosion", in, out, "--to-grey=yes"}, 2, "option --to-grey takes no value"));

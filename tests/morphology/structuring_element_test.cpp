@@ -1,12 +1,41 @@
+// Structuring elements: footprints against their definitions (written out here independently),
+// decompositions whose union is the footprint, the CLI syntax and its errors.
 #include <gtest/gtest.h>
 
-#include "granula/morphology/structuring_element.hpp"
+#include <cmath>
+#include <functional>
+#include <random>
+#include <set>
+
 #include "granula/core/error.hpp"
+#include "granula/morphology/structuring_element.hpp"
 
 namespace granula {
 namespace {
 
-TEST(StructuringElement, FootprintAndOriginFollowTheGuide) {
+// The mask the definition gives: member(dx, dy) over a w x h box with the origin at the centre.
+footprint_mask defined_mask(std::int64_t w, std::int64_t h, const std::function<bool(std::int64_t, std::int64_t)>& member) {
+    footprint_mask m;
+    m.width = w, m.height = h, m.origin_x = w / 2, m.origin_y = h / 2;
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x) m.mask.push_back(member(x - w / 2, y - h / 2) ? 1 : 0);
+    return m;
+}
+
+::testing::AssertionResult same_mask(const footprint_mask& got, const footprint_mask& want) {
+    if (got.width != want.width || got.height != want.height || got.origin_x != want.origin_x ||
+        got.origin_y != want.origin_y)
+        return ::testing::AssertionFailure() << "box " << got.width << "x" << got.height << " origin (" << got.origin_y
+                                             << ", " << got.origin_x << "), want " << want.width << "x" << want.height
+                                             << " origin (" << want.origin_y << ", " << want.origin_x << ")";
+    for (std::int64_t y = 0; y < want.height; ++y)
+        for (std::int64_t x = 0; x < want.width; ++x)
+            if (got.at(y, x) != want.at(y, x))
+                return ::testing::AssertionFailure() << "pixel (row " << y << ", col " << x << ") differs";
+    return ::testing::AssertionSuccess();
+}
+
+TEST(StructuringElement, RectangleFootprintAndOriginFollowTheGuide) {
     const auto even = structuring_element::rectangle(4, 3).footprint();
     EXPECT_EQ(even.width, 4);
     EXPECT_EQ(even.height, 3);
@@ -16,17 +45,123 @@ TEST(StructuringElement, FootprintAndOriginFollowTheGuide) {
     for (auto m : even.mask) EXPECT_EQ(m, 1);
 }
 
-TEST(StructuringElement, DecompositionIsTheMinkowskiSum) {
-    const auto parts = structuring_element::rectangle(5, 8).decomposition();
+TEST(StructuringElement, RectangleDecomposesIntoItsSides) {
+    const auto terms = structuring_element::rectangle(5, 8).decomposition();
+    ASSERT_EQ(terms.size(), 1u);
+    const auto& parts = terms[0].segments;
     ASSERT_EQ(parts.size(), 2u);
-    EXPECT_TRUE(parts[0].horizontal());
-    EXPECT_EQ(parts[0].length, 5);
-    EXPECT_EQ(parts[0].origin, 2);
-    EXPECT_TRUE(parts[1].vertical());
-    EXPECT_EQ(parts[1].length, 8);
-    EXPECT_EQ(parts[1].origin, 4);
-    EXPECT_TRUE(structuring_element::square(1).decomposition().empty());
-    EXPECT_EQ(structuring_element::hline(9).decomposition().size(), 1u);
+    EXPECT_EQ(parts[0], (line_segment{5, 1, 0, 2}));
+    EXPECT_EQ(parts[1], (line_segment{8, 0, 1, 4}));
+    EXPECT_TRUE(structuring_element::square(1).decomposition()[0].segments.empty());
+    EXPECT_TRUE(structuring_element::rectangle(5, 8).separable());
+    EXPECT_FALSE(structuring_element::disk(3).separable());
+}
+
+TEST(StructuringElement, ShapesEqualTheirDefinitions) {
+    for (std::int64_t r : {1, 2, 3, 7, 31}) {
+        const std::int64_t n = 2 * r + 1;
+        EXPECT_TRUE(same_mask(structuring_element::disk(r).footprint(),
+                              defined_mask(n, n, [&](auto x, auto y) { return x * x + y * y <= r * r; })))
+            << "disk " << r;
+        EXPECT_TRUE(same_mask(structuring_element::diamond(r).footprint(),
+                              defined_mask(n, n, [&](auto x, auto y) { return std::abs(x) + std::abs(y) <= r; })))
+            << "diamond " << r;
+    }
+    for (auto [w, h] : {std::pair{1, 1}, {3, 2}, {7, 4}, {10, 10}}) {
+        const auto want = defined_mask(2 * w + 1, 2 * h + 1, [&](auto x, auto y) {
+            const double a = x / (w + 1.0), b = y / (h + 1.0);
+            return a * a + b * b < 1.0;
+        });
+        EXPECT_TRUE(same_mask(structuring_element::ellipse(w, h).footprint(), want)) << "ellipse " << w << "x" << h;
+    }
+    for (auto [m, n] : {std::pair{1, 1}, {2, 1}, {3, 2}, {4, 3}}) {
+        const std::int64_t s = m + 2 * n;
+        const auto want = defined_mask(s, s, [&](auto dx, auto dy) {
+            const std::int64_t x = dx + s / 2, y = dy + s / 2;  // corners: x + y >= n from each side
+            return x + y >= n && (s - 1 - x) + y >= n && x + (s - 1 - y) >= n && (s - 1 - x) + (s - 1 - y) >= n;
+        });
+        EXPECT_TRUE(same_mask(structuring_element::octagon(m, n).footprint(), want)) << "octagon " << m << "," << n;
+    }
+}
+
+TEST(StructuringElement, MaskKeepsItsBoxAndOrigin) {
+    footprint_mask m;
+    m.width = 4, m.height = 3, m.origin_x = 3, m.origin_y = 0;
+    m.mask = {0, 0, 0, 0, 0, 1, 1, 0, 1, 0, 0, 1};
+    const auto se = structuring_element::from_mask(m);
+    EXPECT_TRUE(same_mask(se.footprint(), m));
+    EXPECT_EQ(se.width(), 4);
+    EXPECT_EQ(se.height(), 3);
+    auto empty = m;
+    empty.mask.assign(12, 0);
+    EXPECT_THROW(structuring_element::from_mask(empty), invalid_argument);
+    auto outside = m;
+    outside.origin_x = 4;
+    EXPECT_THROW(structuring_element::from_mask(outside), invalid_argument);
+    auto wrong_size = m;
+    wrong_size.mask.pop_back();
+    EXPECT_THROW(structuring_element::from_mask(wrong_size), invalid_argument);
+}
+
+// The pixels of a line as (dominant, minor) coordinates relative to the origin.
+std::vector<std::pair<std::int64_t, std::int64_t>> line_pixels(const footprint_mask& f, bool x_dominant) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> pixels;
+    for (std::int64_t y = 0; y < f.height; ++y)
+        for (std::int64_t x = 0; x < f.width; ++x)
+            if (f.at(y, x)) {
+                const std::int64_t dx = x - f.origin_x, dy = y - f.origin_y;
+                pixels.emplace_back(x_dominant ? dx : dy, x_dominant ? -dy : -dx);
+            }
+    return pixels;
+}
+
+TEST(StructuringElement, LinesHaveOnePixelPerStepNearTheTrueLine) {
+    std::mt19937_64 rng(3);
+    std::uniform_real_distribution<double> angle(-200.0, 400.0);
+    std::uniform_int_distribution<std::int64_t> length(1, 301);
+    for (int trial = 0; trial < 200; ++trial) {
+        const double a = trial < 8 ? 22.5 * trial : angle(rng);
+        const std::int64_t L = length(rng);
+        const auto se = structuring_element::line(L, a);
+        const auto f = se.footprint();
+        double folded = std::fmod(a, 180.0);
+        if (folded < 0) folded += 180.0;
+        const bool x_dominant = folded <= 45.0 || folded >= 135.0;
+        const double radians = folded * M_PI / 180.0;
+        const double slope = x_dominant ? std::tan(radians) : 1.0 / std::tan(radians);
+        const auto pixels = line_pixels(f, x_dominant);
+        ASSERT_EQ(static_cast<std::int64_t>(pixels.size()), L) << "line " << L << " at " << a;
+        std::set<std::int64_t> steps;
+        for (const auto& [u, w] : pixels) {
+            steps.insert(u);
+            // Snapping moves the slope by at most 1/128 (denominators up to 64); rounding by 1/2.
+            EXPECT_LE(std::abs(w - u * slope), 0.5 + std::abs(u) / 128.0 + 1e-9) << "line " << L << " at " << a;
+        }
+        EXPECT_EQ(*steps.begin(), -(L / 2)) << "line " << L << " at " << a;
+        EXPECT_EQ(*steps.rbegin(), L - 1 - L / 2) << "line " << L << " at " << a;
+        EXPECT_EQ(static_cast<std::int64_t>(steps.size()), L) << "one pixel per step";
+        // Cost bounded independently of the length: at most two periods' runs, each with at
+        // most one periodic line after its run.
+        EXPECT_LE(se.decomposition().size(), 2u * 65u);
+        for (const auto& t : se.decomposition()) EXPECT_LE(t.segments.size(), 2u);
+    }
+}
+
+TEST(StructuringElement, LinesOnAxesAndDiagonalsAreExact) {
+    const auto f0 = structuring_element::line(5, 0).footprint(), f90 = structuring_element::line(5, 90).footprint();
+    EXPECT_TRUE(same_mask(f0, structuring_element::hline(5).footprint()));
+    EXPECT_TRUE(same_mask(f90, structuring_element::vline(5).footprint()));
+    EXPECT_TRUE(same_mask(structuring_element::line(5, 180).footprint(), f0));
+    EXPECT_TRUE(same_mask(structuring_element::line(5, 45).footprint(),
+                          defined_mask(5, 5, [](auto x, auto y) { return x == -y; })));  // rises to the right
+    EXPECT_TRUE(same_mask(structuring_element::line(5, 135).footprint(),
+                          defined_mask(5, 5, [](auto x, auto y) { return x == y; })));
+    EXPECT_TRUE(same_mask(structuring_element::line(6, -45).footprint(), structuring_element::line(6, 135).footprint()));
+    // A rational slope is used as it is: atan(1/2), y = round(x / 2) half up, upwards.
+    const auto half = structuring_element::line(9, std::atan(0.5) * 180.0 / M_PI).footprint();
+    EXPECT_TRUE(same_mask(half, defined_mask(9, 5, [](auto x, auto y) {
+                              return -y == static_cast<std::int64_t>(std::floor(x / 2.0 + 0.5));
+                          })));
 }
 
 TEST(StructuringElement, ParsesTheCliSyntax) {
@@ -34,9 +169,20 @@ TEST(StructuringElement, ParsesTheCliSyntax) {
     EXPECT_EQ(structuring_element::parse("vline:1").to_string(), "hline:1");  // 1x1 spells as hline:1
     EXPECT_EQ(structuring_element::parse("rect:7x3").to_string(), "rect:7x3");
     EXPECT_EQ(structuring_element::parse("square:5").width(), 5);
-    for (const char* bad : {"", "hline", "hline:", "hline:0", "hline:-3", "hline:3x", "rect:3", "rect:3x0",
-                            "rect:x3", "disk:3", "square:1.5", "hline:99999999999999999999"})
+    EXPECT_EQ(structuring_element::parse("line:31:30").to_string(), "line:31:30");
+    EXPECT_EQ(structuring_element::parse("line:31:-12.5"), structuring_element::line(31, -12.5));
+    EXPECT_EQ(structuring_element::parse("disk:4"), structuring_element::disk(4));
+    EXPECT_EQ(structuring_element::parse("diamond:4"), structuring_element::diamond(4));
+    EXPECT_EQ(structuring_element::parse("octagon:3:2"), structuring_element::octagon(3, 2));
+    EXPECT_EQ(structuring_element::parse("ellipse:5x3"), structuring_element::ellipse(5, 3));
+    EXPECT_EQ(structuring_element::parse("line:7:0"), structuring_element::hline(7));
+    for (const char* bad : {"", "hline", "hline:", "hline:0", "hline:-3", "hline:3x", "rect:3", "rect:3x0", "rect:x3",
+                            "circle:3", "square:1.5", "hline:99999999999999999999", "disk:0", "disk:-2",
+                            "line:5", "line:0:30", "line:5:nan", "line:5:inf", "line:5:abc", "octagon:3",
+                            "octagon:0:2", "ellipse:3", "diamond:x"})
         EXPECT_THROW(structuring_element::parse(bad), invalid_argument) << bad;
+    EXPECT_THROW(structuring_element::line(5, std::nan("")), invalid_argument);
+    EXPECT_THROW(structuring_element::line(-1, 0), invalid_argument);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
-// Flat structuring elements (GUIDE §1 "Structuring elements").
+// Flat structuring elements (GUIDE §1 "Structuring elements", "Lines").
 //
 // Every element reports its exact footprint (a boolean mask with its origin), so a result can
-// be reproduced with any other library, and its decomposition into line segments whose
-// Minkowski sum is the element. The origin of an extent of n pixels is at index n/2 (floor).
+// be reproduced with any other library, and its decomposition: a union of terms, each a
+// translated Minkowski sum of line segments, which is exactly the footprint. The origin of an
+// extent of n pixels is at index n/2 (floor).
 #pragma once
 
 #include <cstdint>
@@ -12,8 +13,9 @@
 
 namespace granula {
 
-// A digital line segment: `length` pixels at offsets k*(dx, dy) - origin*(dx, dy), k = 0..length-1.
-// (dx, dy) is the unit step: (1, 0) horizontal (x grows right), (0, 1) vertical (y grows down).
+// A digital line segment, or a periodic line: `length` pixels at offsets (k - origin) * (dx, dy),
+// k = 0..length-1. (1, 0) is a horizontal run (x grows right), (0, 1) a vertical one (y grows
+// down); a longer step (e.g. (26, -15)) is a periodic line, whose pixels are a period apart.
 struct line_segment {
     std::int64_t length = 1;
     int dx = 1;
@@ -21,6 +23,16 @@ struct line_segment {
     std::int64_t origin = 0;  // index of the origin pixel along the segment
     bool horizontal() const { return dx == 1 && dy == 0; }
     bool vertical() const { return dx == 0 && dy == 1; }
+    friend bool operator==(const line_segment&, const line_segment&) = default;
+};
+
+// One term of a decomposition: the offsets (offset_x, offset_y) + s0 ⊕ s1 ⊕ ... over its segments
+// (no segments: the single offset).
+struct decomposition_term {
+    std::int64_t offset_x = 0;
+    std::int64_t offset_y = 0;
+    std::vector<line_segment> segments;
+    friend bool operator==(const decomposition_term&, const decomposition_term&) = default;
 };
 
 // The footprint as a boolean mask, row-major, with the origin's (row, col) in it.
@@ -35,7 +47,7 @@ struct footprint_mask {
 
 class structuring_element {
 public:
-    enum class kind { rectangle };
+    enum class kind { rectangle, line, disk, diamond, octagon, ellipse, mask };
 
     // A horizontal line of `length` >= 1 pixels (a length x 1 rectangle).
     static structuring_element hline(std::int64_t length);
@@ -44,29 +56,59 @@ public:
     // A width x height rectangle, both >= 1.
     static structuring_element rectangle(std::int64_t width, std::int64_t height);
     static structuring_element square(std::int64_t size) { return rectangle(size, size); }
+    // A digital line of exactly `length` >= 1 pixels, one per step along its dominant axis, at
+    // `angle` degrees counter-clockwise from +x (modulo 180), through the origin at index
+    // length/2. Its slope is snapped to the nearest fraction p/q with q <= max_line_period
+    // (exact at 0, 45, 90, 135 degrees; at most 0.45 degrees off elsewhere); pixel k sits at
+    // round(t * p / q), half away from zero, across from t = k - length/2 on the dominant axis.
+    static structuring_element line(std::int64_t length, double angle);
+    static constexpr std::int64_t max_line_period = 64;
+    // The Euclidean disk x^2 + y^2 <= r^2, r >= 1 (scikit-image's disk).
+    static structuring_element disk(std::int64_t radius);
+    // |x| + |y| <= r, r >= 1 (scikit-image's diamond).
+    static structuring_element diamond(std::int64_t radius);
+    // scikit-image's octagon(m, n): horizontal and vertical sides of m >= 1 pixels, slanted
+    // sides of n >= 1 pixels; (m + 2n) x (m + 2n).
+    static structuring_element octagon(std::int64_t m, std::int64_t n);
+    // scikit-image's ellipse(width, height): (x / (width + 1))^2 + (y / (height + 1))^2 < 1, a
+    // (2 width + 1) x (2 height + 1) box, width and height >= 1.
+    static structuring_element ellipse(std::int64_t width, std::int64_t height);
+    // Any mask with at least one set pixel and its origin inside the mask's box.
+    static structuring_element from_mask(footprint_mask mask);
 
-    // Parses the CLI syntax: "hline:L", "vline:L", "rect:WxH", "square:N".
-    // Throws invalid_argument naming the allowed forms.
+    // Parses the CLI syntax: "hline:L", "vline:L", "rect:WxH", "square:N", "line:L:ANGLE",
+    // "disk:R", "diamond:R", "octagon:M:N", "ellipse:WxH". Throws invalid_argument naming the
+    // allowed forms. (Masks from files are read by the CLI: "mask:FILE.png".)
     static structuring_element parse(std::string_view spec);
     static std::string spec_syntax();
 
     kind shape() const { return kind_; }
+    // The footprint's box.
     std::int64_t width() const { return width_; }
     std::int64_t height() const { return height_; }
 
-    // The exact set of offsets, as a mask with its origin.
+    // The exact set of offsets, as a mask with its origin (drawn from the decomposition).
     footprint_mask footprint() const;
-    // Line segments whose Minkowski sum is exactly this element (1x1 pieces are left out, so a
-    // 1x1 element decomposes into nothing: the identity).
-    std::vector<line_segment> decomposition() const;
-    // The CLI spelling, e.g. "rect:15x3".
+    // Terms whose union is exactly the footprint (relative to its origin). Rectangles are one
+    // term, their horizontal and vertical side (1x1 pieces left out); lines at other angles a
+    // periodic line plus one period's runs; other shapes their row or column runs, whichever
+    // are fewer.
+    const std::vector<decomposition_term>& decomposition() const { return terms_; }
+    // True when the decomposition is one term at offset (0, 0) of horizontal and vertical
+    // segments: such elements take the separable fast path.
+    bool separable() const;
+    // The CLI spelling, e.g. "rect:15x3", "line:31:30" ("mask:WxH" for masks, which have none).
     std::string to_string() const;
 
+    // Equal footprints (the same offsets), however they were made.
+    friend bool operator==(const structuring_element& a, const structuring_element& b);
+
 private:
-    structuring_element(kind k, std::int64_t width, std::int64_t height);
+    structuring_element(kind k, std::string spec, std::vector<decomposition_term> terms);
     kind kind_ = kind::rectangle;
-    std::int64_t width_ = 1;
-    std::int64_t height_ = 1;
+    std::string spec_;
+    std::int64_t width_ = 1, height_ = 1, origin_x_ = 0, origin_y_ = 0;  // the footprint's box
+    std::vector<decomposition_term> terms_;
 };
 
 }  // namespace granula

@@ -1,16 +1,28 @@
-// CPU grey morphology: an element is applied as the sequence of its line segments, each a
-// 1-D min/max pass (morphology_kernels.cpp); compound operations combine those.
+// CPU grey morphology: an element is applied through its decomposition, each segment a 1-D
+// min/max pass (morphology_kernels.cpp); compound operations combine those.
 #include "morphology/cpu/morphology_cpu.hpp"
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
+#include "core/border_index.hpp"
 #include "core/parallel.hpp"
 #include "core/simd_dispatch.hpp"
 #include "morphology/cpu/morphology_kernels.hpp"
 
 namespace granula::cpu {
 namespace {
+
+template <class T>
+T neutral(bool maximum) {
+    if constexpr (std::numeric_limits<T>::has_infinity)
+        return maximum ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+    else
+        return maximum ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+}
 
 template <class T>
 detail::line_pass<T> make_pass(const line_segment& segment, bool maximum, border mode) {
@@ -21,35 +33,38 @@ detail::line_pass<T> make_pass(const line_segment& segment, bool maximum, border
     pass.after = maximum ? low : high;
     pass.maximum = maximum;
     pass.mode = mode.mode;
-    if (mode.mode == border_mode::constant) {
-        pass.pad = static_cast<T>(mode.cval);
-    } else if constexpr (std::numeric_limits<T>::has_infinity) {
-        pass.pad = maximum ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
-    } else {
-        pass.pad = maximum ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
-    }
+    pass.pad = mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : neutral<T>(maximum);
     return pass;
 }
 
+// One segment's pass. Steps are normalised to point down (or right), reversing the segment.
 template <class T>
-void apply_segment(host_view<const T> in, host_view<T> out, const line_segment& segment, bool maximum, border mode) {
+void apply_segment(host_view<const T> in, host_view<T> out, line_segment segment, bool maximum, border mode) {
+    if (segment.dy < 0 || (segment.dy == 0 && segment.dx < 0)) {
+        segment.dx = -segment.dx, segment.dy = -segment.dy;
+        segment.origin = segment.length - 1 - segment.origin;
+    }
     const auto pass = make_pass<T>(segment, maximum, mode);
     if (segment.horizontal())
         GRANULA_SIMD_DISPATCH(horizontal_pass<T>, in, out, pass);
     else if (segment.vertical())
         GRANULA_SIMD_DISPATCH(vertical_pass<T>, in, out, pass);
+    else if (segment.dy >= 1)
+        GRANULA_SIMD_DISPATCH(sheared_pass<T>, in, out, pass, segment.dx, segment.dy);
     else
-        throw unsupported("line segments other than horizontal and vertical are not implemented on the CPU yet");
+        throw std::logic_error("granula bug: no pass for a periodic line of step (" + std::to_string(segment.dx) +
+                               ", 0)");
 }
 
-// Erosion (maximum = false) or dilation by the Minkowski sum of the element's segments.
-// Horizontal passes work strip by strip and may run in place; vertical ones may not. So the
-// vertical segments run first and the horizontal ones in place on `out` after them, and a
-// scratch image is needed only for a second vertical segment.
+// Separable elements (rectangles, axis-parallel lines). Horizontal passes work strip by strip
+// and may run in place; vertical ones may not. So the vertical segments run first and the
+// horizontal ones in place on `out` after them, and a scratch image is needed only for a
+// second vertical segment. Each pass extends its input by `mode`, which is exact here because
+// a horizontal pass never mixes rows (and a vertical one columns).
 template <class T>
-void erode_or_dilate(host_view<const T> in, host_view<T> out, const structuring_element& footprint, bool maximum,
-                     border mode) {
-    auto segments = footprint.decomposition();
+void erode_or_dilate_separable(host_view<const T> in, host_view<T> out, const structuring_element& footprint,
+                               bool maximum, border mode) {
+    auto segments = footprint.decomposition().front().segments;
     std::stable_partition(segments.begin(), segments.end(), [](const line_segment& s) { return !s.horizontal(); });
     if (segments.empty()) {
         copy<T>(in, out);
@@ -68,6 +83,132 @@ void erode_or_dilate(host_view<const T> in, host_view<T> out, const structuring_
         }
         source = out;
     }
+}
+
+// The image extended by `mode` on each side: the padding makes every later pass exact with
+// border ignore, whatever directions the element's terms mix.
+template <class T>
+host_image<T> padded_copy(host_view<const T> in, std::int64_t left, std::int64_t right, std::int64_t top,
+                          std::int64_t bottom, border mode, T pad) {
+    const std::int64_t width = in.width(), height = in.height();
+    host_image<T> padded(width + left + right, height + top + bottom);
+    host_view<T> p = padded.view();
+    detail::parallel_for(p.height(), p.pixel_count(), [&](std::int64_t y) {
+        T* row = p.row(y);
+        const std::int64_t source_y = detail::border_index(y - top, height, mode.mode);
+        if (source_y < 0) {
+            std::fill_n(row, p.width(), pad);
+            return;
+        }
+        const T* source = in.row(source_y);
+        for (std::int64_t x = 0; x < left; ++x) {
+            const std::int64_t sx = detail::border_index(x - left, width, mode.mode);
+            row[x] = sx < 0 ? pad : source[sx];
+        }
+        std::copy_n(source, width, row + left);
+        for (std::int64_t x = left + width; x < p.width(); ++x) {
+            const std::int64_t sx = detail::border_index(x - left, width, mode.mode);
+            row[x] = sx < 0 ? pad : source[sx];
+        }
+    });
+    return padded;
+}
+
+// Any element: the union of its terms, each an offset plus a Minkowski sum of segments.
+// erosion(f)(x) = min over terms t of min over b in t of f(x + b), computed on the image padded
+// by the element's reach. Terms that share all segments but the first are one group: the
+// first segment's pass (shared by every term with the same first segment) is accumulated
+// shifted by each term's offset, and the group's remaining segments run once on the result.
+template <class T>
+void erode_or_dilate_general(host_view<const T> in, host_view<T> out, const structuring_element& footprint,
+                             bool maximum, border mode) {
+    // Dilation reads f(x - b): the same with every offset negated.
+    const std::int64_t sign = maximum ? -1 : 1;
+    const auto& terms = footprint.decomposition();
+    // The padding covers every partial sum of a term's pieces (offset, segments), in any order.
+    std::int64_t reach_left = 0, reach_right = 0, reach_up = 0, reach_down = 0;
+    for (const auto& t : terms) {
+        std::int64_t left = 0, right = 0, up = 0, down = 0;
+        const auto add = [&](std::int64_t x0, std::int64_t x1, std::int64_t y0, std::int64_t y1) {
+            left += std::max<std::int64_t>(0, -x0), right += std::max<std::int64_t>(0, x1);
+            up += std::max<std::int64_t>(0, -y0), down += std::max<std::int64_t>(0, y1);
+        };
+        add(sign * t.offset_x, sign * t.offset_x, sign * t.offset_y, sign * t.offset_y);
+        for (const auto& s : t.segments) {
+            const std::int64_t a = sign * -s.origin, b = sign * (s.length - 1 - s.origin);
+            add(std::min(a * s.dx, b * s.dx), std::max(a * s.dx, b * s.dx), std::min(a * s.dy, b * s.dy),
+                std::max(a * s.dy, b * s.dy));
+        }
+        reach_left = std::max(reach_left, left), reach_right = std::max(reach_right, right);
+        reach_up = std::max(reach_up, up), reach_down = std::max(reach_down, down);
+    }
+    const T pad = mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : neutral<T>(maximum);
+    const host_image<T> padded = padded_copy<T>(in, reach_left, reach_right, reach_up, reach_down, mode, pad);
+    const std::int64_t width = padded.width(), height = padded.height();
+    const border inside{border_mode::ignore, 0.0};
+
+    struct group {
+        std::vector<line_segment> rest;
+        std::vector<std::size_t> terms;
+    };
+    std::vector<group> groups;
+    for (std::size_t i = 0; i < terms.size(); ++i) {
+        const auto& segments = terms[i].segments;
+        const std::vector<line_segment> rest(segments.begin() + (segments.empty() ? 0 : 1), segments.end());
+        auto g = std::find_if(groups.begin(), groups.end(), [&](const group& g) { return g.rest == rest; });
+        if (g == groups.end()) g = groups.insert(groups.end(), group{rest, {}});
+        g->terms.push_back(i);
+    }
+
+    host_image<T> result, inner(width, height), first_pass, scratch;
+    for (const group& g : groups) {
+        fill<T>(inner.view(), neutral<T>(maximum));
+        // Terms with the same first segment (or none) share its pass.
+        std::vector<bool> done(g.terms.size(), false);
+        for (std::size_t a = 0; a < g.terms.size(); ++a) {
+            if (done[a]) continue;
+            const auto& segments = terms[g.terms[a]].segments;
+            const bool has_first = !segments.empty();
+            std::vector<detail::offset_2d> shifts;
+            for (std::size_t b = a; b < g.terms.size(); ++b) {
+                const auto& other = terms[g.terms[b]];
+                const bool same_first = other.segments.empty() ? !has_first
+                                                               : has_first && other.segments.front() == segments.front();
+                if (done[b] || !same_first) continue;
+                done[b] = true;
+                shifts.push_back({sign * other.offset_x, sign * other.offset_y});
+            }
+            host_view<const T> source = padded.view();
+            if (has_first) {
+                if (first_pass.empty()) first_pass = host_image<T>(width, height);
+                apply_segment<T>(padded.view(), first_pass.view(), segments.front(), maximum, inside);
+                source = first_pass.view();
+            }
+            GRANULA_SIMD_DISPATCH(accumulate_shifted<T>, inner.view(), source, shifts, maximum);
+        }
+        for (const auto& segment : g.rest) {
+            if (scratch.empty()) scratch = host_image<T>(width, height);
+            apply_segment<T>(inner.view(), scratch.view(), segment, maximum, inside);
+            std::swap(inner, scratch);
+        }
+        if (result.empty()) {
+            result = std::move(inner);
+            inner = host_image<T>(width, height);
+        } else {
+            GRANULA_SIMD_DISPATCH(accumulate_shifted<T>, result.view(), host_view<const T>(inner.view()),
+                                  std::vector<detail::offset_2d>{{0, 0}}, maximum);
+        }
+    }
+    copy<T>(result.view().subview(reach_left, reach_up, in.width(), in.height()), out);
+}
+
+template <class T>
+void erode_or_dilate(host_view<const T> in, host_view<T> out, const structuring_element& footprint, bool maximum,
+                     border mode) {
+    if (footprint.separable())
+        erode_or_dilate_separable<T>(in, out, footprint, maximum, mode);
+    else
+        erode_or_dilate_general<T>(in, out, footprint, maximum, mode);
 }
 
 // out = a - b, saturating at zero for unsigned types.

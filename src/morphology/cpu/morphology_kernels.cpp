@@ -83,7 +83,17 @@ inline void copy_lanes(T* __restrict dst, const T* __restrict src, std::int64_t 
 // few hundred KiB, above malloc's mmap threshold: fresh ones were mapped, faulted in and
 // unmapped on every call, and the unmapping stalled the other thread (2 threads ran no faster
 // than 1). Each call site uses its own slot.
-enum scratch_slot { slot_columns, slot_filtered, slot_suffix, slot_prefix, slot_pad_row, slot_count };
+enum scratch_slot {
+    slot_columns,
+    slot_filtered,
+    slot_suffix,
+    slot_prefix,
+    slot_pad_row,
+    slot_shear_source_a,
+    slot_shear_source_b,
+    slot_shear_output,
+    slot_count
+};
 
 struct aligned_delete {
     void operator()(std::byte* p) const noexcept { ::operator delete(p, std::align_val_t{64}); }
@@ -478,6 +488,106 @@ void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
     });
 }
 
+// ---- sheared (periodic lines) -------------------------------------------------------------------
+// The paths of step (dx, dy), dy >= 1, are the columns of a sheared image: for each row residue
+// r < dy, virtual row i is image row r + i dy moved dx i columns to the left, so virtual column
+// c at virtual row i is image pixel (c + i dx, r + i dy). The vertical kernel then runs down
+// virtual columns. Bands of virtual columns visit only the virtual rows where some of their
+// lanes fall inside the image; lanes outside read `pad` and are not written back.
+template <class Op, class T>
+void sheared(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, int dx, int dy) {
+    const std::int64_t width = in.width(), height = in.height();
+    const std::int64_t max_rows = (height + dy - 1) / dy;
+    const std::int64_t before = detail::clip_arm(pass.before, max_rows), after = detail::clip_arm(pass.after, max_rows);
+    const std::int64_t L = before + after + 1;
+    constexpr std::int64_t lane_align = 64 / sizeof(T);
+    std::int64_t w = (std::int64_t{512} * 1024 / sizeof(T)) / L;
+    w = std::max(lane_align, w / lane_align * lane_align);
+    w = std::min(w, std::max<std::int64_t>(width, lane_align));
+    // Virtual columns that reach the image somewhere: c + i dx in [0, width) for some i.
+    const std::int64_t drift = (max_rows - 1) * std::abs(dx);
+    const std::int64_t c_begin = dx > 0 ? -drift : 0, c_end = dx < 0 ? width + drift : width;
+    const std::int64_t bands = (c_end - c_begin + w - 1) / w;
+    const auto ceil_div = [](std::int64_t a, std::int64_t b) { return -detail::floor_div(-a, b); };
+
+    detail::parallel_for(dy * bands, in.pixel_count(), [&](std::int64_t task) {
+        const std::int64_t residue = task / bands, c0 = c_begin + (task % bands) * w;
+        const std::int64_t cw = std::min(w, c_end - c0);
+        const std::int64_t rows = (height - residue + dy - 1) / dy;
+        // Virtual rows where [c0 + i dx, c0 + cw - 1 + i dx] meets [0, width).
+        std::int64_t i_lo = 0, i_hi = rows - 1;
+        if (dx > 0) {
+            i_lo = std::max(i_lo, ceil_div(-(c0 + cw - 1), dx));
+            i_hi = std::min(i_hi, detail::floor_div(width - 1 - c0, dx));
+        } else if (dx < 0) {
+            i_lo = std::max(i_lo, ceil_div(c0 - (width - 1), -dx));
+            i_hi = std::min(i_hi, detail::floor_div(c0 + cw - 1, -dx));
+        }
+        if (i_lo > i_hi) return;
+        const std::int64_t n = i_hi - i_lo + 1;
+
+        T* const pad_row = thread_scratch<T>(slot_pad_row, cw);
+        std::fill_n(pad_row, cw, pass.pad);
+        T* const partial[2] = {thread_scratch<T>(slot_shear_source_a, cw), thread_scratch<T>(slot_shear_source_b, cw)};
+        int next_partial = 0;
+        // Virtual row i of the band: a pointer into the image when all lanes are inside.
+        const auto source = [&](std::int64_t j) -> const T* {
+            const std::int64_t i = i_lo - before + j;
+            if (i < 0 || i >= rows) return pad_row;
+            const std::int64_t x0 = c0 + i * dx;
+            const T* row = in.row(residue + i * dy);
+            if (x0 >= 0 && x0 + cw <= width) return row + x0;
+            T* buffer = partial[next_partial];
+            next_partial ^= 1;  // the direct kernel holds two source rows at once
+            const std::int64_t a = std::max<std::int64_t>(0, -x0), b = std::min(cw, width - x0);
+            std::fill_n(buffer, cw, pass.pad);
+            if (a < b) std::memcpy(buffer + a, row + x0 + a, (b - a) * sizeof(T));
+            return buffer;
+        };
+        // Output rows are requested in order, once each: a partial row is written back when the
+        // next one is requested (and at the end).
+        T* const partial_out = thread_scratch<T>(slot_shear_output, cw);
+        std::int64_t pending = -1;
+        const auto flush = [&] {
+            if (pending < 0) return;
+            const std::int64_t x0 = c0 + pending * dx;
+            const std::int64_t a = std::max<std::int64_t>(0, -x0), b = std::min(cw, width - x0);
+            if (a < b) std::memcpy(out.row(residue + pending * dy) + x0 + a, partial_out + a, (b - a) * sizeof(T));
+            pending = -1;
+        };
+        const auto destination = [&](std::int64_t j) -> T* {
+            flush();
+            const std::int64_t i = i_lo + j, x0 = c0 + i * dx;
+            if (x0 >= 0 && x0 + cw <= width) return out.row(residue + i * dy) + x0;
+            pending = i;
+            return partial_out;
+        };
+        if (L <= direct_window_max) {
+            window_rows_direct<Op, T>(source, destination, n, L, cw);
+        } else {
+            T* const suffix = thread_scratch<T>(slot_suffix, L * cw);
+            T* const prefix = thread_scratch<T>(slot_prefix, cw);
+            window_rows<Op, 0, T>(source, destination, n, L, cw, suffix, prefix);
+        }
+        flush();
+    });
+}
+
+template <class Op, class T>
+void accumulate_rows(host_view<T> acc, host_view<const T> src, const std::vector<detail::offset_2d>& shifts) {
+    const std::int64_t width = acc.width(), height = acc.height();
+    detail::parallel_for(height, acc.pixel_count() * static_cast<std::int64_t>(shifts.size()), [&](std::int64_t y) {
+        T* __restrict a = acc.row(y);
+        for (const auto& s : shifts) {
+            const std::int64_t ys = y + s.y;
+            if (ys < 0 || ys >= src.height()) continue;
+            const std::int64_t x_begin = std::max<std::int64_t>(0, -s.x), x_end = std::min(width, src.width() - s.x);
+            const T* __restrict b = src.row(ys) + s.x;
+            for (std::int64_t x = x_begin; x < x_end; ++x) a[x] = Op::apply(a[x], b[x]);
+        }
+    });
+}
+
 template <class T, template <class> class Op>
 void run_horizontal(host_view<const T> in, host_view<T> out, const line_pass<T>& pass) {
     const std::int64_t n = in.width();
@@ -514,9 +624,29 @@ void vertical_pass(host_view<const T> in, host_view<T> out, const line_pass<T>& 
         run_vertical<T, min_op>(in, out, pass);
 }
 
-#define GRANULA_INSTANTIATE(type, name)                                                                  \
-    template void horizontal_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&); \
-    template void vertical_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&);
+template <class T>
+void sheared_pass(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, int dx, int dy) {
+    if (pass.maximum)
+        sheared<max_op<T>, T>(in, out, pass, dx, dy);
+    else
+        sheared<min_op<T>, T>(in, out, pass, dx, dy);
+}
+
+template <class T>
+void accumulate_shifted(host_view<T> acc, host_view<const T> src, const std::vector<detail::offset_2d>& shifts,
+                        bool maximum) {
+    if (maximum)
+        accumulate_rows<max_op<T>, T>(acc, src, shifts);
+    else
+        accumulate_rows<min_op<T>, T>(acc, src, shifts);
+}
+
+#define GRANULA_INSTANTIATE(type, name)                                                                       \
+    template void horizontal_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&);      \
+    template void vertical_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&);        \
+    template void sheared_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&, int, int); \
+    template void accumulate_shifted<type>(host_view<type>, host_view<const type>,                           \
+                                           const std::vector<detail::offset_2d>&, bool);
 GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
 #undef GRANULA_INSTANTIATE
 

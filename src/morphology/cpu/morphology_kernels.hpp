@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "granula/core/border.hpp"
 #include "granula/core/image.hpp"
@@ -20,14 +21,30 @@ struct line_pass {
     T pad{};
 };
 
+// A translation (x, y) of a term of a decomposition.
+struct offset_2d {
+    std::int64_t x = 0;
+    std::int64_t y = 0;
+};
+
 }  // namespace granula::detail
 
-#define GRANULA_DECLARE_MORPHOLOGY_KERNELS(ns)                                                        \
-    namespace granula::ns {                                                                           \
-    template <class T>                                                                                \
-    void horizontal_pass(host_view<const T> in, host_view<T> out, const detail::line_pass<T>& pass); \
-    template <class T>                                                                                \
-    void vertical_pass(host_view<const T> in, host_view<T> out, const detail::line_pass<T>& pass);   \
+// horizontal_pass, vertical_pass: windows along rows and columns, any border mode.
+// sheared_pass: windows along the periodic paths p, p + (dx, dy), p + 2 (dx, dy), ... (dy >= 1),
+//   with pixels off the image taking `pad` (border mode ignore or constant only).
+// accumulate_shifted: acc(p) = min (or max) of acc(p) and src(p + s) for every s in `shifts`
+//   with p + s inside src.
+#define GRANULA_DECLARE_MORPHOLOGY_KERNELS(ns)                                                                 \
+    namespace granula::ns {                                                                                    \
+    template <class T>                                                                                         \
+    void horizontal_pass(host_view<const T> in, host_view<T> out, const detail::line_pass<T>& pass);          \
+    template <class T>                                                                                         \
+    void vertical_pass(host_view<const T> in, host_view<T> out, const detail::line_pass<T>& pass);            \
+    template <class T>                                                                                         \
+    void sheared_pass(host_view<const T> in, host_view<T> out, const detail::line_pass<T>& pass, int dx, int dy); \
+    template <class T>                                                                                         \
+    void accumulate_shifted(host_view<T> acc, host_view<const T> src, const std::vector<detail::offset_2d>& shifts, \
+                            bool maximum);                                                                     \
     }
 
 GRANULA_DECLARE_MORPHOLOGY_KERNELS(simd_scalar)
