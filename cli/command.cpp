@@ -5,6 +5,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "granula/core/any_image.hpp"
+#include "granula/core/error.hpp"
+#include "granula/io/io.hpp"
+
 namespace granula::cli {
 
 bool parsed_arguments::has_flag(std::string_view name) const {
@@ -76,6 +80,27 @@ long long parse_integer(std::string_view option, std::string_view text, long lon
         throw usage_error("--" + std::string(option) + " needs a whole number >= " + std::to_string(min_value) +
                           " and <= " + std::to_string(max_value) + ", got '" + std::string(text) + "'");
     return value;
+}
+
+structuring_element parse_footprint(std::string_view text) {
+    if (!text.starts_with("mask:")) return structuring_element::parse(text);
+    const std::string path(text.substr(5));
+    const any_host_image image = io::read_image(path);
+    return visit_pixel_type(image.type(), [&]<class T>(type_tag<T>) {
+        const host_view<const T> v = image.as<const T>();
+        footprint_mask mask;
+        mask.width = v.width(), mask.height = v.height(), mask.origin_x = v.width() / 2, mask.origin_y = v.height() / 2;
+        T on{};
+        for (std::int64_t y = 0; y < v.height(); ++y)
+            for (std::int64_t x = 0; x < v.width(); ++x) {
+                const T value = v(y, x);
+                if (value != T{} && on == T{}) on = value;
+                if (value != T{} && value != on)
+                    throw invalid_argument("footprint mask " + path + " is not binary: it has more than one non-zero value");
+                mask.mask.push_back(value != T{} ? 1 : 0);
+            }
+        return structuring_element::from_mask(std::move(mask));
+    });
 }
 
 void print_option(std::string_view name, std::string_view value_name, std::string_view help) {

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "granula/morphology/structuring_element.hpp"
+
 namespace granula::cli {
 
 inline constexpr int exit_runtime_error = 1;
@@ -56,6 +58,11 @@ struct command {
     std::string_view usage;  // after "granula NAME", e.g. "IMAGE [options]"
     int (*run)(std::span<const std::string_view> arguments);
 };
+
+// A --footprint value: structuring_element::parse's forms, or "mask:FILE" for a binary image
+// file (two levels, 0 and non-zero; origin at its centre). A mask that is not binary is an
+// invalid_argument, an unreadable file an io_error.
+structuring_element parse_footprint(std::string_view text);
 
 // "  --name VALUE    help" in two columns.
 void print_option(std::string_view name, std::string_view value_name, std::string_view help);

@@ -59,7 +59,7 @@ std::string one_line(std::string text) {
 void apply_parameter(const operation_info& op, std::string_view name, std::string_view value, operation_args& args) {
     try {
         if (name == "footprint")
-            args.footprint = structuring_element::parse(value);
+            args.footprint = parse_footprint(value);
         else if (name == "mode")
             args.mode.mode = parse_border_mode(value);
         else if (name == "cval")

@@ -1,8 +1,8 @@
 """Flat structuring elements (footprints).
 
 Every operation's ``footprint=`` argument takes a :class:`Footprint` made here, its text form
-(``"hline:15"``, ``"vline:15"``, ``"rect:WxH"``, ``"square:N"``, as the command-line tool
-spells it), or a scikit-image style array whose elements are all set.
+(``"hline:15"``, ``"rect:WxH"``, ``"line:31:30"``, ``"disk:5"``, ... as the command-line tool
+spells it), or a scikit-image style 2-D mask array (origin at its centre).
 
 Sizes follow scikit-image and numpy: :func:`rectangle` takes ``(nrows, ncols)``. The text
 form ``"rect:WxH"`` is width (columns) by height (rows), as on the command line, so
@@ -20,13 +20,31 @@ True
 (1, 15)
 """
 
-from ._core import Footprint, LineSegment
+import numpy as np
+
+from ._core import DecompositionTerm, Footprint, LineSegment
 from . import _core
 
 # Documented as members of this module, where users find them.
-Footprint.__module__ = LineSegment.__module__ = __name__
+Footprint.__module__ = LineSegment.__module__ = DecompositionTerm.__module__ = __name__
 
-__all__ = ["Footprint", "LineSegment", "hline", "vline", "rectangle", "square", "parse", "as_footprint"]
+__all__ = [
+    "Footprint",
+    "LineSegment",
+    "DecompositionTerm",
+    "hline",
+    "vline",
+    "rectangle",
+    "square",
+    "line",
+    "disk",
+    "diamond",
+    "octagon",
+    "ellipse",
+    "mask",
+    "parse",
+    "as_footprint",
+]
 
 
 def hline(length):
@@ -148,14 +166,209 @@ def square(width):
     return _core.rectangle(width, width)
 
 
+def line(length, angle):
+    """Digital line of ``length`` pixels at ``angle`` degrees.
+
+    One pixel per step along the dominant axis; angles are counter-clockwise from +x as seen on
+    screen (a 45 degree line rises to the right) and taken modulo 180. The slope is snapped to
+    the nearest fraction p/q with q <= 64 (exact at 0, 45, 90 and 135 degrees, at most 0.45
+    degrees off elsewhere), which makes the line periodic: erosion costs O(1) per pixel for the
+    periodic part plus one period's runs, whatever the length.
+
+    Parameters
+    ----------
+    length : int
+        Number of pixels, at least 1.
+    angle : float
+        Degrees, finite.
+
+    Returns
+    -------
+    Footprint
+        The line; its origin is pixel ``length // 2`` along the dominant axis.
+
+    Raises
+    ------
+    ValueError
+        If ``length`` is less than 1 or ``angle`` is not finite.
+
+    Examples
+    --------
+    >>> from granula import footprints
+    >>> footprints.line(3, 45).footprint()[0].astype(int)
+    array([[0, 0, 1],
+           [0, 1, 0],
+           [1, 0, 0]])
+    """
+    return _core.line(length, float(angle))
+
+
+def disk(radius):
+    """Euclidean disk ``x**2 + y**2 <= radius**2``, as scikit-image's ``disk``.
+
+    Parameters
+    ----------
+    radius : int
+        At least 1.
+
+    Returns
+    -------
+    Footprint
+        A ``(2 radius + 1)``-square footprint with its origin at the centre.
+
+    Raises
+    ------
+    ValueError
+        If ``radius`` is less than 1.
+
+    Examples
+    --------
+    >>> from granula import footprints
+    >>> footprints.disk(1).footprint()[0].astype(int)
+    array([[0, 1, 0],
+           [1, 1, 1],
+           [0, 1, 0]])
+    """
+    return _core.disk(radius)
+
+
+def diamond(radius):
+    """Diamond ``|x| + |y| <= radius``, as scikit-image's ``diamond``.
+
+    Parameters
+    ----------
+    radius : int
+        At least 1.
+
+    Returns
+    -------
+    Footprint
+
+    Raises
+    ------
+    ValueError
+        If ``radius`` is less than 1.
+
+    Examples
+    --------
+    >>> from granula import footprints
+    >>> footprints.diamond(2).shape
+    (5, 5)
+    """
+    return _core.diamond(radius)
+
+
+def octagon(m, n):
+    """Octagon as scikit-image's ``octagon(m, n)``.
+
+    Parameters
+    ----------
+    m : int
+        Length of the horizontal and vertical sides, at least 1.
+    n : int
+        Height (and width) of the slanted sides, at least 1.
+
+    Returns
+    -------
+    Footprint
+        A ``(m + 2 n)``-square footprint.
+
+    Raises
+    ------
+    ValueError
+        If ``m`` or ``n`` is less than 1.
+
+    Examples
+    --------
+    >>> from granula import footprints
+    >>> footprints.octagon(1, 1).footprint()[0].astype(int)
+    array([[0, 1, 0],
+           [1, 1, 1],
+           [0, 1, 0]])
+    """
+    return _core.octagon(m, n)
+
+
+def ellipse(width, height):
+    """Ellipse as scikit-image's ``ellipse(width, height)``.
+
+    The pixels with ``(x / (width + 1))**2 + (y / (height + 1))**2 < 1`` in a box of
+    ``2 height + 1`` rows and ``2 width + 1`` columns.
+
+    Parameters
+    ----------
+    width, height : int
+        Half-extents, at least 1.
+
+    Returns
+    -------
+    Footprint
+
+    Raises
+    ------
+    ValueError
+        If a size is less than 1.
+
+    Examples
+    --------
+    >>> from granula import footprints
+    >>> footprints.ellipse(3, 1).shape
+    (3, 7)
+    """
+    return _core.ellipse(width, height)
+
+
+def mask(array, origin=None):
+    """Footprint from any 2-D mask.
+
+    Parameters
+    ----------
+    array : array_like of bool or of 0 and 1
+        The mask; at least one element set.
+    origin : tuple of int, optional
+        (row, col) of the origin inside the mask; default the centre, ``n // 2`` along each axis.
+
+    Returns
+    -------
+    Footprint
+        Costs follow the mask's row (or column) runs, not its area.
+
+    Raises
+    ------
+    ValueError
+        If the mask is not 2-D, empty, has no set element, has values other than 0 and 1, or
+        the origin is outside it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from granula import footprints
+    >>> fp = footprints.mask(np.array([[1, 0, 1]]), origin=(0, 0))
+    >>> fp.footprint()
+    (array([[ True, False,  True]]), (0, 0))
+    """
+    values = np.asarray(array)
+    if values.ndim != 2 or values.size == 0:
+        raise ValueError(f"a footprint mask must be a non-empty 2-D array; got shape {values.shape}")
+    if values.dtype != np.bool_:
+        if not (np.issubdtype(values.dtype, np.number) and np.isin(values, (0, 1)).all()):
+            raise ValueError("a footprint mask must be boolean or hold only 0 and 1")
+    rows, cols = values.shape
+    if origin is None:
+        origin = (rows // 2, cols // 2)
+    data = np.ascontiguousarray(values.astype(np.uint8)).tobytes()
+    return _core.mask_footprint(data, rows, cols, int(origin[0]), int(origin[1]))
+
+
 def parse(spec):
     """Footprint from its text form.
 
     Parameters
     ----------
     spec : str
-        ``"hline:L"``, ``"vline:L"``, ``"rect:WxH"`` (W columns, H rows) or ``"square:N"``, with
-        integers of at least 1.
+        ``"hline:L"``, ``"vline:L"``, ``"rect:WxH"`` (W columns, H rows), ``"square:N"``,
+        ``"line:L:ANGLE"``, ``"disk:R"``, ``"diamond:R"``, ``"octagon:M:N"`` or ``"ellipse:WxH"``,
+        with integers of at least 1 and ANGLE in degrees.
 
     Returns
     -------
@@ -181,8 +394,8 @@ def as_footprint(footprint, default):
     Parameters
     ----------
     footprint : Footprint, str, array_like of bool or None
-        A footprint, its text form, or a 2-D mask whose elements are all set (scikit-image
-        style; its origin is at the centre, ``n // 2`` along each axis). None gives ``default``.
+        A footprint, its text form, or a 2-D mask of bool or 0/1 values (scikit-image style;
+        its origin is at the centre, ``n // 2`` along each axis). None gives ``default``.
     default : Footprint
         What None stands for.
 
@@ -195,8 +408,8 @@ def as_footprint(footprint, default):
     TypeError
         If ``footprint`` is of another type.
     ValueError
-        If the text form is bad, or the mask is empty, not 2-D or has unset elements (only
-        rectangles are supported so far).
+        If the text form is bad, or the mask is empty, not 2-D, has no set element or values
+        other than 0 and 1.
 
     Examples
     --------
@@ -211,17 +424,12 @@ def as_footprint(footprint, default):
         return footprint
     if isinstance(footprint, str):
         return Footprint.parse(footprint)
-    shape = getattr(footprint, "shape", None)
-    if shape is None or not hasattr(footprint, "all"):
+    if not hasattr(footprint, "shape"):
         raise TypeError(
             "footprint must be a granula.footprints.Footprint, a text form such as 'hline:15' "
             f"or a 2-D mask array; got {type(footprint).__name__}"
         )
-    if len(shape) != 2 or 0 in shape:
-        raise ValueError(f"a footprint mask must be a non-empty 2-D array; got shape {tuple(shape)}")
-    if not bool(footprint.all()):
-        raise ValueError(
-            "only rectangular footprint masks (every element set) are supported so far; "
-            "use a Footprint or a text form: " + _core.footprint_syntax()
-        )
-    return rectangle(int(shape[0]), int(shape[1]))
+    values = np.asarray(footprint)
+    if values.ndim == 2 and values.size and values.all():
+        return rectangle(*values.shape)  # the separable fast path
+    return mask(values)

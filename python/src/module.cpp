@@ -108,25 +108,47 @@ NB_MODULE(_core, m) {
 
     // --- structuring elements -----------------------------------------------------------------
     nb::class_<line_segment>(m, "LineSegment",
-                             "A digital line segment: ``length`` pixels at offsets ``k * (dx, dy)`` for\n"
-                             "``k = -origin .. length - 1 - origin``; x is the column (grows right), y the row\n"
-                             "(grows down).")
+                             "A digital line segment or periodic line: ``length`` pixels at offsets\n"
+                             "``k * (dx, dy)`` for ``k = -origin .. length - 1 - origin``; x is the column (grows\n"
+                             "right), y the row (grows down). A step longer than one pixel, e.g. (26, -15), is a\n"
+                             "periodic line.")
         .def_ro("length", &line_segment::length, "Number of pixels.")
         .def_ro("dx", &line_segment::dx, "Column step between consecutive pixels.")
         .def_ro("dy", &line_segment::dy, "Row step between consecutive pixels.")
         .def_ro("origin", &line_segment::origin, "Index of the origin pixel along the segment.")
+        .def("__eq__", [](const line_segment& a, const line_segment& b) { return a == b; })
         .def("__repr__", [](const line_segment& s) {
             return "LineSegment(length=" + std::to_string(s.length) + ", dx=" + std::to_string(s.dx) +
                    ", dy=" + std::to_string(s.dy) + ", origin=" + std::to_string(s.origin) + ")";
+        });
+
+    nb::class_<decomposition_term>(m, "DecompositionTerm",
+                                   "One term of a footprint's decomposition: the pixel ``offset`` (row, col) from\n"
+                                   "the origin, swept along each of ``segments`` in turn (their Minkowski sum).")
+        .def_prop_ro("offset", [](const decomposition_term& t) { return std::make_pair(t.offset_y, t.offset_x); },
+                     "(row, col) offset from the origin.")
+        .def_ro("segments", &decomposition_term::segments, "The line segments summed.")
+        .def("__eq__", [](const decomposition_term& a, const decomposition_term& b) { return a == b; })
+        .def("__repr__", [](const decomposition_term& t) {
+            std::string text = "DecompositionTerm(offset=(" + std::to_string(t.offset_y) + ", " +
+                               std::to_string(t.offset_x) + "), segments=[";
+            for (std::size_t i = 0; i < t.segments.size(); ++i) {
+                const auto& s = t.segments[i];
+                text += (i ? ", " : "") + std::string("LineSegment(length=") + std::to_string(s.length) +
+                        ", dx=" + std::to_string(s.dx) + ", dy=" + std::to_string(s.dy) +
+                        ", origin=" + std::to_string(s.origin) + ")";
+            }
+            return text + "])";
         });
 
     nb::class_<structuring_element>(
         m, "Footprint",
         "A flat structuring element.\n\n"
         "Make one with the functions of :mod:`granula.footprints` (``hline``, ``vline``,\n"
-        "``rectangle``, ``square``, ``parse``). Every footprint reports its exact mask and origin\n"
-        "(:meth:`footprint`), so a result can be reproduced with another library, and its\n"
-        "decomposition into line segments (:meth:`decomposition`).\n\n"
+        "``rectangle``, ``square``, ``line``, ``disk``, ``diamond``, ``octagon``, ``ellipse``,\n"
+        "``mask``, ``parse``). Every footprint reports its exact mask and origin (:meth:`footprint`),\n"
+        "so a result can be reproduced with another library, and its decomposition: terms whose\n"
+        "union is the footprint, each an offset swept along line segments (:meth:`decomposition`).\n\n"
         "Examples\n"
         "--------\n"
         ">>> from granula import footprints\n"
@@ -136,9 +158,10 @@ NB_MODULE(_core, m) {
         ">>> fp.shape\n"
         "(2, 3)\n"
         ">>> fp.decomposition()\n"
-        "[LineSegment(length=3, dx=1, dy=0, origin=1), LineSegment(length=2, dx=0, dy=1, origin=1)]\n")
+        "[DecompositionTerm(offset=(0, 0), segments=[LineSegment(length=3, dx=1, dy=0, origin=1), "
+        "LineSegment(length=2, dx=0, dy=1, origin=1)])]\n")
         .def_static("parse", &structuring_element::parse, "spec"_a,
-                    "Footprint from its text form: 'hline:L', 'vline:L', 'rect:WxH' or 'square:N'.")
+                    "Footprint from its text form (see granula.footprints.parse).")
         .def_prop_ro("shape", [](const structuring_element& se) { return std::make_pair(se.height(), se.width()); },
                      "Extent of the mask as (rows, cols).")
         .def_prop_ro("spec", &structuring_element::to_string,
@@ -160,16 +183,32 @@ NB_MODULE(_core, m) {
              ">>> origin\n"
              "(0, 2)\n")
         .def("decomposition", &structuring_element::decomposition,
-             "Line segments whose Minkowski sum is exactly this footprint (1-pixel pieces left out).")
-        .def("__eq__", [](const structuring_element& a, const structuring_element& b) {
-            return a.to_string() == b.to_string();
+             "Terms whose union is exactly this footprint, each an offset swept along line segments.")
+        .def("__eq__", [](const structuring_element& a, const structuring_element& b) { return a == b; })
+        .def("__hash__", [](const structuring_element& se) {
+            return nb::hash(nb::make_tuple(se.width(), se.height(), se.origin_x(), se.origin_y()));
         })
-        .def("__hash__", [](const structuring_element& se) { return nb::hash(nb::str(se.to_string().c_str())); })
         .def("__str__", &structuring_element::to_string)
         .def("__repr__", [](const structuring_element& se) { return "Footprint('" + se.to_string() + "')"; });
     m.def("hline", &structuring_element::hline, "length"_a);
     m.def("vline", &structuring_element::vline, "length"_a);
     m.def("rectangle", &structuring_element::rectangle, "width"_a, "height"_a);
+    m.def("line", &structuring_element::line, "length"_a, "angle"_a);
+    m.def("disk", &structuring_element::disk, "radius"_a);
+    m.def("diamond", &structuring_element::diamond, "radius"_a);
+    m.def("octagon", &structuring_element::octagon, "m"_a, "n"_a);
+    m.def("ellipse", &structuring_element::ellipse, "width"_a, "height"_a);
+    m.def(
+        "mask_footprint",
+        [](nb::bytes data, std::int64_t height, std::int64_t width, std::int64_t origin_row, std::int64_t origin_col) {
+            footprint_mask mask;
+            mask.width = width, mask.height = height, mask.origin_x = origin_col, mask.origin_y = origin_row;
+            const auto* bytes = static_cast<const std::uint8_t*>(data.data());
+            mask.mask.assign(bytes, bytes + data.size());
+            return structuring_element::from_mask(std::move(mask));
+        },
+        "data"_a, "height"_a, "width"_a, "origin_row"_a, "origin_col"_a,
+        "A footprint from a row-major 0/1 byte mask and its origin.");
     m.def("footprint_syntax", &structuring_element::spec_syntax);
 
     // --- settings ------------------------------------------------------------------------------

@@ -104,7 +104,7 @@ def test_cval_not_representable(dtype, cval):
     "footprint", ["hline:0", "hline:-3", "vline:", "rect:3", "rect:0x3", "square:x", "circle:5", "hline", ""]
 )
 def test_bad_footprint_text(footprint):
-    with pytest.raises(ValueError, match="hline:L, vline:L, rect:WxH or square:N"):
+    with pytest.raises(ValueError, match="hline:L, vline:L, rect:WxH, square:N, line:L:ANGLE"):
         granula.erosion(IMAGE, footprint)
 
 
@@ -120,7 +120,8 @@ def test_footprint_sizes_below_one(make):
 @pytest.mark.parametrize(
     "mask, message",
     [
-        (np.array([[1, 0, 1]], dtype=bool), "only rectangular footprint masks"),
+        (np.array([[1, 0, 2]]), "only 0 and 1"),
+        (np.zeros((2, 3), dtype=bool), "no set pixel"),
         (np.ones((2, 2, 2), dtype=bool), "non-empty 2-D array"),
         (np.ones((0, 3), dtype=bool), "non-empty 2-D array"),
     ],

@@ -44,10 +44,24 @@ def test_text_form_round_trip(spec, expected):
 
 
 def test_decomposition():
-    parts = footprints.rectangle(4, 5).decomposition()
-    assert [(p.length, p.dx, p.dy, p.origin) for p in parts] == [(5, 1, 0, 2), (4, 0, 1, 2)]
-    assert footprints.hline(1).decomposition() == []
-    assert repr(footprints.vline(3).decomposition()[0]) == "LineSegment(length=3, dx=0, dy=1, origin=1)"
+    (term,) = footprints.rectangle(4, 5).decomposition()
+    assert term.offset == (0, 0)
+    assert [(p.length, p.dx, p.dy, p.origin) for p in term.segments] == [(5, 1, 0, 2), (4, 0, 1, 2)]
+    assert footprints.hline(1).decomposition()[0].segments == []
+    assert repr(footprints.vline(3).decomposition()[0].segments[0]) == "LineSegment(length=3, dx=0, dy=1, origin=1)"
+
+
+def test_decomposition_union_is_the_footprint():
+    for fp in (footprints.line(40, 33.0), footprints.disk(5), footprints.octagon(3, 2), footprints.parse("line:9:100")):
+        mask, (oy, ox) = fp.footprint()
+        drawn = np.zeros_like(mask)
+        for term in fp.decomposition():
+            points = [(term.offset[0], term.offset[1])]
+            for s in term.segments:
+                points = [(y + (k - s.origin) * s.dy, x + (k - s.origin) * s.dx) for y, x in points for k in range(s.length)]
+            for y, x in points:
+                drawn[y + oy, x + ox] = True
+        np.testing.assert_array_equal(drawn, mask)
 
 
 def test_every_way_to_name_a_footprint_gives_the_same_result(rng):

@@ -11,7 +11,9 @@ namespace granula {
 namespace {
 
 constexpr std::array<parameter_info, 3> morphology_parameters{{
-    {"footprint", "square:3", "structuring element: hline:L, vline:L, rect:WxH, square:N"},
+    {"footprint", "square:3",
+     "structuring element: hline:L, vline:L, rect:WxH, square:N, line:L:ANGLE, disk:R, diamond:R, octagon:M:N, "
+     "ellipse:WxH or mask:FILE (a binary image, origin at its centre)"},
     {"mode", "ignore", "border: ignore, constant, nearest, reflect, mirror, wrap"},
     {"cval", "0", "value outside the image with mode=constant"},
 }};

@@ -179,6 +179,38 @@ TEST(CliRun, ModesFootprintsTypesAndOptionSpellings) {
     }
 }
 
+TEST(CliRun, FootprintShapesAndMaskFiles) {
+    scratch_dir dir;
+    for (const std::string spec : {"line:41:30", "disk:5", "diamond:3", "octagon:3:2", "ellipse:6x3"}) {
+        const std::string out = dir.file("shape.png");
+        ASSERT_TRUE(succeeds({"erosion", data_file("text.png"), out, "--footprint", spec, "--device", "cpu"}));
+        EXPECT_TRUE(same_image(api_result("erosion", data_file("text.png"), make_args(spec)), out)) << spec;
+    }
+    // A 0/255 PNG mask, origin at its centre.
+    host_image<std::uint8_t> mask(4, 3);
+    const std::uint8_t pixels[] = {255, 0, 0, 255, 0, 255, 255, 0, 255, 0, 0, 0};
+    std::copy(std::begin(pixels), std::end(pixels), mask.view().data());
+    io::write_image(dir.file("mask.png"), any_host_view(host_view<const std::uint8_t>(mask.view())));
+    footprint_mask expected{4, 3, 2, 1, {1, 0, 0, 1, 0, 1, 1, 0, 1, 0, 0, 0}};
+    operation_args args;
+    args.footprint = structuring_element::from_mask(expected);
+    ASSERT_TRUE(succeeds({"dilation", data_file("text.png"), dir.file("m.png"), "--footprint", "mask:" + dir.file("mask.png")}));
+    EXPECT_TRUE(same_image(api_result("dilation", data_file("text.png"), args), dir.file("m.png")));
+    // Not binary, empty, missing.
+    mask.view()(0, 1) = 7;
+    io::write_image(dir.file("grey.png"), any_host_view(host_view<const std::uint8_t>(mask.view())));
+    EXPECT_TRUE(fails_with({"erosion", data_file("text.png"), dir.file("o.png"), "--footprint", "mask:" + dir.file("grey.png")},
+                           2, "is not binary"));
+    fill(mask.view(), std::uint8_t{0});
+    io::write_image(dir.file("zero.png"), any_host_view(host_view<const std::uint8_t>(mask.view())));
+    EXPECT_TRUE(fails_with({"erosion", data_file("text.png"), dir.file("o.png"), "--footprint", "mask:" + dir.file("zero.png")},
+                           2, "no set pixel"));
+    EXPECT_TRUE(fails_with({"erosion", data_file("text.png"), dir.file("o.png"), "--footprint", "mask:" + dir.file("none.png")},
+                           1, "cannot open"));
+    EXPECT_TRUE(fails_with({"erosion", data_file("text.png"), dir.file("o.png"), "--footprint", "line:9:nan"}, 2,
+                           "--footprint: "));
+}
+
 TEST(CliRun, ThreadCountsGiveTheSameOutput) {
     scratch_dir dir;
     for (const char* threads : {"1", "2", "0"}) {

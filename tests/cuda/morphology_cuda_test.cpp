@@ -305,6 +305,56 @@ TYPED_TEST(MorphologyCuda, LargeOddImageEqualsCpu) {
     }
 }
 
+// Lines at random angles and lengths, disks, diamonds, octagons, ellipses, random masks.
+TYPED_TEST(MorphologyCuda, EveryElementEqualsReference) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    const std::uint64_t seed = 20261121;
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::int64_t> size(1, 37), coin(0, 3);
+    const auto elements = assorted_elements(rng, 72);
+    for (std::size_t e = 0; e < elements.size(); ++e) {
+        const auto& se = elements[e];
+        const std::int64_t w = coin(rng) == 0 ? 1 : size(rng), h = coin(rng) == 0 ? 1 : size(rng);
+        const auto img = random_image<T>(rng, w, h, coin(rng) == 0 ? 3 : 200);
+        const auto mode = all_modes[e % std::size(all_modes)];
+        const bool strided = e % 2 == 1;
+        for (auto op : e % 4 == 0 ? std::vector<morphology_op>(std::begin(all_ops), std::end(all_ops))
+                                  : std::vector<morphology_op>{morphology_op::erosion, morphology_op::dilation}) {
+            const border bm = make_border<T>(mode);
+            const auto want = reference::morphology<T>(op, img.view(), se, bm);
+            ::testing::AssertionResult guard = ::testing::AssertionSuccess();
+            const auto got = run_cuda<T>(op, img.view(), se, bm, rng, strided, guard);
+            const std::string what = describe(seed, static_cast<int>(e), w, h, se, op, mode, strided);
+            ASSERT_TRUE(guard) << what;
+            ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs reference: " << what;
+        }
+    }
+}
+
+// Long lines at many angles and large disks on a large odd image: the GPU equals the CPU.
+TYPED_TEST(MorphologyCuda, LargeImageElementsEqualCpu) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    std::mt19937_64 rng(64);
+    const auto img = random_image<T>(rng, 1531, 1097, 256, std::is_floating_point_v<T> ? 1e-5 : 0);
+    std::uniform_real_distribution<double> angle(0.0, 180.0);
+    std::vector<structuring_element> elements = {structuring_element::disk(31), structuring_element::octagon(9, 6),
+                                                 structuring_element::line(1001, 45), structuring_element::line(301, 90)};
+    for (int i = 0; i < 12; ++i) elements.push_back(structuring_element::line(i % 2 ? 301 : 63, angle(rng)));
+    for (std::size_t e = 0; e < elements.size(); ++e) {
+        const auto mode = all_modes[e % std::size(all_modes)];
+        const auto op = e % 3 == 0 ? morphology_op::opening : e % 3 == 1 ? morphology_op::erosion : morphology_op::dilation;
+        const border bm = make_border<T>(mode);
+        const auto want = run_cpu<T>(op, img.view(), elements[e], bm);
+        ::testing::AssertionResult guard = ::testing::AssertionSuccess();
+        const auto got = run_cuda<T>(op, img.view(), elements[e], bm, rng, true, guard);
+        const std::string what = describe(64, static_cast<int>(e), 1531, 1097, elements[e], op, mode, true);
+        ASSERT_TRUE(guard) << what;
+        ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs CPU: " << what;
+    }
+}
+
 // NaN anywhere in the window gives NaN, on the GPU exactly as in the reference; also a NaN cval.
 TEST(MorphologyCudaNaN, NaNInputsEqualReference) {
     GRANULA_REQUIRE_GPU();

@@ -78,36 +78,6 @@ TYPED_TEST(MorphologyCpu, EqualsReferenceOnRandomInputs) {
     }
 }
 
-// Elements of every kind: lines at random angles and lengths (beyond the image too), disks,
-// diamonds, octagons, ellipses and random masks with random origins, every mode, both paths.
-std::vector<structuring_element> assorted_elements(std::mt19937_64& rng, int count) {
-    std::uniform_real_distribution<double> angle(0.0, 180.0);
-    std::uniform_int_distribution<std::int64_t> length(1, 301), small(1, 6), coin(0, 1);
-    std::vector<structuring_element> elements;
-    for (int i = 0; i < count; ++i) {
-        switch (i % 6) {
-        case 0:
-        case 1: elements.push_back(structuring_element::line(length(rng) % (i % 3 == 0 ? 301 : 40) + 1, angle(rng))); break;
-        case 2: elements.push_back(structuring_element::disk(small(rng))); break;
-        case 3:
-            elements.push_back(coin(rng) ? structuring_element::diamond(small(rng))
-                                         : structuring_element::octagon(small(rng), small(rng) % 3 + 1));
-            break;
-        case 4: elements.push_back(structuring_element::ellipse(small(rng), small(rng))); break;
-        default: {
-            footprint_mask m;
-            m.width = small(rng) * 2, m.height = small(rng) + 1;
-            std::uniform_int_distribution<std::int64_t> ox(0, m.width - 1), oy(0, m.height - 1);
-            m.origin_x = ox(rng), m.origin_y = oy(rng);
-            for (std::int64_t k = 0; k < m.width * m.height; ++k) m.mask.push_back(static_cast<std::uint8_t>(coin(rng)));
-            m.mask[static_cast<std::size_t>(oy(rng) * m.width + ox(rng))] = 1;
-            elements.push_back(structuring_element::from_mask(m));
-        }
-        }
-    }
-    return elements;
-}
-
 TYPED_TEST(MorphologyCpu, EveryElementEqualsReference) {
     using T = TypeParam;
     const std::uint64_t seed = 20261121;

@@ -86,6 +86,9 @@ public:
     // The footprint's box.
     std::int64_t width() const { return width_; }
     std::int64_t height() const { return height_; }
+    // The origin's column and row in the box.
+    std::int64_t origin_x() const { return origin_x_; }
+    std::int64_t origin_y() const { return origin_y_; }
 
     // The exact set of offsets, as a mask with its origin (drawn from the decomposition).
     footprint_mask footprint() const;

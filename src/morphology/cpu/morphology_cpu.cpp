@@ -12,6 +12,7 @@
 #include "core/parallel.hpp"
 #include "core/simd_dispatch.hpp"
 #include "morphology/cpu/morphology_kernels.hpp"
+#include "morphology/element_plan.hpp"
 
 namespace granula::cpu {
 namespace {
@@ -40,10 +41,7 @@ detail::line_pass<T> make_pass(const line_segment& segment, bool maximum, border
 // One segment's pass. Steps are normalised to point down (or right), reversing the segment.
 template <class T>
 void apply_segment(host_view<const T> in, host_view<T> out, line_segment segment, bool maximum, border mode) {
-    if (segment.dy < 0 || (segment.dy == 0 && segment.dx < 0)) {
-        segment.dx = -segment.dx, segment.dy = -segment.dy;
-        segment.origin = segment.length - 1 - segment.origin;
-    }
+    segment = detail::pointing_down(segment);
     const auto pass = make_pass<T>(segment, maximum, mode);
     if (segment.horizontal())
         GRANULA_SIMD_DISPATCH(horizontal_pass<T>, in, out, pass);
@@ -114,79 +112,28 @@ host_image<T> padded_copy(host_view<const T> in, std::int64_t left, std::int64_t
     return padded;
 }
 
-// Any element: the union of its terms, each an offset plus a Minkowski sum of segments.
-// erosion(f)(x) = min over terms t of min over b in t of f(x + b), computed on the image padded
-// by the element's reach. Terms that share all segments but the first are one group: the
-// first segment's pass (shared by every term with the same first segment) is accumulated
-// shifted by each term's offset, and the group's remaining segments run once on the result.
+// Any element, by the plan of element_plan.hpp.
 template <class T>
 void erode_or_dilate_general(host_view<const T> in, host_view<T> out, const structuring_element& footprint,
                              bool maximum, border mode) {
-    // Dilation reads f(x - b): the same with every offset negated.
-    const std::int64_t sign = maximum ? -1 : 1;
-    const auto& terms = footprint.decomposition();
-    // The padding covers every partial sum of a term's pieces (offset, segments), in any order.
-    std::int64_t reach_left = 0, reach_right = 0, reach_up = 0, reach_down = 0;
-    for (const auto& t : terms) {
-        std::int64_t left = 0, right = 0, up = 0, down = 0;
-        const auto add = [&](std::int64_t x0, std::int64_t x1, std::int64_t y0, std::int64_t y1) {
-            left += std::max<std::int64_t>(0, -x0), right += std::max<std::int64_t>(0, x1);
-            up += std::max<std::int64_t>(0, -y0), down += std::max<std::int64_t>(0, y1);
-        };
-        add(sign * t.offset_x, sign * t.offset_x, sign * t.offset_y, sign * t.offset_y);
-        for (const auto& s : t.segments) {
-            const std::int64_t a = sign * -s.origin, b = sign * (s.length - 1 - s.origin);
-            add(std::min(a * s.dx, b * s.dx), std::max(a * s.dx, b * s.dx), std::min(a * s.dy, b * s.dy),
-                std::max(a * s.dy, b * s.dy));
-        }
-        reach_left = std::max(reach_left, left), reach_right = std::max(reach_right, right);
-        reach_up = std::max(reach_up, up), reach_down = std::max(reach_down, down);
-    }
+    const detail::element_plan plan = detail::plan_element(footprint, maximum);
     const T pad = mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : neutral<T>(maximum);
-    const host_image<T> padded = padded_copy<T>(in, reach_left, reach_right, reach_up, reach_down, mode, pad);
+    const host_image<T> padded = padded_copy<T>(in, plan.left, plan.right, plan.top, plan.bottom, mode, pad);
     const std::int64_t width = padded.width(), height = padded.height();
     const border inside{border_mode::ignore, 0.0};
-
-    struct group {
-        std::vector<line_segment> rest;
-        std::vector<std::size_t> terms;
-    };
-    std::vector<group> groups;
-    for (std::size_t i = 0; i < terms.size(); ++i) {
-        const auto& segments = terms[i].segments;
-        const std::vector<line_segment> rest(segments.begin() + (segments.empty() ? 0 : 1), segments.end());
-        auto g = std::find_if(groups.begin(), groups.end(), [&](const group& g) { return g.rest == rest; });
-        if (g == groups.end()) g = groups.insert(groups.end(), group{rest, {}});
-        g->terms.push_back(i);
-    }
-
     host_image<T> result, inner(width, height), first_pass, scratch;
-    for (const group& g : groups) {
+    for (const auto& group : plan.groups) {
         fill<T>(inner.view(), neutral<T>(maximum));
-        // Terms with the same first segment (or none) share its pass.
-        std::vector<bool> done(g.terms.size(), false);
-        for (std::size_t a = 0; a < g.terms.size(); ++a) {
-            if (done[a]) continue;
-            const auto& segments = terms[g.terms[a]].segments;
-            const bool has_first = !segments.empty();
-            std::vector<detail::offset_2d> shifts;
-            for (std::size_t b = a; b < g.terms.size(); ++b) {
-                const auto& other = terms[g.terms[b]];
-                const bool same_first = other.segments.empty() ? !has_first
-                                                               : has_first && other.segments.front() == segments.front();
-                if (done[b] || !same_first) continue;
-                done[b] = true;
-                shifts.push_back({sign * other.offset_x, sign * other.offset_y});
-            }
+        for (const auto& pass : group.passes) {
             host_view<const T> source = padded.view();
-            if (has_first) {
+            if (pass.first) {
                 if (first_pass.empty()) first_pass = host_image<T>(width, height);
-                apply_segment<T>(padded.view(), first_pass.view(), segments.front(), maximum, inside);
+                apply_segment<T>(padded.view(), first_pass.view(), *pass.first, maximum, inside);
                 source = first_pass.view();
             }
-            GRANULA_SIMD_DISPATCH(accumulate_shifted<T>, inner.view(), source, shifts, maximum);
+            GRANULA_SIMD_DISPATCH(accumulate_shifted<T>, inner.view(), source, pass.shifts, maximum);
         }
-        for (const auto& segment : g.rest) {
+        for (const auto& segment : group.rest) {
             if (scratch.empty()) scratch = host_image<T>(width, height);
             apply_segment<T>(inner.view(), scratch.view(), segment, maximum, inside);
             std::swap(inner, scratch);
@@ -196,10 +143,10 @@ void erode_or_dilate_general(host_view<const T> in, host_view<T> out, const stru
             inner = host_image<T>(width, height);
         } else {
             GRANULA_SIMD_DISPATCH(accumulate_shifted<T>, result.view(), host_view<const T>(inner.view()),
-                                  std::vector<detail::offset_2d>{{0, 0}}, maximum);
+                                  std::vector<detail::pixel_shift>{{0, 0}}, maximum);
         }
     }
-    copy<T>(result.view().subview(reach_left, reach_up, in.width(), in.height()), out);
+    copy<T>(result.view().subview(plan.left, plan.top, in.width(), in.height()), out);
 }
 
 template <class T>

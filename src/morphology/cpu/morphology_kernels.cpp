@@ -574,7 +574,7 @@ void sheared(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, 
 }
 
 template <class Op, class T>
-void accumulate_rows(host_view<T> acc, host_view<const T> src, const std::vector<detail::offset_2d>& shifts) {
+void accumulate_rows(host_view<T> acc, host_view<const T> src, const std::vector<detail::pixel_shift>& shifts) {
     const std::int64_t width = acc.width(), height = acc.height();
     detail::parallel_for(height, acc.pixel_count() * static_cast<std::int64_t>(shifts.size()), [&](std::int64_t y) {
         T* __restrict a = acc.row(y);
@@ -633,7 +633,7 @@ void sheared_pass(host_view<const T> in, host_view<T> out, const line_pass<T>& p
 }
 
 template <class T>
-void accumulate_shifted(host_view<T> acc, host_view<const T> src, const std::vector<detail::offset_2d>& shifts,
+void accumulate_shifted(host_view<T> acc, host_view<const T> src, const std::vector<detail::pixel_shift>& shifts,
                         bool maximum) {
     if (maximum)
         accumulate_rows<max_op<T>, T>(acc, src, shifts);
@@ -646,7 +646,7 @@ void accumulate_shifted(host_view<T> acc, host_view<const T> src, const std::vec
     template void vertical_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&);        \
     template void sheared_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&, int, int); \
     template void accumulate_shifted<type>(host_view<type>, host_view<const type>,                           \
-                                           const std::vector<detail::offset_2d>&, bool);
+                                           const std::vector<detail::pixel_shift>&, bool);
 GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
 #undef GRANULA_INSTANTIATE
 

@@ -6,6 +6,7 @@
 
 #include "granula/core/border.hpp"
 #include "granula/core/image.hpp"
+#include "morphology/element_plan.hpp"
 
 namespace granula::detail {
 
@@ -19,12 +20,6 @@ struct line_pass {
     bool maximum = false;
     border_mode mode = border_mode::ignore;
     T pad{};
-};
-
-// A translation (x, y) of a term of a decomposition.
-struct offset_2d {
-    std::int64_t x = 0;
-    std::int64_t y = 0;
 };
 
 }  // namespace granula::detail
@@ -43,7 +38,7 @@ struct offset_2d {
     template <class T>                                                                                         \
     void sheared_pass(host_view<const T> in, host_view<T> out, const detail::line_pass<T>& pass, int dx, int dy); \
     template <class T>                                                                                         \
-    void accumulate_shifted(host_view<T> acc, host_view<const T> src, const std::vector<detail::offset_2d>& shifts, \
+    void accumulate_shifted(host_view<T> acc, host_view<const T> src, const std::vector<detail::pixel_shift>& shifts, \
                             bool maximum);                                                                     \
     }
 

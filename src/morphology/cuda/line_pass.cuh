@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 #include "granula/core/border.hpp"
 #include "granula/core/image.hpp"
 #include "morphology/cuda/words.cuh"
+#include "morphology/element_plan.hpp"
 
 namespace granula::cuda::detail {
 
@@ -30,6 +32,22 @@ template <class T>
 void horizontal_pass(device_view<const T> in, device_view<T> out, const pass_params<T>& p, cudaStream_t stream);
 template <class T>
 void vertical_pass(device_view<const T> in, device_view<T> out, const pass_params<T>& p, cudaStream_t stream);
+
+// The general path's passes (element_passes.cu; element_plan.hpp says how they combine):
+// `out` = `in` extended by `mode` (pad where the mode has no source), `in` at (left, top);
+// windows along the periodic paths of step (dx, dy), dy >= 1, pixels off the image `p.pad`;
+// acc(p) = min (max) of acc(p) and src(p + s) over the shifts s with p + s inside (acc taken as
+// the identity when `initialise`).
+template <class T>
+void padded_copy(device_view<const T> in, device_view<T> out, long long left, long long top, border_mode mode, T pad,
+                 cudaStream_t stream);
+template <class T>
+void sheared_pass(device_view<const T> in, device_view<T> out, const pass_params<T>& p, int dx, int dy,
+                  cudaStream_t stream);
+template <class T>
+void accumulate_shifted(device_view<T> acc, device_view<const T> src,
+                        const std::vector<granula::detail::pixel_shift>& shifts, bool maximum, bool initialise,
+                        cudaStream_t stream);
 
 // out = a - b, saturating at 0 for unsigned types; out may be a or b.
 template <class T>

@@ -1,11 +1,15 @@
-// CUDA grey morphology: an element is applied as the sequence of its line segments, each a 1-D
-// min/max pass (horizontal_pass.cu, vertical_pass.cu); compound operations combine those, as
+// CUDA grey morphology: an element is applied through its decomposition, each segment a 1-D
+// min/max pass (horizontal_pass.cu, vertical_pass.cu, element_passes.cu); compound operations
+// combine those, as
 // the CPU backend does (src/morphology/cpu/morphology_cpu.cpp). Every launch and copy is on the
 // caller's stream; temporaries are allocated and freed in stream order, so nothing here waits
 // for the device.
 #include "morphology/cuda/morphology_cuda.hpp"
 
 #include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
 #include <type_traits>
 
 #include "core/cuda/check.cuh"
@@ -140,8 +144,9 @@ void copy_view(device_view<const T> in, device_view<T> out, cudaStream_t stream)
 }
 
 template <class T>
-void apply_segment(device_view<const T> in, device_view<T> out, const line_segment& segment, bool maximum,
-                   border mode, cudaStream_t stream) {
+void apply_segment(device_view<const T> in, device_view<T> out, line_segment segment, bool maximum, border mode,
+                   cudaStream_t stream) {
+    segment = granula::detail::pointing_down(segment);
     pass_params<T> p;
     // Erosion reads f(x + b) for b in [-origin, length - 1 - origin]; dilation reads f(x - b).
     const long long low = segment.origin, high = segment.length - 1 - segment.origin;
@@ -156,15 +161,19 @@ void apply_segment(device_view<const T> in, device_view<T> out, const line_segme
         detail::horizontal_pass<T>(in, out, p, stream);
     else if (segment.vertical())
         detail::vertical_pass<T>(in, out, p, stream);
+    else if (segment.dy >= 1)
+        detail::sheared_pass<T>(in, out, p, segment.dx, segment.dy, stream);
     else
-        throw unsupported("line segments other than horizontal and vertical are not implemented on the GPU yet");
+        throw std::logic_error("granula bug: no pass for a periodic line of step (" + std::to_string(segment.dx) +
+                               ", 0)");
 }
 
-// Erosion (maximum = false) or dilation by the Minkowski sum of the element's segments.
+// Separable elements: the element's segments in sequence, each pass extending its input by
+// `mode` (exact, as a horizontal pass never mixes rows nor a vertical one columns).
 template <class T>
-void erode_or_dilate(device_view<const T> in, device_view<T> out, const structuring_element& footprint,
-                     bool maximum, border mode, cudaStream_t stream) {
-    const auto segments = footprint.decomposition();
+void erode_or_dilate_separable(device_view<const T> in, device_view<T> out, const structuring_element& footprint,
+                               bool maximum, border mode, cudaStream_t stream) {
+    const auto& segments = footprint.decomposition().front().segments;
     if (segments.empty()) {
         copy_view<T>(in, out, stream);
         return;
@@ -181,6 +190,55 @@ void erode_or_dilate(device_view<const T> in, device_view<T> out, const structur
         source = targets[target];
         target ^= 1;
     }
+}
+
+// Any element, by the plan of element_plan.hpp (as the CPU's erode_or_dilate_general).
+template <class T>
+void erode_or_dilate_general(device_view<const T> in, device_view<T> out, const structuring_element& footprint,
+                             bool maximum, border mode, cudaStream_t stream) {
+    const granula::detail::element_plan plan = granula::detail::plan_element(footprint, maximum);
+    const T neutral = maximum ? detail::identity_value<T, true>() : detail::identity_value<T, false>();
+    const T pad = mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : neutral;
+    const long long width = in.width() + plan.left + plan.right, height = in.height() + plan.top + plan.bottom;
+    scratch_image<T> padded(width, height, stream), result(width, height, stream), inner, first_pass, spare;
+    detail::padded_copy<T>(in, padded.view(), plan.left, plan.top, mode.mode, pad, stream);
+    const border inside{border_mode::ignore, 0.0};
+    bool have_result = false;
+    for (const auto& group : plan.groups) {
+        // The first group accumulates straight into `result`.
+        if (have_result && inner.view().data() == nullptr) inner = scratch_image<T>(width, height, stream);
+        scratch_image<T>* target = have_result ? &inner : &result;
+        bool initialise = true;
+        for (const auto& pass : group.passes) {
+            device_view<const T> source = padded.view();
+            if (pass.first) {
+                if (first_pass.view().data() == nullptr) first_pass = scratch_image<T>(width, height, stream);
+                apply_segment<T>(padded.view(), first_pass.view(), *pass.first, maximum, inside, stream);
+                source = first_pass.view();
+            }
+            detail::accumulate_shifted<T>(target->view(), source, pass.shifts, maximum, initialise, stream);
+            initialise = false;
+        }
+        for (const auto& segment : group.rest) {
+            if (spare.view().data() == nullptr) spare = scratch_image<T>(width, height, stream);
+            apply_segment<T>(target->view(), spare.view(), segment, maximum, inside, stream);
+            std::swap(*target, spare);
+        }
+        if (have_result)
+            detail::accumulate_shifted<T>(result.view(), inner.view(), {{0, 0}}, maximum, false, stream);
+        have_result = true;
+    }
+    const auto cropped = result.view().subview(plan.left, plan.top, in.width(), in.height());
+    copy_view<T>(cropped, out, stream);
+}
+
+template <class T>
+void erode_or_dilate(device_view<const T> in, device_view<T> out, const structuring_element& footprint,
+                     bool maximum, border mode, cudaStream_t stream) {
+    if (footprint.separable())
+        erode_or_dilate_separable<T>(in, out, footprint, maximum, mode, stream);
+    else
+        erode_or_dilate_general<T>(in, out, footprint, maximum, mode, stream);
 }
 
 template <class T>
