@@ -124,7 +124,12 @@ NB_MODULE(_core, m) {
 
     nb::class_<decomposition_term>(m, "DecompositionTerm",
                                    "One term of a footprint's decomposition: the pixel ``offset`` (row, col) from\n"
-                                   "the origin, swept along each of ``segments`` in turn (their Minkowski sum).")
+                                   "the origin, swept along each of ``segments`` in turn (their Minkowski sum).\n\n"
+                                   "Examples\n"
+                                   "--------\n"
+                                   ">>> from granula import footprints\n"
+                                   ">>> footprints.disk(1).decomposition()[1]  # the middle row\n"
+                                   "DecompositionTerm(offset=(0, -1), segments=[LineSegment(length=3, dx=1, dy=0, origin=0)])\n")
         .def_prop_ro("offset", [](const decomposition_term& t) { return std::make_pair(t.offset_y, t.offset_x); },
                      "(row, col) offset from the origin.")
         .def_ro("segments", &decomposition_term::segments, "The line segments summed.")
