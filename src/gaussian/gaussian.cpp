@@ -119,6 +119,13 @@ void gaussian(device_view<const T> in, device_view<U> out, const gaussian_params
     resolve_device(device::cuda);  // throws when there is no CUDA backend or device
 #if defined(GRANULA_HAVE_CUDA)
     const auto plan = plans(params);
+    if (overlaps(in, out)) {
+        device_image<T> copy_of_input(in.width(), in.height());
+        copy<T>(in, copy_of_input.view(), s);
+        cuda::gaussian<T, U>(copy_of_input.view(), out, plan[0], plan[1], s);
+        s.synchronize();  // copy_of_input is freed on return
+        return;
+    }
     cuda::gaussian<T, U>(in, out, plan[0], plan[1], s);
 #else
     static_cast<void>(s);
