@@ -44,7 +44,7 @@ def cpu(args):
     img = ndi.gaussian_filter(rng.random((args.size, args.size)), 1.5).astype(np.float32)
     img = (img - img.min()) / (img.max() - img.min())
     print(f"CPU: {args.size}x{args.size} float32, {args.threads} threads, cv2 {cv2.__version__}, "
-          f"granula SIMD {granula.simd_target()}")
+          f"granula SIMD {granula._core.simd_target()}")
     print("| sigma | peer / method | ms | granula speed-up vs cv2 | max abs err vs exact | rel l2 err |")
     print("|---|---|---|---|---|---|")
     for sigma in args.sigmas:
