@@ -27,6 +27,7 @@ namespace nb = nanobind;
 using namespace nb::literals;
 
 namespace granula::python {
+void bind_gaussian(nanobind::module_& m);
 namespace {
 
 using mask_array = nb::ndarray<nb::numpy, bool, nb::ndim<2>>;
@@ -225,4 +226,6 @@ NB_MODULE(_core, m) {
     m.def("build_info", &build_info);
     m.def("cuda_built", &cuda_built);
     m.def("cuda_available", &cuda_available);
+
+    bind_gaussian(m);
 }

@@ -1,0 +1,148 @@
+// granula gaussian IN OUT --sigma S[,S] ...: Gaussian smoothing and derivatives (gaussian.hpp).
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "granula/core/any_image.hpp"
+#include "granula/core/config.hpp"
+#include "granula/core/device.hpp"
+#include "granula/gaussian/gaussian.hpp"
+#include "granula/io/io.hpp"
+
+namespace granula::cli {
+
+namespace {
+
+constexpr option_spec gaussian_options[] = {
+    {"sigma", "S[,S]", "standard deviation in pixels, one value or one per axis (rows,cols); required"},
+    {"order", "O[,O]", "derivative order 0, 1 or 2, per axis as for --sigma (default: 0)"},
+    {"mode", "M[,M]", "border: reflect, constant, nearest, mirror, wrap (default: reflect)"},
+    {"cval", "V", "value outside the image for --mode constant (default: 0)"},
+    {"method", "NAME", "auto, fir, deriche, yvv (= yvv1995), yvv1995, yvv2002 (default: auto)"},
+    {"truncate", "T", "fir radius = round(T * sigma) (default: 4)"},
+    {"radius", "R[,R]", "fir radius per axis, overriding --truncate"},
+    {"output-type", "float32|input", "pixel type of OUT (default: float32; input rounds and clamps)"},
+    {"device", "auto|cpu|cuda", "where to compute (default: auto: CUDA when a GPU is present)"},
+    {"time", "", "print the compute time on stderr"},
+};
+
+// "a" or "a,b" -> two values.
+std::vector<std::string> pair_of(std::string_view option, std::string_view text) {
+    std::vector<std::string> parts;
+    std::string current;
+    for (char c : text) {
+        if (c == ',') {
+            parts.push_back(current);
+            current.clear();
+        } else {
+            current += c;
+        }
+    }
+    parts.push_back(current);
+    if (parts.size() == 1) parts.push_back(parts[0]);
+    if (parts.size() != 2)
+        throw usage_error("--" + std::string(option) + " takes one value or two separated by a comma, got '" +
+                          std::string(text) + "'");
+    return parts;
+}
+
+gaussian_params parse_params(const parsed_arguments& parsed) {
+    gaussian_params p;
+    const auto sigma = parsed.value("sigma");
+    if (!sigma) throw usage_error("gaussian needs --sigma; see 'granula gaussian --help'");
+    const auto s = pair_of("sigma", *sigma);
+    for (int a = 0; a < 2; ++a) p.sigma[a] = parse_number("--sigma", s[a]);
+    if (const auto v = parsed.value("order")) {
+        const auto o = pair_of("order", *v);
+        for (int a = 0; a < 2; ++a) p.order[a] = static_cast<int>(parse_integer("--order", o[a], -1000, 1000));
+    }
+    if (const auto v = parsed.value("radius")) {
+        const auto r = pair_of("radius", *v);
+        for (int a = 0; a < 2; ++a) p.radius[a] = parse_integer("--radius", r[a], 0, 1LL << 40);
+    }
+    try {
+        if (const auto v = parsed.value("mode")) {
+            const auto m = pair_of("mode", *v);
+            for (int a = 0; a < 2; ++a) p.mode[a] = parse_border_mode(m[a]);
+        }
+        if (const auto v = parsed.value("method")) p.method = parse_gaussian_method(*v);
+    } catch (const invalid_argument& e) {
+        throw usage_error(e.what());
+    }
+    if (const auto v = parsed.value("cval")) p.cval = parse_number("--cval", *v);
+    if (const auto v = parsed.value("truncate")) p.truncate = parse_number("--truncate", *v);
+    return p;
+}
+
+template <class T, class U>
+double compute(const any_host_image& input, const any_host_image& output, const gaussian_params& p, device where) {
+    const auto in = input.view().as<const T>();
+    const auto out = output.view().as<U>();
+    const auto start = std::chrono::steady_clock::now();
+    if (where == device::cuda) {
+        const device_image<T> din = upload<T>(in);
+        device_image<U> dout(in.width(), in.height());
+        gaussian<T, U>(device_view<const T>(din.view()), dout.view(), p);
+        copy<U>(device_view<const U>(dout.view()), out);
+        stream{}.synchronize();
+    } else {
+        gaussian<T, U>(in, out, p);
+    }
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+int run_gaussian(std::span<const std::string_view> arguments) {
+    const command& self = find_command("gaussian");
+    const parsed_arguments parsed = parse_arguments(arguments, gaussian_options, "gaussian");
+    if (parsed.help) {
+        print_command_help(self, gaussian_options);
+        return 0;
+    }
+    if (parsed.positional.size() != 2)
+        throw usage_error("gaussian needs IN and OUT; see 'granula gaussian --help'");
+    const gaussian_params p = parse_params(parsed);
+    bool keep_type = false;
+    if (const auto v = parsed.value("output-type")) {
+        if (*v != "float32" && *v != "input")
+            throw usage_error("--output-type must be float32 or input, got '" + std::string(*v) + "'");
+        keep_type = *v == "input";
+    }
+    device where = device::automatic;
+    if (const auto d = parsed.value("device")) {
+        try {
+            where = parse_device(*d);
+        } catch (const invalid_argument& e) {
+            throw usage_error("--device: " + std::string(e.what()));
+        }
+    }
+    where = resolve_device(where);
+    const std::string out_path(parsed.positional[1]);
+    const any_host_image input = io::read_image(std::string(parsed.positional[0]));
+    const pixel_type out_type = keep_type ? input.type() : pixel_type::float32;
+    io::check_write_format(out_path, out_type);
+    const any_host_image output = make_host_image(out_type, input.width(), input.height());
+    double ms = 0;
+    try {
+        visit_pixel_type(input.type(), [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            if (keep_type)
+                ms = compute<T, T>(input, output, p, where);
+            else
+                ms = compute<T, float>(input, output, p, where);
+        });
+    } catch (const invalid_argument& e) {
+        throw usage_error(e.what());  // every remaining invalid_argument is about the parameters
+    }
+    if (parsed.has_flag("time"))
+        std::fprintf(stderr, "granula: gaussian on %s (%d threads): %.3f ms%s\n",
+                     std::string(to_string(where)).c_str(), num_threads(), ms,
+                     where == device::cuda ? " including transfers" : "");
+    io::write_image(out_path, output.view());
+    return 0;
+}
+
+}  // namespace granula::cli

@@ -1,0 +1,94 @@
+// Gaussian smoothing and Gaussian derivatives with scipy.ndimage.gaussian_filter's meaning
+// (GUIDE §1 "Gaussian"): sigma in pixels and derivative order per axis, axis 0 = rows (y),
+// axis 1 = columns (x); borders named as scipy's modes (reflect, constant, nearest, mirror, wrap).
+//
+// The result along an axis is the convolution with the normalised sampled Gaussian
+//   g(k) = exp(-k^2 / 2 sigma^2) / sum_j exp(-j^2 / 2 sigma^2)
+// times scipy's derivative polynomial (order 1: -k/sigma^2, order 2: k^2/sigma^4 - 1/sigma^2).
+// Methods:
+//   fir      that kernel truncated at radius = round(truncate * sigma) (or `radius`): exact to
+//            float rounding; cost grows with sigma.
+//   deriche  Deriche's 4th-order recursive filter (orders 0..2), normalised (unit DC gain; unit
+//            response to x and x^2/2 for the derivatives), run as second-order sections; cost
+//            does not depend on sigma. Relative l2 error of the impulse response <= 1e-3 for
+//            sigma in [1, 200] (docs/gaussian.md has the measured table).
+//   yvv1995, yvv2002  Young-van Vliet's 3rd-order filter with the 1995 or 2002 coefficients and
+//            Triggs-Sdika's right-border initialisation (order 0 only): the filter of the
+//            seed paper (Lee 2014), kept so its results can be reproduced; 2-12% off.
+//   automatic  fir below sigma gaussian_fir_max_sigma, deriche from there on.
+// Recursive methods start at each border with the state the mode's extension gives: exactly
+// for constant and nearest, by running the recursion over the extension until the filter's
+// response has decayed below float precision for reflect, mirror and wrap.
+//
+// sigma 0 on an axis leaves that axis untouched (its order is then ignored, as in scipy).
+// An axis of length 1 is filtered like any other (the modes define the outside pixels), so
+// order 0 returns the input there and orders 1 and 2 return 0 under reflect/nearest/mirror/wrap.
+// Output: float32, or the input's pixel type (rounded to nearest, ties to even, and clamped to
+// the type's range; NaN becomes 0). Float NaN input: every output whose computation reads a NaN
+// is NaN (within the radius for fir, the whole line for the recursive methods).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "granula/core/border.hpp"
+#include "granula/core/image.hpp"
+#include "granula/core/stream.hpp"
+
+namespace granula {
+
+enum class gaussian_method { automatic, fir, deriche, yvv1995, yvv2002 };
+
+std::string_view to_string(gaussian_method method);
+// Parses "auto", "fir", "deriche", "yvv" (= yvv1995, the seed paper's), "yvv1995", "yvv2002";
+// throws invalid_argument listing the names.
+gaussian_method parse_gaussian_method(std::string_view name);
+
+// automatic uses fir for sigma below this (measured: docs/gaussian.md).
+inline constexpr double gaussian_fir_max_sigma = 3.0;
+
+struct gaussian_params {
+    std::array<double, 2> sigma{0.0, 0.0};  // per axis (rows, columns); >= 0
+    std::array<int, 2> order{0, 0};         // derivative order per axis: 0, 1 or 2
+    std::array<border_mode, 2> mode{border_mode::reflect, border_mode::reflect};
+    double cval = 0.0;                      // outside value for border_mode::constant
+    double truncate = 4.0;                  // fir radius = round(truncate * sigma)
+    std::array<std::int64_t, 2> radius{-1, -1};  // fir radius per axis; -1: from truncate
+    gaussian_method method = gaussian_method::automatic;
+
+    // Same sigma (and order) on both axes.
+    static gaussian_params isotropic(double sigma, int order = 0) {
+        gaussian_params p;
+        p.sigma = {sigma, sigma};
+        p.order = {order, order};
+        return p;
+    }
+};
+
+// The method `method` resolves to for one axis (automatic -> fir or deriche).
+gaussian_method resolve_gaussian_method(gaussian_method method, double sigma);
+
+// out = Gaussian of in. U is float or T (other pairs do not compile). Sizes must
+// match; in and out may overlap. Throws invalid_argument for negative or non-finite sigma,
+// order outside 0..2 (outside 0 for yvv), the ignore mode, a negative radius other than -1,
+// truncate <= 0 or non-finite, or a cval a float cannot hold.
+template <pixel T, pixel U>
+    requires(std::is_same_v<U, float> || std::is_same_v<U, T>)
+void gaussian(host_view<const T> in, host_view<U> out, const gaussian_params& params);
+// The same on the GPU, asynchronous on `s` (temporary buffers are freed after a synchronise).
+template <pixel T, pixel U>
+    requires(std::is_same_v<U, float> || std::is_same_v<U, T>)
+void gaussian(device_view<const T> in, device_view<U> out, const gaussian_params& params, stream s = {});
+
+// Convenience: a new float32 host image.
+template <pixel T>
+host_image<float> gaussian(host_view<const T> in, const gaussian_params& params) {
+    host_image<float> out(in.width(), in.height());
+    gaussian<T, float>(in, out.view(), params);
+    return out;
+}
+
+}  // namespace granula

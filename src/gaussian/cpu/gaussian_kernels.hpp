@@ -1,0 +1,20 @@
+// The CPU Gaussian kernels, compiled once per instruction set (cmake/GranulaSimd.cmake).
+#pragma once
+
+#include "gaussian/gaussian_plan.hpp"
+#include "granula/core/image.hpp"
+
+// One pass along axis 0 (columns: vertical_pass) or axis 1 (rows: horizontal_pass), from
+// pixel type T to pixel type U. A plan of kind identity converts pixels only.
+#define GRANULA_DECLARE_GAUSSIAN_KERNELS(ns)                                                                  \
+    namespace granula::ns {                                                                                   \
+    template <class T, class U>                                                                               \
+    void gaussian_vertical_pass(host_view<const T> in, host_view<U> out, const detail::axis_plan& plan);      \
+    template <class T, class U>                                                                               \
+    void gaussian_horizontal_pass(host_view<const T> in, host_view<U> out, const detail::axis_plan& plan);    \
+    }
+
+GRANULA_DECLARE_GAUSSIAN_KERNELS(simd_scalar)
+GRANULA_DECLARE_GAUSSIAN_KERNELS(simd_baseline)
+GRANULA_DECLARE_GAUSSIAN_KERNELS(simd_avx2)
+#undef GRANULA_DECLARE_GAUSSIAN_KERNELS

@@ -1,0 +1,451 @@
+// CUDA Gaussian filters.
+//
+// Recursive filters run block-parallel with carried state (Nehab et al. 2011): every line is
+// cut into chunks of `chunk` samples and one thread handles one chunk of one line, so a
+// 8192-pixel line keeps ~260 threads busy instead of one. Three kernels per axis:
+//   1. states:  each chunk runs the causal and the anticausal recursion from a zero state and
+//               keeps its final states (the contribution of its own samples);
+//   2. fixup:   one thread per line walks the chunks, state_c = T state_{c-1} + own_c, with T
+//               the chunk's state-transition matrix (zero input), from the border's start state;
+//   3. output:  each chunk reruns both recursions from its true start states and writes.
+// Input is read twice and the result written once; the result equals the sequential
+// recursion up to float rounding. Along columns the threads of a warp take adjacent columns
+// (coalesced); along rows a block stages a tile of 32 rows in shared memory and each thread
+// walks one row's chunk there. fir is direct: one thread per output pixel.
+#include "gaussian/cuda/gaussian_cuda.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+#include "core/border_index.hpp"
+#include "core/cuda/check.cuh"
+
+namespace granula::cuda {
+namespace {
+
+using granula::detail::axis_plan;
+using granula::detail::check_cuda;
+using granula::detail::check_launch;
+using granula::detail::deriche_coeffs;
+using granula::detail::gaussian_kind;
+
+// Tuning (H200): a chunk of 32 samples keeps a thread's samples in registers; 64 columns x 4
+// chunks per block along columns, 32 rows x 8 chunks (a 32 x 256 tile) along rows.
+constexpr int chunk = 32;
+constexpr int v_cols = 64, v_chunks = 4;
+constexpr int h_rows = 32, h_chunks = 8;
+constexpr int h_tile = h_chunks * chunk;  // samples per tile row
+constexpr int h_halo = 3;                 // one sample before the tile, two after
+constexpr int h_stride = h_tile + h_halo; // odd: the 32 rows of a warp fall in 32 banks
+
+// Stream-ordered temporary device memory.
+class temp_buffer {
+public:
+    temp_buffer(std::size_t bytes, cudaStream_t s) : stream_(s) {
+        if (bytes) check_cuda(cudaMallocAsync(&ptr_, bytes, s), "cudaMallocAsync (Gaussian temporary)");
+    }
+    ~temp_buffer() {
+        if (ptr_) cudaFreeAsync(ptr_, stream_);
+    }
+    temp_buffer(const temp_buffer&) = delete;
+    temp_buffer& operator=(const temp_buffer&) = delete;
+    template <class V>
+    V* as() const {
+        return static_cast<V*>(ptr_);
+    }
+
+private:
+    void* ptr_ = nullptr;
+    cudaStream_t stream_;
+};
+
+// A line of n pixels `step` elements apart, extended by `pad` samples of the border mode on
+// the left and up to total - n - pad on the right. load(k) reads padded position k, clamped
+// to [0, total) (the recursions' start states continue the first and last samples).
+struct line_shape {
+    std::int64_t n, pad, total;
+    border_mode mode;
+    float cval;
+};
+
+template <class T>
+__device__ __forceinline__ float load(const T* line, std::int64_t step, std::int64_t k, const line_shape& g) {
+    k = k < 0 ? 0 : (k >= g.total ? g.total - 1 : k);
+    std::int64_t pos = k - g.pad;
+    if (pos < 0 || pos >= g.n) {
+        pos = granula::detail::border_index(pos, g.n, g.mode);
+        if (pos < 0) return g.cval;
+    }
+    return static_cast<float>(line[pos * step]);
+}
+
+template <class U>
+__device__ __forceinline__ U store_as(float v) {
+    if constexpr (std::is_same_v<U, float>) {
+        return v;
+    } else {
+        const float hi = static_cast<float>(std::numeric_limits<U>::max());
+        return static_cast<U>(fminf(fmaxf(rintf(v), 0.0f), hi));
+    }
+}
+
+// ---- Deriche: the recursion steps (the CPU kernel's arithmetic) -----------------------------------
+struct state {
+    float y0, d0, y1, d1;
+};
+
+struct deriche_params {
+    deriche_coeffs c;
+    float t[2][4];  // per section, the chunk's transition matrix on (y, d): t00 t01 t10 t11
+};
+
+__device__ __forceinline__ void causal_step(const deriche_coeffs& c, float x, float& xp, state& s) {
+    const float u0 = c.b0[0] * x + c.b1[0] * xp;
+    const float u1 = c.b0[1] * x + c.b1[1] * xp;
+    s.d0 = u0 - c.e1[0] * s.y0 + c.a2[0] * s.d0;
+    s.d1 = u1 - c.e1[1] * s.y1 + c.a2[1] * s.d1;
+    s.y0 += s.d0, s.y1 += s.d1;
+    xp = x;
+}
+
+__device__ __forceinline__ void anticausal_step(const deriche_coeffs& c, float x, float& x1, float& x2, state& s) {
+    const float u0 = c.c1[0] * x1 + c.c2[0] * x2;
+    const float u1 = c.c1[1] * x1 + c.c2[1] * x2;
+    s.d0 = u0 - c.e1[0] * s.y0 + c.a2[0] * s.d0;
+    s.d1 = u1 - c.e1[1] * s.y1 + c.a2[1] * s.d1;
+    s.y0 += s.d0, s.y1 += s.d1;
+    x2 = x1, x1 = x;
+}
+
+__device__ __forceinline__ state transition(const deriche_params& p, state s, state own) {
+    state r;
+    r.y0 = p.t[0][0] * s.y0 + p.t[0][1] * s.d0 + own.y0;
+    r.d0 = p.t[0][2] * s.y0 + p.t[0][3] * s.d0 + own.d0;
+    r.y1 = p.t[1][0] * s.y1 + p.t[1][1] * s.d1 + own.y1;
+    r.d1 = p.t[1][2] * s.y1 + p.t[1][3] * s.d1 + own.d1;
+    return r;
+}
+
+// Pass 1 of one chunk: xs are its samples, before = x[k0 - 1], after1/2 = x[k0 + chunk], +1.
+__device__ __forceinline__ void chunk_states(const deriche_coeffs& c, const float (&xs)[chunk], float before,
+                                             float after1, float after2, state& causal, state& anticausal) {
+    causal = {0, 0, 0, 0};
+    float xp = before;
+#pragma unroll
+    for (int i = 0; i < chunk; ++i) causal_step(c, xs[i], xp, causal);
+    anticausal = {0, 0, 0, 0};
+    float x1 = after1, x2 = after2;
+#pragma unroll
+    for (int i = chunk - 1; i >= 0; --i) anticausal_step(c, xs[i], x1, x2, anticausal);
+}
+
+// Pass 3 of one chunk: ys receives causal + anticausal + direct x.
+__device__ __forceinline__ void chunk_output(const deriche_coeffs& c, const float (&xs)[chunk], float before,
+                                             float after1, float after2, state causal, state anticausal,
+                                             float (&ys)[chunk]) {
+    float xp = before;
+#pragma unroll
+    for (int i = 0; i < chunk; ++i) {
+        causal_step(c, xs[i], xp, causal);
+        ys[i] = causal.y0 + causal.y1;
+    }
+    float x1 = after1, x2 = after2;
+#pragma unroll
+    for (int i = chunk - 1; i >= 0; --i) {
+        anticausal_step(c, xs[i], x1, x2, anticausal);
+        ys[i] += (anticausal.y0 + anticausal.y1) + c.direct * xs[i];
+    }
+}
+
+// ---- along columns: thread = (column, chunk) ------------------------------------------------------
+template <class T>
+__global__ void __launch_bounds__(v_cols* v_chunks)
+    columns_states(const T* in, std::int64_t stride, std::int64_t width, line_shape g, std::int64_t chunks,
+                   deriche_coeffs c, state* causal_out, state* anticausal_out) {
+    const std::int64_t x = blockIdx.x * std::int64_t{v_cols} + threadIdx.x;
+    const std::int64_t ci = blockIdx.y * std::int64_t{v_chunks} + threadIdx.y;
+    if (x >= width || ci >= chunks) return;
+    const T* line = in + x;
+    const std::int64_t k0 = ci * chunk;
+    float xs[chunk];
+#pragma unroll
+    for (int i = 0; i < chunk; ++i) xs[i] = load(line, stride, k0 + i, g);
+    state a, b;
+    chunk_states(c, xs, load(line, stride, k0 - 1, g), load(line, stride, k0 + chunk, g),
+                 load(line, stride, k0 + chunk + 1, g), a, b);
+    causal_out[ci * width + x] = a;
+    anticausal_out[ci * width + x] = b;
+}
+
+// One thread per line and direction (blockIdx.y: 0 causal, 1 anticausal); first/last are the
+// line's first and last padded samples. The chunks' own states are read in batches ahead of
+// the dependent walk, so each thread keeps `fixup_batch` loads in flight (measured on the
+// H200: the one-at-a-time walk was latency-bound, the fixup then cost as much as a pass).
+constexpr int fixup_batch = 16;
+__device__ __forceinline__ void fixup_line(const deriche_params& p, std::int64_t line, std::int64_t lines,
+                                           std::int64_t chunks, float first, float last, state* causal,
+                                           state* anticausal) {
+    const deriche_coeffs& c = p.c;
+    const bool forward = blockIdx.y == 0;
+    state* states = forward ? causal : anticausal;
+    const float edge = forward ? first : last;
+    state s = forward ? state{c.causal_gain[0] * edge, 0.0f, c.causal_gain[1] * edge, 0.0f}
+                      : state{c.anticausal_gain[0] * edge, 0.0f, c.anticausal_gain[1] * edge, 0.0f};
+    for (std::int64_t b = 0; b < chunks; b += fixup_batch) {
+        state own[fixup_batch];
+#pragma unroll
+        for (int j = 0; j < fixup_batch; ++j) {
+            const std::int64_t ci = forward ? b + j : chunks - 1 - (b + j);
+            if (b + j < chunks) own[j] = states[ci * lines + line];
+        }
+#pragma unroll
+        for (int j = 0; j < fixup_batch; ++j) {
+            const std::int64_t ci = forward ? b + j : chunks - 1 - (b + j);
+            if (b + j < chunks) {
+                states[ci * lines + line] = s;  // the state at the chunk's entry
+                s = transition(p, s, own[j]);
+            }
+        }
+    }
+}
+
+template <class T>
+__global__ void columns_fixup(const T* in, std::int64_t stride, std::int64_t width, line_shape g,
+                              std::int64_t chunks, deriche_params p, state* causal, state* anticausal) {
+    const std::int64_t x = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+    if (x >= width) return;
+    fixup_line(p, x, width, chunks, load(in + x, stride, 0, g), load(in + x, stride, g.total - 1, g), causal,
+               anticausal);
+}
+
+template <class T, class U>
+__global__ void __launch_bounds__(v_cols* v_chunks)
+    columns_output(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t width,
+                   line_shape g, std::int64_t chunks, deriche_coeffs c, const state* causal,
+                   const state* anticausal) {
+    const std::int64_t x = blockIdx.x * std::int64_t{v_cols} + threadIdx.x;
+    const std::int64_t ci = blockIdx.y * std::int64_t{v_chunks} + threadIdx.y;
+    if (x >= width || ci >= chunks) return;
+    const T* line = in + x;
+    const std::int64_t k0 = ci * chunk;
+    float xs[chunk], ys[chunk];
+#pragma unroll
+    for (int i = 0; i < chunk; ++i) xs[i] = load(line, stride, k0 + i, g);
+    chunk_output(c, xs, load(line, stride, k0 - 1, g), load(line, stride, k0 + chunk, g),
+                 load(line, stride, k0 + chunk + 1, g), causal[ci * width + x], anticausal[ci * width + x], ys);
+#pragma unroll
+    for (int i = 0; i < chunk; ++i) {
+        const std::int64_t y = k0 + i - g.pad;
+        if (y >= 0 && y < g.n) out[y * out_stride + x] = store_as<U>(ys[i]);
+    }
+}
+
+// ---- along rows: a block stages 32 rows x (8 chunks + halo) in shared memory ------------------------
+// Tile column j holds padded position tile_k0 - 1 + j.
+template <class T>
+__device__ __forceinline__ void load_tile(float (&tile)[h_rows][h_stride], const T* in, std::int64_t stride,
+                                          std::int64_t height, const line_shape& g, std::int64_t y0,
+                                          std::int64_t tile_k0) {
+    const int t = threadIdx.y * h_rows + threadIdx.x;  // 0 .. 255
+    for (int r = 0; r < h_rows; ++r) {
+        const std::int64_t y = y0 + r;
+        if (y >= height) break;
+        for (int j = t; j < h_stride; j += h_rows * h_chunks) tile[r][j] = load(in + y * stride, 1, tile_k0 - 1 + j, g);
+    }
+}
+
+template <class T>
+__global__ void __launch_bounds__(h_rows* h_chunks)
+    rows_states(const T* in, std::int64_t stride, std::int64_t height, line_shape g, std::int64_t chunks,
+                deriche_coeffs c, state* causal_out, state* anticausal_out) {
+    __shared__ float tile[h_rows][h_stride];
+    const std::int64_t y0 = blockIdx.y * std::int64_t{h_rows}, tile_k0 = blockIdx.x * std::int64_t{h_tile};
+    load_tile(tile, in, stride, height, g, y0, tile_k0);
+    __syncthreads();
+    const int r = threadIdx.x, local = threadIdx.y;
+    const std::int64_t y = y0 + r, ci = blockIdx.x * std::int64_t{h_chunks} + local;
+    if (y >= height || ci >= chunks) return;
+    const float* row = &tile[r][1 + local * chunk];
+    float xs[chunk];
+#pragma unroll
+    for (int i = 0; i < chunk; ++i) xs[i] = row[i];
+    state a, b;
+    chunk_states(c, xs, row[-1], row[chunk], row[chunk + 1], a, b);
+    causal_out[ci * height + y] = a;
+    anticausal_out[ci * height + y] = b;
+}
+
+template <class T>
+__global__ void rows_fixup(const T* in, std::int64_t stride, std::int64_t height, line_shape g, std::int64_t chunks,
+                           deriche_params p, state* causal, state* anticausal) {
+    const std::int64_t y = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+    if (y >= height) return;
+    fixup_line(p, y, height, chunks, load(in + y * stride, 1, 0, g), load(in + y * stride, 1, g.total - 1, g), causal,
+               anticausal);
+}
+
+template <class T, class U>
+__global__ void __launch_bounds__(h_rows* h_chunks)
+    rows_output(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t height,
+                line_shape g, std::int64_t chunks, deriche_coeffs c, const state* causal, const state* anticausal) {
+    __shared__ float tile[h_rows][h_stride];
+    const std::int64_t y0 = blockIdx.y * std::int64_t{h_rows}, tile_k0 = blockIdx.x * std::int64_t{h_tile};
+    load_tile(tile, in, stride, height, g, y0, tile_k0);
+    __syncthreads();
+    const int r = threadIdx.x, local = threadIdx.y;
+    const std::int64_t y = y0 + r, ci = blockIdx.x * std::int64_t{h_chunks} + local;
+    const bool active = y < height && ci < chunks;
+    float xs[chunk], ys[chunk], before = 0, after1 = 0, after2 = 0;
+    if (active) {
+        const float* row = &tile[r][1 + local * chunk];
+#pragma unroll
+        for (int i = 0; i < chunk; ++i) xs[i] = row[i];
+        before = row[-1], after1 = row[chunk], after2 = row[chunk + 1];
+    }
+    __syncthreads();  // the tile now receives the results
+    if (active) {
+        chunk_output(c, xs, before, after1, after2, causal[ci * height + y], anticausal[ci * height + y], ys);
+        float* row = &tile[r][1 + local * chunk];
+#pragma unroll
+        for (int i = 0; i < chunk; ++i) row[i] = ys[i];
+    }
+    __syncthreads();
+    const int t = threadIdx.y * h_rows + threadIdx.x;
+    for (int rr = 0; rr < h_rows; ++rr) {
+        const std::int64_t yy = y0 + rr, x = tile_k0 + t - g.pad;
+        if (yy < height && x >= 0 && x < g.n) out[yy * out_stride + x] = store_as<U>(tile[rr][1 + t]);
+    }
+}
+
+// ---- fir and plain conversion: one thread per output pixel ------------------------------------------
+template <class T, class U, bool along_rows>
+__global__ void fir_pass(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t width,
+                         std::int64_t height, line_shape g, const float* taps, std::int64_t radius) {
+    const std::int64_t x = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+    const std::int64_t y = blockIdx.y * std::int64_t{blockDim.y} + threadIdx.y;
+    if (x >= width || y >= height) return;
+    const T* line = along_rows ? in + y * stride : in + x;
+    const std::int64_t step = along_rows ? 1 : stride;
+    const std::int64_t k = (along_rows ? x : y) + g.pad;
+    float acc = 0.0f;
+    for (std::int64_t j = -radius; j <= radius; ++j) acc += taps[j + radius] * load(line, step, k + j, g);
+    out[y * out_stride + x] = store_as<U>(acc);
+}
+
+template <class T, class U>
+__global__ void convert(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t width,
+                        std::int64_t height) {
+    const std::int64_t x = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+    const std::int64_t y = blockIdx.y * std::int64_t{blockDim.y} + threadIdx.y;
+    if (x < width && y < height) out[y * out_stride + x] = store_as<U>(static_cast<float>(in[y * stride + x]));
+}
+
+// ---- host side ----------------------------------------------------------------------------------------
+unsigned grid_dim(std::int64_t n, std::int64_t per_block) { return static_cast<unsigned>((n + per_block - 1) / per_block); }
+
+// The chunk's transition matrix A^chunk of each section, A = [[1 - e1, a2], [-e1, a2]] on (y, d),
+// computed in double from the float coefficients the recursion uses.
+deriche_params make_deriche_params(const deriche_coeffs& c) {
+    deriche_params p{c, {}};
+    for (int s = 0; s < 2; ++s) {
+        const double e1 = c.e1[s], a2 = c.a2[s];
+        double m[4] = {1, 0, 0, 1};
+        for (int i = 0; i < chunk; ++i) {
+            const double n0 = (1 - e1) * m[0] + a2 * m[2], n1 = (1 - e1) * m[1] + a2 * m[3];
+            const double n2 = -e1 * m[0] + a2 * m[2], n3 = -e1 * m[1] + a2 * m[3];
+            m[0] = n0, m[1] = n1, m[2] = n2, m[3] = n3;
+        }
+        for (int i = 0; i < 4; ++i) p.t[s][i] = static_cast<float>(m[i]);
+    }
+    return p;
+}
+
+// One pass along an axis (0: along columns, 1: along rows).
+template <class T, class U>
+void axis_pass(device_view<const T> in, device_view<U> out, const axis_plan& plan, int axis, cudaStream_t s) {
+    const std::int64_t w = in.width(), h = in.height(), n = axis == 0 ? h : w, lines = axis == 0 ? w : h;
+    if (plan.kind == gaussian_kind::identity) {
+        const dim3 block(32, 8);
+        convert<T, U><<<dim3(grid_dim(w, 32), grid_dim(h, 8)), block, 0, s>>>(in.data(), in.stride(), out.data(),
+                                                                             out.stride(), w, h);
+        check_launch("Gaussian convert");
+        return;
+    }
+    if (plan.kind == gaussian_kind::fir) {
+        const std::int64_t radius = plan.pad;
+        temp_buffer taps(plan.taps.size() * sizeof(float), s);
+        check_cuda(cudaMemcpyAsync(taps.as<float>(), plan.taps.data(), plan.taps.size() * sizeof(float),
+                                   cudaMemcpyHostToDevice, s),
+                   "cudaMemcpyAsync (fir taps)");
+        const line_shape g{n, radius, n + 2 * radius, plan.mode, plan.cval};
+        const dim3 block(32, 8), grid(grid_dim(w, 32), grid_dim(h, 8));
+        if (axis == 0)
+            fir_pass<T, U, false><<<grid, block, 0, s>>>(in.data(), in.stride(), out.data(), out.stride(), w, h, g,
+                                                         taps.as<float>(), radius);
+        else
+            fir_pass<T, U, true><<<grid, block, 0, s>>>(in.data(), in.stride(), out.data(), out.stride(), w, h, g,
+                                                        taps.as<float>(), radius);
+        check_launch("Gaussian fir");  // (a copy from pageable memory has read the taps when it returns)
+        return;
+    }
+    if (plan.kind != gaussian_kind::deriche)
+        throw unsupported("the CUDA backend runs the fir and deriche methods; yvv runs on the CPU");
+    // The padded line rounded up to whole chunks (the extra samples continue the extension).
+    const std::int64_t chunks = (n + 2 * plan.pad + chunk - 1) / chunk;
+    const line_shape g{n, plan.pad, chunks * chunk, plan.mode, plan.cval};
+    const deriche_params p = make_deriche_params(plan.deriche);
+    temp_buffer causal(static_cast<std::size_t>(chunks * lines) * sizeof(state), s);
+    temp_buffer anticausal(static_cast<std::size_t>(chunks * lines) * sizeof(state), s);
+    if (axis == 0) {
+        const dim3 block(v_cols, v_chunks), grid(grid_dim(w, v_cols), grid_dim(chunks, v_chunks));
+        columns_states<T><<<grid, block, 0, s>>>(in.data(), in.stride(), w, g, chunks, p.c, causal.as<state>(),
+                                                 anticausal.as<state>());
+        check_launch("Gaussian columns_states");
+        columns_fixup<T><<<dim3(grid_dim(w, 128), 2), 128, 0, s>>>(in.data(), in.stride(), w, g, chunks, p, causal.as<state>(),
+                                                          anticausal.as<state>());
+        check_launch("Gaussian columns_fixup");
+        columns_output<T, U><<<grid, block, 0, s>>>(in.data(), in.stride(), out.data(), out.stride(), w, g, chunks,
+                                                    p.c, causal.as<state>(), anticausal.as<state>());
+        check_launch("Gaussian columns_output");
+    } else {
+        const dim3 block(h_rows, h_chunks), grid(grid_dim(chunks, h_chunks), grid_dim(h, h_rows));
+        rows_states<T><<<grid, block, 0, s>>>(in.data(), in.stride(), h, g, chunks, p.c, causal.as<state>(),
+                                              anticausal.as<state>());
+        check_launch("Gaussian rows_states");
+        rows_fixup<T><<<dim3(grid_dim(h, 128), 2), 128, 0, s>>>(in.data(), in.stride(), h, g, chunks, p, causal.as<state>(),
+                                                       anticausal.as<state>());
+        check_launch("Gaussian rows_fixup");
+        rows_output<T, U><<<grid, block, 0, s>>>(in.data(), in.stride(), out.data(), out.stride(), h, g, chunks, p.c,
+                                                 causal.as<state>(), anticausal.as<state>());
+        check_launch("Gaussian rows_output");
+    }
+}
+
+}  // namespace
+
+template <class T, class U>
+void gaussian(device_view<const T> in, device_view<U> out, const axis_plan& rows_axis, const axis_plan& cols_axis,
+              stream st) {
+    const cudaStream_t s = granula::detail::to_cuda(st.native_handle());
+    if (cols_axis.kind == gaussian_kind::identity) return axis_pass<T, U>(in, out, rows_axis, 0, s);
+    if (rows_axis.kind == gaussian_kind::identity) return axis_pass<T, U>(in, out, cols_axis, 1, s);
+    temp_buffer between(static_cast<std::size_t>(in.width() * in.height()) * sizeof(float), s);
+    const device_view<float> mid(between.as<float>(), in.width(), in.height());
+    axis_pass<T, float>(in, mid, rows_axis, 0, s);
+    axis_pass<float, U>(device_view<const float>(mid), out, cols_axis, 1, s);
+}
+
+#define GRANULA_INSTANTIATE_PAIR(T, U)                                                                      \
+    template void gaussian<T, U>(device_view<const T>, device_view<U>, const axis_plan&, const axis_plan&, \
+                                 stream);
+GRANULA_INSTANTIATE_PAIR(std::uint8_t, std::uint8_t)
+GRANULA_INSTANTIATE_PAIR(std::uint8_t, float)
+GRANULA_INSTANTIATE_PAIR(std::uint16_t, std::uint16_t)
+GRANULA_INSTANTIATE_PAIR(std::uint16_t, float)
+GRANULA_INSTANTIATE_PAIR(float, float)
+#undef GRANULA_INSTANTIATE_PAIR
+
+}  // namespace granula::cuda

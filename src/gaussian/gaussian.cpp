@@ -1,0 +1,145 @@
+// Front of the Gaussian filters: validates the parameters, builds one plan per axis, picks
+// the backend. No pixel loops here.
+#include "granula/gaussian/gaussian.hpp"
+
+#include <array>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "gaussian/cpu/gaussian_cpu.hpp"
+#include "gaussian/gaussian_plan.hpp"
+#include "granula/core/device.hpp"
+#if defined(GRANULA_HAVE_CUDA)
+#include "gaussian/cuda/gaussian_cuda.hpp"
+#endif
+
+namespace granula {
+namespace {
+
+constexpr std::array<std::pair<gaussian_method, std::string_view>, 5> method_names{{
+    {gaussian_method::automatic, "auto"},
+    {gaussian_method::fir, "fir"},
+    {gaussian_method::deriche, "deriche"},
+    {gaussian_method::yvv1995, "yvv1995"},
+    {gaussian_method::yvv2002, "yvv2002"},
+}};
+
+std::string num(double v) { return std::to_string(v); }
+
+void validate_params(const gaussian_params& p) {
+    for (int axis = 0; axis < 2; ++axis) {
+        const std::string where = " on axis " + std::to_string(axis);
+        const double sigma = p.sigma[axis];
+        if (!(std::isfinite(sigma) && sigma >= 0))
+            throw invalid_argument("sigma" + where + " is " + num(sigma) + "; it must be a finite number >= 0");
+        if (p.mode[axis] == border_mode::ignore)
+            throw invalid_argument("border mode 'ignore'" + where +
+                                   " is not defined for the Gaussian; allowed: constant, nearest, reflect, mirror, wrap");
+        if (p.order[axis] < 0 || p.order[axis] > 2)
+            throw invalid_argument("order" + where + " is " + std::to_string(p.order[axis]) +
+                                   "; allowed: 0, 1, 2");
+        if (p.radius[axis] < -1)
+            throw invalid_argument("radius" + where + " is " + std::to_string(p.radius[axis]) +
+                                   "; it must be >= 0, or -1 to take it from truncate");
+        if (sigma == 0) continue;
+        const gaussian_method m = resolve_gaussian_method(p.method, sigma);
+        const bool yvv = m == gaussian_method::yvv1995 || m == gaussian_method::yvv2002;
+        if (yvv && p.order[axis] != 0)
+            throw invalid_argument("order" + where + " is " + std::to_string(p.order[axis]) + " but method '" +
+                                   std::string(to_string(m)) +
+                                   "' computes order 0 only; use 'deriche' or 'fir' for derivatives");
+        if (m == gaussian_method::yvv2002 && sigma < 0.5)
+            throw invalid_argument("sigma" + where + " is " + num(sigma) +
+                                   "; the yvv2002 coefficients are defined for sigma >= 0.5");
+    }
+    if (!(std::isfinite(p.truncate) && p.truncate > 0))
+        throw invalid_argument("truncate is " + num(p.truncate) + "; it must be a finite number > 0");
+}
+
+template <class T, class Space, class U>
+void validate(const image_view<const T, Space>& in, const image_view<U, Space>& out, const gaussian_params& p) {
+    if (in.empty())
+        throw invalid_argument("input image is empty (" + std::to_string(in.width()) + "x" +
+                               std::to_string(in.height()) + "); the Gaussian needs at least 1x1 pixels");
+    if (out.width() != in.width() || out.height() != in.height())
+        throw invalid_argument("output is " + std::to_string(out.width()) + "x" + std::to_string(out.height()) +
+                               " but the input is " + std::to_string(in.width()) + "x" +
+                               std::to_string(in.height()) + "; they must match");
+    validate_params(p);
+}
+
+std::array<detail::axis_plan, 2> plans(const gaussian_params& p) {
+    std::array<detail::axis_plan, 2> out;
+    for (int a = 0; a < 2; ++a)
+        out[a] = detail::make_axis_plan(p.method, p.sigma[a], p.order[a], p.mode[a], p.cval, p.truncate, p.radius[a]);
+    return out;
+}
+
+}  // namespace
+
+std::string_view to_string(gaussian_method method) {
+    for (const auto& [m, name] : method_names)
+        if (m == method) return name;
+    return "?";
+}
+
+gaussian_method parse_gaussian_method(std::string_view name) {
+    if (name == "yvv") return gaussian_method::yvv1995;
+    for (const auto& [m, n] : method_names)
+        if (n == name) return m;
+    std::string allowed;
+    for (const auto& entry : method_names) allowed += std::string(entry.second) + ", ";
+    throw invalid_argument("unknown Gaussian method '" + std::string(name) + "'; allowed: " + allowed +
+                           "yvv (= yvv1995)");
+}
+
+gaussian_method resolve_gaussian_method(gaussian_method method, double sigma) {
+    if (method != gaussian_method::automatic) return method;
+    return sigma < gaussian_fir_max_sigma ? gaussian_method::fir : gaussian_method::deriche;
+}
+
+template <pixel T, pixel U>
+    requires(std::is_same_v<U, float> || std::is_same_v<U, T>)
+void gaussian(host_view<const T> in, host_view<U> out, const gaussian_params& params) {
+    validate(in, out, params);
+    const auto plan = plans(params);
+    if (overlaps(in, out)) {
+        const host_image<T> copy_of_input = clone<T>(in);
+        cpu::gaussian<T, U>(copy_of_input.view(), out, plan[0], plan[1]);
+        return;
+    }
+    cpu::gaussian<T, U>(in, out, plan[0], plan[1]);
+}
+
+template <pixel T, pixel U>
+    requires(std::is_same_v<U, float> || std::is_same_v<U, T>)
+void gaussian(device_view<const T> in, device_view<U> out, const gaussian_params& params, stream s) {
+    validate(in, out, params);
+    resolve_device(device::cuda);  // throws when there is no CUDA backend or device
+#if defined(GRANULA_HAVE_CUDA)
+    const auto plan = plans(params);
+    if (overlaps(in, out)) {
+        device_image<T> copy_of_input(in.width(), in.height());
+        copy<T>(in, copy_of_input.view(), s);
+        cuda::gaussian<T, U>(copy_of_input.view(), out, plan[0], plan[1], s);
+        s.synchronize();  // copy_of_input is freed on return
+        return;
+    }
+    cuda::gaussian<T, U>(in, out, plan[0], plan[1], s);
+#else
+    static_cast<void>(s);
+#endif
+}
+
+#define GRANULA_INSTANTIATE_PAIR(T, U)                                                                          \
+    template void gaussian<T, U>(host_view<const T>, host_view<U>, const gaussian_params&);                    \
+    template void gaussian<T, U>(device_view<const T>, device_view<U>, const gaussian_params&, stream);
+GRANULA_INSTANTIATE_PAIR(std::uint8_t, std::uint8_t)
+GRANULA_INSTANTIATE_PAIR(std::uint8_t, float)
+GRANULA_INSTANTIATE_PAIR(std::uint16_t, std::uint16_t)
+GRANULA_INSTANTIATE_PAIR(std::uint16_t, float)
+GRANULA_INSTANTIATE_PAIR(float, float)
+#undef GRANULA_INSTANTIATE_PAIR
+
+}  // namespace granula

@@ -1,0 +1,54 @@
+// The per-axis filter plan: coefficients computed once in double on the host, then used by the
+// CPU kernels and the CUDA kernels alike (so both run the same float recursion).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "granula/core/border.hpp"
+#include "granula/gaussian/gaussian.hpp"
+
+namespace granula::detail {
+
+enum class gaussian_kind : int { identity, fir, deriche, yvv };
+
+// Deriche's filter as two parallel second-order sections per direction, in "delta form":
+//   u    = b0 x[k] + b1 x[k-1]                 (anticausal: c1 x[k+1] + c2 x[k+2])
+//   d[k] = u - e1 y[k-1] + a2 d[k-1],  y[k] = y[k-1] + d[k]
+// with e1 = 1 + a1 + a2 computed without cancellation. For sigma in the hundreds the poles lie
+// within 1e-3 of 1, where rounding a1 to float would move the section's gain by percents; e1
+// and a2 keep their relative precision, which is what keeps the filter exact up to sigma 1000.
+// result = causal + anticausal + direct x[k].
+struct deriche_coeffs {
+    float b0[2], b1[2], c1[2], c2[2], e1[2], a2[2];
+    float direct;
+    float causal_gain[2], anticausal_gain[2];  // steady-state y of each section for input 1
+};
+
+// Young-van Vliet: w[k] = B x[k] + b1 w[k-1] + b2 w[k-2] + b3 w[k-3], then the same backwards
+// over w. m maps the deviations (w[N-1-j] - u) of the last three causal outputs from the
+// steady state u of the input beyond the end to the anticausal start state (v[N+i] - u)
+// (Triggs & Sdika 2006), computed numerically from the filter itself.
+struct yvv_coeffs {
+    float B, b1, b2, b3;
+    float m[3][3];
+};
+
+struct axis_plan {
+    gaussian_kind kind = gaussian_kind::identity;
+    border_mode mode = border_mode::reflect;
+    float cval = 0.0f;
+    int order = 0;
+    std::int64_t pad = 0;       // extension samples read beyond each end of a line
+    std::vector<float> taps;    // fir: 2 radius + 1 correlation weights, taps[j + radius] for x[k + j]
+    deriche_coeffs deriche{};
+    yvv_coeffs yvv{};
+};
+
+// Taps of scipy's gaussian_filter1d kernel (correlation weights), radius r.
+std::vector<double> gaussian_fir_taps(double sigma, int order, std::int64_t radius);
+
+axis_plan make_axis_plan(gaussian_method method, double sigma, int order, border_mode mode, double cval,
+                         double truncate, std::int64_t radius);
+
+}  // namespace granula::detail

@@ -1,0 +1,116 @@
+// granula gaussian, run as a separate process: its output files equal the C++ API's results,
+// and every mistake gives one "granula: error:" line with exit status 2 (usage) or 1 (runtime).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "granula/granula.hpp"
+#include "granula/io/io.hpp"
+#include "io/io_test_support.hpp"
+
+namespace granula {
+namespace {
+
+namespace fs = std::filesystem;
+using io_test::scratch_dir;
+
+std::string data_file(const std::string& name) { return std::string(GRANULA_DATA_DIR) + "/" + name; }
+
+struct cli_result {
+    int status = -1;
+    std::string out, err;
+};
+
+cli_result run_cli(const std::vector<std::string>& args, const scratch_dir& dir) {
+    std::string command = std::string("'") + GRANULA_CLI_PATH + "'";
+    for (const auto& a : args) command += " '" + a + "'";
+    command += " >'" + dir.file("stdout") + "' 2>'" + dir.file("stderr") + "'";
+    const int raw = std::system(command.c_str());
+    auto slurp = [](const std::string& path) {
+        std::ifstream in(path);
+        std::stringstream s;
+        s << in.rdbuf();
+        return s.str();
+    };
+    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : 128, slurp(dir.file("stdout")), slurp(dir.file("stderr"))};
+}
+
+// One error line on stderr containing `reason`, nothing on stdout, exit `status`.
+void expect_error(const std::vector<std::string>& args, int status, const std::string& reason) {
+    scratch_dir dir;
+    const cli_result r = run_cli(args, dir);
+    std::string all;
+    for (const auto& a : args) all += a + " ";
+    EXPECT_EQ(r.status, status) << all << "\n" << r.err;
+    EXPECT_TRUE(r.out.empty()) << all;
+    EXPECT_EQ(r.err.rfind("granula: error: ", 0), 0u) << all << "\n" << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << all << "\n" << r.err;
+    EXPECT_NE(r.err.find(reason), std::string::npos) << all << "\n" << r.err;
+}
+
+TEST(GaussianCli, Float32OutputEqualsTheApi) {
+    scratch_dir dir;
+    const cli_result r = run_cli({"gaussian", data_file("camera.png"), dir.file("out.npy"), "--sigma", "2,5",
+                                  "--order", "0,1", "--mode", "mirror", "--device", "cpu", "--time"},
+                                 dir);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("gaussian on cpu"), std::string::npos) << r.err;
+    const any_host_image in = io::read_image(data_file("camera.png"));
+    gaussian_params p;
+    p.sigma = {2, 5};
+    p.order = {0, 1};
+    p.mode = {border_mode::mirror, border_mode::mirror};
+    const auto want = gaussian<std::uint8_t>(in.view().as<const std::uint8_t>(), p);
+    const any_host_image got = io::read_image(dir.file("out.npy"));
+    ASSERT_EQ(got.type(), pixel_type::float32);
+    const auto g = got.view().as<const float>();
+    for (std::int64_t y = 0; y < want.height(); ++y)
+        for (std::int64_t x = 0; x < want.width(); ++x) ASSERT_EQ(g(y, x), want.view()(y, x)) << y << "," << x;
+}
+
+TEST(GaussianCli, InputTypeOutput) {
+    scratch_dir dir;
+    const cli_result r = run_cli({"gaussian", data_file("coins16.png"), dir.file("out.png"), "--sigma", "7",
+                                  "--method", "deriche", "--output-type", "input", "--device", "cpu"},
+                                 dir);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const any_host_image in = io::read_image(data_file("coins16.png"));
+    ASSERT_EQ(in.type(), pixel_type::uint16);
+    const auto src = in.view().as<const std::uint16_t>();
+    host_image<std::uint16_t> want(src.width(), src.height());
+    gaussian_params p = gaussian_params::isotropic(7);
+    p.method = gaussian_method::deriche;
+    gaussian<std::uint16_t, std::uint16_t>(src, want.view(), p);
+    const any_host_image got = io::read_image(dir.file("out.png"));
+    const auto g = got.view().as<const std::uint16_t>();
+    for (std::int64_t y = 0; y < src.height(); ++y)
+        for (std::int64_t x = 0; x < src.width(); ++x) ASSERT_EQ(g(y, x), want.view()(y, x));
+}
+
+TEST(GaussianCli, ErrorsAreOneLineWithTheRightStatus) {
+    scratch_dir dir;
+    const std::string in = data_file("camera.png"), out = dir.file("o.npy");
+    expect_error({"gaussian", in, out}, 2, "--sigma");
+    expect_error({"gaussian", in}, 2, "IN and OUT");
+    expect_error({"gaussian", in, out, "--sigma", "-1"}, 2, "sigma on axis 0");
+    expect_error({"gaussian", in, out, "--sigma", "nan"}, 2, "sigma");
+    expect_error({"gaussian", in, out, "--sigma", "1,2,3"}, 2, "one value or two");
+    expect_error({"gaussian", in, out, "--sigma", "4", "--order", "3"}, 2, "allowed: 0, 1, 2");
+    expect_error({"gaussian", in, out, "--sigma", "4", "--method", "yvv", "--order", "1"}, 2, "order 0 only");
+    expect_error({"gaussian", in, out, "--sigma", "4", "--method", "box"}, 2, "unknown Gaussian method");
+    expect_error({"gaussian", in, out, "--sigma", "4", "--mode", "ignore"}, 2, "ignore");
+    expect_error({"gaussian", in, out, "--sigma", "4", "--mode", "bounce"}, 2, "unknown border mode");
+    expect_error({"gaussian", in, out, "--sigma", "4", "--output-type", "int"}, 2, "--output-type");
+    expect_error({"gaussian", in, dir.file("o.png"), "--sigma", "4"}, 1, "float32");
+    expect_error({"gaussian", dir.file("missing.png"), out, "--sigma", "4"}, 1, "missing.png");
+}
+
+}  // namespace
+}  // namespace granula

@@ -1,0 +1,121 @@
+// The CUDA Gaussian against the CPU backend (which the CPU tests check against the reference):
+// within 1e-5 of the image's scale for the block-parallel recursion and fir, on sizes that
+// cut lines into one, several and partial chunks, strided device sub-views, every pixel type,
+// border mode and order. Every test skips without a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+
+#include "granula/granula.hpp"
+
+namespace granula {
+namespace {
+
+#define GRANULA_REQUIRE_GPU()                                                                        \
+    do {                                                                                             \
+        if (!cuda_available())                                                                       \
+            GTEST_SKIP() << "no CUDA device: "                                                       \
+                         << (cuda_built() ? "this build has the CUDA backend, but no GPU is visible" \
+                                          : "this granula build has no CUDA backend");               \
+    } while (0)
+
+constexpr border_mode modes[] = {border_mode::constant, border_mode::nearest, border_mode::reflect,
+                                 border_mode::mirror, border_mode::wrap};
+
+template <class T>
+host_image<T> random_image(std::mt19937_64& rng, std::int64_t w, std::int64_t h) {
+    host_image<T> img(w, h);
+    std::uniform_real_distribution<double> d(0, std::is_floating_point_v<T> ? 10.0 : double(std::numeric_limits<T>::max()));
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x) img.view()(y, x) = static_cast<T>(d(rng));
+    return img;
+}
+
+// Runs params on the GPU through strided device views and on the CPU; returns the largest
+// difference relative to the larger of the input's and the result's scale.
+template <class T, class U>
+double gpu_vs_cpu(std::mt19937_64& rng, std::int64_t w, std::int64_t h, const gaussian_params& p) {
+    const auto in = random_image<T>(rng, w, h);
+    host_image<U> want(w, h);
+    gaussian<T, U>(host_view<const T>(in.view()), want.view(), p);
+    device_image<T> din_buffer(w + 5, h + 2);
+    device_image<U> dout_buffer(w + 3, h + 1);
+    const device_view<T> din = din_buffer.view().subview(3, 1, w, h);
+    const device_view<U> dout = dout_buffer.view().subview(1, 1, w, h);
+    copy<T>(host_view<const T>(in.view()), din);
+    gaussian<T, U>(device_view<const T>(din), dout, p);
+    const host_image<U> got = download<U>(device_view<const U>(dout));
+    double scale = 1e-30, diff = 0;
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x) {
+            scale = std::max({scale, std::abs(double(in.view()(y, x))), std::abs(double(want.view()(y, x)))});
+            diff = std::max(diff, std::abs(double(got.view()(y, x)) - double(want.view()(y, x))));
+        }
+    if constexpr (!std::is_floating_point_v<U>) return diff;  // integer results: in units of the type
+    return diff / scale;
+}
+
+const std::int64_t sizes[][2] = {{1, 1}, {1, 23}, {19, 1}, {37, 29}, {300, 257}, {70, 600}};
+
+TEST(GaussianCuda, EqualsTheCpuForDericheAndFirEveryModeOrderAndSize) {
+    GRANULA_REQUIRE_GPU();
+    std::mt19937_64 rng(11);
+    for (auto [w, h] : sizes)
+        for (border_mode m : modes)
+            for (gaussian_method method : {gaussian_method::deriche, gaussian_method::fir})
+                for (int order = 0; order <= 2; ++order) {
+                    gaussian_params p;
+                    p.method = method;
+                    p.sigma = {method == gaussian_method::fir ? 1.7 : 4.5, method == gaussian_method::fir ? 2.2 : 9.0};
+                    p.order = {order, (order + 1) % 3};
+                    p.mode = {m, m};
+                    p.cval = 3.0;
+                    const std::string what = std::string(to_string(method)) + " " + std::string(to_string(m)) +
+                                             " order " + std::to_string(order) + " size " + std::to_string(w) + "x" +
+                                             std::to_string(h);
+                    EXPECT_LE((gpu_vs_cpu<float, float>(rng, w, h, p)), 1e-5) << what;
+                    if (order == 0) {
+                        EXPECT_LE((gpu_vs_cpu<std::uint8_t, float>(rng, w, h, p)), 1e-5) << what;
+                        EXPECT_LE((gpu_vs_cpu<std::uint16_t, std::uint16_t>(rng, w, h, p)), 1.0) << what;
+                        EXPECT_LE((gpu_vs_cpu<std::uint8_t, std::uint8_t>(rng, w, h, p)), 1.0) << what;
+                    }
+                }
+}
+
+TEST(GaussianCuda, OneAxisLargeSigmaAndLargeImage) {
+    GRANULA_REQUIRE_GPU();
+    std::mt19937_64 rng(12);
+    gaussian_params p;
+    p.method = gaussian_method::deriche;
+    p.sigma = {0, 150.0};
+    EXPECT_LE((gpu_vs_cpu<float, float>(rng, 1000, 40, p)), 1e-5);
+    p.sigma = {150.0, 0};
+    EXPECT_LE((gpu_vs_cpu<float, float>(rng, 40, 1000, p)), 1e-5);
+    p = gaussian_params::isotropic(20.0);
+    EXPECT_LE((gpu_vs_cpu<float, float>(rng, 2048, 1536, p)), 1e-5);
+    p = gaussian_params::isotropic(0.0);  // sigma 0: a conversion only
+    EXPECT_EQ((gpu_vs_cpu<std::uint16_t, float>(rng, 33, 17, p)), 0.0);
+}
+
+TEST(GaussianCuda, InPlaceAndYvvIsCpuOnly) {
+    GRANULA_REQUIRE_GPU();
+    std::mt19937_64 rng(13);
+    const auto in = random_image<float>(rng, 129, 65);
+    const gaussian_params p = gaussian_params::isotropic(5.0);
+    const auto want = gaussian<float>(host_view<const float>(in.view()), p);
+    device_image<float> d = upload<float>(host_view<const float>(in.view()));
+    gaussian<float, float>(device_view<const float>(d.view()), d.view(), p);
+    const auto got = download<float>(device_view<const float>(d.view()));
+    for (std::int64_t y = 0; y < 65; ++y)
+        for (std::int64_t x = 0; x < 129; ++x) ASSERT_NEAR(got.view()(y, x), want.view()(y, x), 1e-4);
+    gaussian_params q = p;
+    q.method = gaussian_method::yvv1995;
+    EXPECT_THROW((gaussian<float, float>(device_view<const float>(d.view()), d.view(), q)), unsupported);
+}
+
+}  // namespace
+}  // namespace granula
