@@ -2,11 +2,12 @@
 """granula side by side with its peers, in one run on one machine.
 
 CPU (4096 x 4096 by default): granula.erosion against cv2.erode and scipy.ndimage.grey_erosion
-with the same footprint and border ('ignore' = OpenCV's default border = scipy's 'nearest'),
-with the same thread count for granula and OpenCV (scipy.ndimage is single-threaded). Cases:
-uint8 horizontal and vertical lines of L = 3, 15, 63, 255; float32 lines of L = 255; a 255 x 255
-uint8 rectangle. Each time is the median of --repeat runs after a warm-up; every result is
-checked against OpenCV's pixel for pixel.
+with the same footprint mask and border ('ignore' = OpenCV's default border = scipy's
+'constant' with the type's largest value), with the same thread count for granula and OpenCV
+(scipy.ndimage is single-threaded). Cases: uint8 horizontal and vertical lines of L = 3, 15, 63,
+255; float32 lines of L = 255; a 255 x 255 uint8 rectangle; a line of 255 at 30 degrees, a disk
+of radius 31 and a random 64 x 64 mask. Each time is the median of --repeat runs after a
+warm-up; every result is checked against OpenCV's pixel for pixel.
 
 GPU (--gpu; 16384 x 16384 by default): granula on CuPy arrays against
 cupyx.scipy.ndimage.grey_erosion, timed with CUDA events, and against a device-to-device copy
@@ -28,8 +29,30 @@ import granula
 
 CPU_CASES = [("uint8", f"{axis}line:{length}") for length in (3, 15, 63, 255) for axis in "hv"]
 CPU_CASES += [("float32", "hline:255"), ("float32", "vline:255"), ("uint8", "square:255")]
+CPU_CASES += [("uint8", "line:255:30"), ("uint8", "disk:31"), ("uint8", "random:64")]
 GPU_CASES = [("uint8", f"{axis}line:{length}") for length in (3, 63, 255, 1001) for axis in "hv"]
 GPU_CASES += [("float32", f"{axis}line:{length}") for length in (63, 255) for axis in "hv"]
+GPU_CASES += [("uint8", "line:63:45"), ("uint8", "line:255:30"), ("uint8", "line:1001:30"), ("uint8", "disk:31")]
+
+
+def footprint_of(spec):
+    """The case's granula footprint and its mask; "random:N" is a fixed random N x N mask."""
+    if spec.startswith("random:"):
+        n = int(spec.split(":")[1])
+        mask = np.random.default_rng(64).random((n, n)) < 0.5
+        mask[n // 2, n // 2] = True
+        footprint = granula.footprints.mask(mask)
+    else:
+        footprint = granula.footprints.parse(spec)
+    return footprint, footprint.footprint()[0]
+
+
+def scipy_erosion(ndi, image, mask, out):
+    """scipy's (or CuPy's) erosion with granula's 'ignore' border; size= for rectangles."""
+    top = np.inf if image.dtype.kind == "f" else np.iinfo(image.dtype).max
+    if mask.all():
+        return ndi.grey_erosion(image, size=mask.shape, mode="nearest", output=out)
+    return ndi.grey_erosion(image, footprint=mask, mode="constant", cval=top, output=out)
 
 
 def cpu_name():
@@ -78,19 +101,17 @@ def cpu_benchmark(size, threads_list, repeat, with_scipy):
         granula.set_num_threads(threads)
         for dtype, spec in CPU_CASES:
             image = images[dtype]
-            footprint = granula.footprints.parse(spec)
-            height, width = footprint.shape
-            kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (width, height))
+            footprint, mask = footprint_of(spec)
+            kernel = mask.astype(np.uint8)
+            anchor = (footprint.footprint()[1][1], footprint.footprint()[1][0])
             out = np.empty_like(image)
             g = median_ms(lambda: granula.erosion(image, footprint, out=out), repeat)
-            c = median_ms(lambda: cv2.erode(image, kernel), repeat)
-            same = np.array_equal(granula.erosion(image, footprint), cv2.erode(image, kernel))
+            c = median_ms(lambda: cv2.erode(image, kernel, anchor=anchor), repeat)
+            same = np.array_equal(granula.erosion(image, footprint), cv2.erode(image, kernel, anchor=anchor))
             row = [dtype, spec, threads, f"{g:.2f}", f"{c:.2f}", f"{c / g:.1f}x"]
             if with_scipy:
                 if (dtype, spec) not in scipy_ms:  # single-threaded: measured once
-                    scipy_ms[dtype, spec] = median_ms(
-                        lambda: ndi.grey_erosion(image, size=(height, width), mode="nearest", output=out), repeat
-                    )
+                    scipy_ms[dtype, spec] = median_ms(lambda: scipy_erosion(ndi, image, mask, out), repeat)
                 s = scipy_ms[dtype, spec]
                 row += [f"{s:.2f}", f"{s / g:.1f}x"]
             rows.append(row + ["yes" if same else "NO"])
@@ -128,10 +149,10 @@ def gpu_benchmark(size, repeat):
     for dtype, spec in GPU_CASES:
         image = images[dtype]
         out, copy = cupy.empty_like(image), cupy.empty_like(image)
-        footprint = granula.footprints.parse(spec)
+        footprint, mask = footprint_of(spec)
         copy_ms = event_ms(lambda: copy.data.copy_from_device_async(image.data, image.nbytes))
         g = event_ms(lambda: granula.erosion(image, footprint, out=out))
-        c = event_ms(lambda: cndi.grey_erosion(image, size=footprint.shape, mode="nearest", output=copy))
+        c = event_ms(lambda: scipy_erosion(cndi, image, cupy.asarray(mask), copy))
         same = bool(cupy.array_equal(out, copy))
         gbps = 2 * image.nbytes / (g * 1e-3) / 1e9
         rows.append([dtype, spec, f"{copy_ms:.3f}", f"{g:.3f}", f"{g / copy_ms:.2f}", f"{gbps:.0f}", f"{c:.3f}",
