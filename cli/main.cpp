@@ -128,7 +128,10 @@ struct invocation {
 invocation parse_operation_command(std::span<const std::string_view> arguments) {
     invocation inv;
     try {
-        inv.op = &find_operation(arguments[0]);
+        // "binary-erosion" names binary_erosion: hyphens are the usual spelling of commands.
+        std::string name(arguments[0]);
+        std::replace(name.begin(), name.end(), '-', '_');
+        inv.op = &find_operation(name);
     } catch (const granula::invalid_argument& e) {
         throw usage_error(e.what());
     }

@@ -211,6 +211,13 @@ TEST(CliRun, FootprintShapesAndMaskFiles) {
                            "--footprint: "));
 }
 
+TEST(CliRun, HyphensSpellUnderscores) {
+    scratch_dir dir;
+    ASSERT_TRUE(succeeds({"white-tophat", data_file("page.png"), dir.file("a.png"), "--footprint", "disk:3"}));
+    ASSERT_TRUE(succeeds({"white_tophat", data_file("page.png"), dir.file("b.png"), "--footprint", "disk:3"}));
+    EXPECT_TRUE(same_image(io::read_image(dir.file("b.png")), dir.file("a.png")));
+}
+
 TEST(CliRun, ThreadCountsGiveTheSameOutput) {
     scratch_dir dir;
     for (const char* threads : {"1", "2", "0"}) {
