@@ -23,6 +23,12 @@ struct pixel_shift {
     std::int64_t y = 0;
 };
 
+// Horizontal runs of one length, read at several shifts (the CPU's fused run accumulation).
+struct shifted_runs {
+    std::int64_t length = 1;
+    std::vector<pixel_shift> shifts;  // where each run starts, relative to the output pixel
+};
+
 struct element_plan {
     std::int64_t left = 0, right = 0, top = 0, bottom = 0;  // padding on each side
     struct shifted_pass {

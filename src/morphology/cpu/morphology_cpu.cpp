@@ -124,14 +124,25 @@ void erode_or_dilate_general(host_view<const T> in, host_view<T> out, const stru
     host_image<T> result, inner(width, height), first_pass, scratch;
     for (const auto& group : plan.groups) {
         fill<T>(inner.view(), neutral<T>(maximum));
+        // Horizontal runs (and single pixels) go through one fused, cache-blocked pass.
+        std::vector<detail::shifted_runs> runs;
         for (const auto& pass : group.passes) {
-            host_view<const T> source = padded.view();
-            if (pass.first) {
-                if (first_pass.empty()) first_pass = host_image<T>(width, height);
-                apply_segment<T>(padded.view(), first_pass.view(), *pass.first, maximum, inside);
-                source = first_pass.view();
-            }
-            GRANULA_SIMD_DISPATCH(accumulate_shifted<T>, inner.view(), source, pass.shifts, maximum);
+            if (pass.first && !(pass.first->horizontal() && pass.first->origin == 0)) continue;
+            const std::int64_t length = pass.first ? pass.first->length : 1;
+            detail::shifted_runs r{length, pass.shifts};
+            // Dilation reads the run reflected: x - (length - 1) .. x.
+            if (maximum)
+                for (auto& shift : r.shifts) shift.x -= length - 1;
+            runs.push_back(std::move(r));
+        }
+        std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.length < b.length; });
+        GRANULA_SIMD_DISPATCH(accumulate_runs<T>, inner.view(), padded.view(), runs, maximum);
+        for (const auto& pass : group.passes) {
+            if (!pass.first || (pass.first->horizontal() && pass.first->origin == 0)) continue;
+            if (first_pass.empty()) first_pass = host_image<T>(width, height);
+            apply_segment<T>(padded.view(), first_pass.view(), *pass.first, maximum, inside);
+            GRANULA_SIMD_DISPATCH(accumulate_shifted<T>, inner.view(), host_view<const T>(first_pass.view()), pass.shifts,
+                                  maximum);
         }
         for (const auto& segment : group.rest) {
             if (scratch.empty()) scratch = host_image<T>(width, height);

@@ -92,6 +92,7 @@ enum scratch_slot {
     slot_shear_source_a,
     slot_shear_source_b,
     slot_shear_output,
+    slot_runs,
     slot_count
 };
 
@@ -588,6 +589,56 @@ void accumulate_rows(host_view<T> acc, host_view<const T> src, const std::vector
     });
 }
 
+// Runs of increasing length from one buffer, a tile of output pixels at a time: the buffer
+// holds the source pixels the tile reads, and run(x) of length l + 1 is run(x) of length l
+// combined with src(x + l), so every length costs one operation per pixel, in the L2 cache.
+template <class Op, class T>
+void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::vector<detail::shifted_runs>& runs) {
+    const std::int64_t width = acc.width(), height = acc.height(), longest = runs.back().length;
+    std::int64_t min_y = 0, max_y = 0, min_x = 0, max_x = 0, work = 0;
+    for (const auto& r : runs) {
+        work += static_cast<std::int64_t>(r.shifts.size());
+        for (const auto& s : r.shifts)
+            min_y = std::min(min_y, s.y), max_y = std::max(max_y, s.y), min_x = std::min(min_x, s.x),
+            max_x = std::max(max_x, s.x);
+    }
+    constexpr std::int64_t tile_rows = 128, tile_columns = 512;
+    const std::int64_t row_tiles = (height + tile_rows - 1) / tile_rows;
+    const std::int64_t column_tiles = (width + tile_columns - 1) / tile_columns;
+    detail::parallel_for(row_tiles * column_tiles, acc.pixel_count() * (work + longest), [&](std::int64_t tile) {
+        const std::int64_t y0 = tile / column_tiles * tile_rows, y1 = std::min(height, y0 + tile_rows);
+        const std::int64_t c0 = tile % column_tiles * tile_columns, c1 = std::min(width, c0 + tile_columns);
+        const std::int64_t s0 = std::max<std::int64_t>(0, y0 + min_y), s1 = std::min(height, y1 + max_y);
+        const std::int64_t sc0 = std::max<std::int64_t>(0, c0 + min_x), sc1 = std::min(width, c1 + max_x);
+        if (s0 >= s1 || sc0 >= sc1) return;
+        const std::int64_t bw = sc1 - sc0;
+        T* const buffer = thread_scratch<T>(slot_runs, (s1 - s0) * bw);
+        for (std::int64_t y = s0; y < s1; ++y) std::memcpy(buffer + (y - s0) * bw, src.row(y) + sc0, bw * sizeof(T));
+        std::int64_t length = 1;
+        for (const auto& r : runs) {
+            for (; length < r.length; ++length) {
+                // Buffer column j is the run starting at sc0 + j; pixels past the image are neutral.
+                const std::int64_t n = std::min(bw, width - length - sc0);
+                for (std::int64_t y = s0; y < s1; ++y) {
+                    T* __restrict e = buffer + (y - s0) * bw;
+                    const T* __restrict f = src.row(y) + sc0 + length;
+                    for (std::int64_t x = 0; x < n; ++x) e[x] = Op::apply(e[x], f[x]);
+                }
+            }
+            for (std::int64_t y = y0; y < y1; ++y) {
+                T* __restrict a = acc.row(y);
+                for (const auto& s : r.shifts) {
+                    const std::int64_t ys = y + s.y;
+                    if (ys < s0 || ys >= s1) continue;
+                    const std::int64_t x_begin = std::max(c0, sc0 - s.x), x_end = std::min(c1, sc1 - s.x);
+                    const T* __restrict e = buffer + (ys - s0) * bw + s.x - sc0;
+                    for (std::int64_t x = x_begin; x < x_end; ++x) a[x] = Op::apply(a[x], e[x]);
+                }
+            }
+        }
+    });
+}
+
 template <class T, template <class> class Op>
 void run_horizontal(host_view<const T> in, host_view<T> out, const line_pass<T>& pass) {
     const std::int64_t n = in.width();
@@ -641,12 +692,24 @@ void accumulate_shifted(host_view<T> acc, host_view<const T> src, const std::vec
         accumulate_rows<min_op<T>, T>(acc, src, shifts);
 }
 
+template <class T>
+void accumulate_runs(host_view<T> acc, host_view<const T> src, const std::vector<detail::shifted_runs>& runs,
+                     bool maximum) {
+    if (runs.empty()) return;
+    if (maximum)
+        accumulate_run_rows<max_op<T>, T>(acc, src, runs);
+    else
+        accumulate_run_rows<min_op<T>, T>(acc, src, runs);
+}
+
 #define GRANULA_INSTANTIATE(type, name)                                                                       \
     template void horizontal_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&);      \
     template void vertical_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&);        \
     template void sheared_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&, int, int); \
     template void accumulate_shifted<type>(host_view<type>, host_view<const type>,                           \
-                                           const std::vector<detail::pixel_shift>&, bool);
+                                           const std::vector<detail::pixel_shift>&, bool);                  \
+    template void accumulate_runs<type>(host_view<type>, host_view<const type>,                              \
+                                        const std::vector<detail::shifted_runs>&, bool);
 GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
 #undef GRANULA_INSTANTIATE
 

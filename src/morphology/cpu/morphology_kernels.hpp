@@ -29,6 +29,8 @@ struct line_pass {
 //   with pixels off the image taking `pad` (border mode ignore or constant only).
 // accumulate_shifted: acc(p) = min (or max) of acc(p) and src(p + s) for every s in `shifts`
 //   with p + s inside src.
+// accumulate_runs: the same for the runs src(p + s .. p + s + (length - 1, 0)) of every run,
+//   computed in blocks of rows that stay in cache; runs sorted by length.
 #define GRANULA_DECLARE_MORPHOLOGY_KERNELS(ns)                                                                 \
     namespace granula::ns {                                                                                    \
     template <class T>                                                                                         \
@@ -40,6 +42,9 @@ struct line_pass {
     template <class T>                                                                                         \
     void accumulate_shifted(host_view<T> acc, host_view<const T> src, const std::vector<detail::pixel_shift>& shifts, \
                             bool maximum);                                                                     \
+    template <class T>                                                                                         \
+    void accumulate_runs(host_view<T> acc, host_view<const T> src, const std::vector<detail::shifted_runs>& runs,   \
+                         bool maximum);                                                                        \
     }
 
 GRANULA_DECLARE_MORPHOLOGY_KERNELS(simd_scalar)
