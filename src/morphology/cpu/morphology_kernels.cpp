@@ -504,7 +504,10 @@ void sheared(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, 
     constexpr std::int64_t lane_align = 64 / sizeof(T);
     std::int64_t w = (std::int64_t{512} * 1024 / sizeof(T)) / L;
     w = std::max(lane_align, w / lane_align * lane_align);
-    w = std::min(w, std::max<std::int64_t>(width, lane_align));
+    // Narrow bands: a band visits only the rows where its lanes meet the image (about
+    // (width + band) / |dx| of them), and its rows are partly off the image, which costs a copy,
+    // for about band / |dx| rows at each end.
+    w = std::min(w, dx == 0 ? std::max<std::int64_t>(width, lane_align) : 4 * lane_align);
     // Virtual columns that reach the image somewhere: c + i dx in [0, width) for some i.
     const std::int64_t drift = (max_rows - 1) * std::abs(dx);
     const std::int64_t c_begin = dx > 0 ? -drift : 0, c_end = dx < 0 ? width + drift : width;
