@@ -68,6 +68,8 @@ void run_operation(std::string_view name, nb::handle image, nb::handle out, cons
 }
 
 }  // namespace
+
+void bind_binary(nanobind::module_& m);  // binary.cpp
 }  // namespace granula::python
 
 NB_MODULE(_core, m) {
@@ -181,4 +183,6 @@ NB_MODULE(_core, m) {
     m.def("build_info", &build_info);
     m.def("cuda_built", &cuda_built);
     m.def("cuda_available", &cuda_available);
+
+    bind_binary(m);
 }
