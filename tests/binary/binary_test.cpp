@@ -215,9 +215,10 @@ void check_pack_roundtrip(double threshold) {
             }
         // An owning image keeps its padding bits zero.
         const auto owned = pack<T>(img.view(), threshold);
-        if (w % 64)
+        if (w % 64) {
             for (std::int64_t y = 0; y < h; ++y)
                 ASSERT_EQ(owned.view().row(y)[owned.view().row_words() - 1] >> (w % 64), 0u);
+        }
     }
 }
 
