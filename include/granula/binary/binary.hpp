@@ -28,23 +28,24 @@ namespace granula {
 template <pixel T>
 void pack(host_view<const T> in, host_bit_view out, double threshold = 0);
 template <pixel T>
-void pack(device_view<const T> in, device_bit_view out, double threshold = 0,
-          stream s = {});
+void pack(device_view<const T> in, device_bit_view out, double threshold = 0, stream s = {});
 template <pixel T>
 host_bit_image pack(host_view<const T> in, double threshold = 0) {
-  host_bit_image out(in.width(), in.height());
-  pack<T>(in, out.view(), threshold);
-  return out;
+    host_bit_image out(in.width(), in.height());
+    pack<T>(in, out.view(), threshold);
+    return out;
 }
 
 // out(y, x) = 1 where the bit is set, 0 elsewhere.
-template <pixel T> void unpack(const_host_bit_view in, host_view<T> out);
+template <pixel T>
+void unpack(const_host_bit_view in, host_view<T> out);
 template <pixel T>
 void unpack(const_device_bit_view in, device_view<T> out, stream s = {});
-template <pixel T> host_image<T> unpack(const_host_bit_view in) {
-  host_image<T> out(in.width(), in.height());
-  unpack<T>(in, out.view());
-  return out;
+template <pixel T>
+host_image<T> unpack(const_host_bit_view in) {
+    host_image<T> out(in.width(), in.height());
+    unpack<T>(in, out.view());
+    return out;
 }
 
 // --- operations
@@ -54,31 +55,26 @@ std::string_view to_string(binary_op op);
 
 // Throws invalid_argument when sizes differ, an image is empty or cval is not 0
 // or 1; unsupported for a border mode a segment direction does not support.
-void binary_morphology(binary_op op, const_host_bit_view in, host_bit_view out,
-                       const structuring_element &footprint, border mode = {});
-void binary_morphology(binary_op op, const_device_bit_view in,
-                       device_bit_view out,
-                       const structuring_element &footprint, border mode = {},
-                       stream s = {});
+void binary_morphology(binary_op op, const_host_bit_view in, host_bit_view out, const structuring_element& footprint,
+                       border mode = {});
+void binary_morphology(binary_op op, const_device_bit_view in, device_bit_view out,
+                       const structuring_element& footprint, border mode = {}, stream s = {});
 
-#define GRANULA_DECLARE_BINARY_OP(name)                                        \
-  inline void binary_##name(const_host_bit_view in, host_bit_view out,         \
-                            const structuring_element &footprint,              \
-                            border mode = {}) {                                \
-    binary_morphology(binary_op::name, in, out, footprint, mode);              \
-  }                                                                            \
-  inline void binary_##name(const_device_bit_view in, device_bit_view out,     \
-                            const structuring_element &footprint,              \
-                            border mode = {}, stream s = {}) {                 \
-    binary_morphology(binary_op::name, in, out, footprint, mode, s);           \
-  }                                                                            \
-  inline host_bit_image binary_##name(const_host_bit_view in,                  \
-                                      const structuring_element &footprint,    \
-                                      border mode = {}) {                      \
-    host_bit_image out(in.width(), in.height());                               \
-    binary_morphology(binary_op::name, in, out.view(), footprint, mode);       \
-    return out;                                                                \
-  }
+#define GRANULA_DECLARE_BINARY_OP(name)                                                                            \
+    inline void binary_##name(const_host_bit_view in, host_bit_view out, const structuring_element& footprint,     \
+                              border mode = {}) {                                                                  \
+        binary_morphology(binary_op::name, in, out, footprint, mode);                                              \
+    }                                                                                                              \
+    inline void binary_##name(const_device_bit_view in, device_bit_view out, const structuring_element& footprint, \
+                              border mode = {}, stream s = {}) {                                                   \
+        binary_morphology(binary_op::name, in, out, footprint, mode, s);                                           \
+    }                                                                                                              \
+    inline host_bit_image binary_##name(const_host_bit_view in, const structuring_element& footprint,              \
+                                        border mode = {}) {                                                        \
+        host_bit_image out(in.width(), in.height());                                                               \
+        binary_morphology(binary_op::name, in, out.view(), footprint, mode);                                       \
+        return out;                                                                                                \
+    }
 GRANULA_DECLARE_BINARY_OP(erosion)
 GRANULA_DECLARE_BINARY_OP(dilation)
 GRANULA_DECLARE_BINARY_OP(opening)
@@ -89,23 +85,19 @@ GRANULA_DECLARE_BINARY_OP(closing)
 // background). The border extends f; the complement sees the complement of that
 // extension (constant cval c becomes 1 - c, ignore stays ignore). The two
 // elements should not share an offset (the result is then empty).
-void hit_or_miss(const_host_bit_view in, host_bit_view out,
-                 const structuring_element &foreground,
-                 const structuring_element &background, border mode = {});
-void hit_or_miss(const_device_bit_view in, device_bit_view out,
-                 const structuring_element &foreground,
-                 const structuring_element &background, border mode = {},
-                 stream s = {});
+void hit_or_miss(const_host_bit_view in, host_bit_view out, const structuring_element& foreground,
+                 const structuring_element& background, border mode = {});
+void hit_or_miss(const_device_bit_view in, device_bit_view out, const structuring_element& foreground,
+                 const structuring_element& background, border mode = {}, stream s = {});
 
 // The operations on 0/1 pixel images: pack (non-zero is 1), operate, unpack to
 // 0/1. These are the registry's binary_erosion, ... (CLI commands and Python
 // functions).
 template <pixel T>
-void binary_morphology(binary_op op, host_view<const T> in, host_view<T> out,
-                       const structuring_element &footprint, border mode = {});
+void binary_morphology(binary_op op, host_view<const T> in, host_view<T> out, const structuring_element& footprint,
+                       border mode = {});
 template <pixel T>
-void binary_morphology(binary_op op, device_view<const T> in,
-                       device_view<T> out, const structuring_element &footprint,
+void binary_morphology(binary_op op, device_view<const T> in, device_view<T> out, const structuring_element& footprint,
                        border mode = {}, stream s = {});
 
-} // namespace granula
+}  // namespace granula

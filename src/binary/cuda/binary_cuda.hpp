@@ -13,21 +13,18 @@
 
 namespace granula::cuda {
 
-void zero_words(bit_word *words, std::size_t count);
-void bit_segment_pass(const_device_bit_view in, device_bit_view out,
-                      const detail::bit_pass &pass, stream s);
+void zero_words(bit_word* words, std::size_t count);
+void bit_segment_pass(const_device_bit_view in, device_bit_view out, const detail::bit_pass& pass, stream s);
 // A vertical pass followed by a horizontal one (a rectangle) in one kernel,
 // when the shapes allow (border ignore or constant, windows short enough for a
 // tile in shared memory); returns false, having done nothing, otherwise.
-bool rectangle_pass(const_device_bit_view in, device_bit_view out,
-                    const detail::bit_pass &vertical,
-                    const detail::bit_pass &horizontal, stream s);
+bool rectangle_pass(const_device_bit_view in, device_bit_view out, const detail::bit_pass& vertical,
+                    const detail::bit_pass& horizontal, stream s);
 void bit_complement(const_device_bit_view in, device_bit_view out, stream s);
 void bit_and(const_device_bit_view a, device_bit_view out, stream s);
 template <class T>
-void pack_bits(device_view<const T> in, device_bit_view out, T threshold,
-               stream s);
+void pack_bits(device_view<const T> in, device_bit_view out, T threshold, stream s);
 template <class T>
 void unpack_bits(const_device_bit_view in, device_view<T> out, stream s);
 
-} // namespace granula::cuda
+}  // namespace granula::cuda
