@@ -14,6 +14,9 @@
 // This file is compiled once per instruction set; the loops over words are what
 // vectorises.
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <type_traits>
 #include <cstring>
 #include <vector>
 
@@ -81,15 +84,17 @@ void horizontal(const_host_bit_view in, host_bit_view out, const bit_pass& pass)
     const bit_word tail_mask = last_word_mask(n);
     constexpr std::int64_t strip = 16;  // rows per work item
     detail::parallel_for((in.height() + strip - 1) / strip, in.height() * m, [&](std::int64_t s) {
-        // Two buffers of 2 * words + 2 so that shifted reads past the end stay
-        // inside.
-        std::vector<bit_word> buf_a(static_cast<std::size_t>(2 * words + 2)), buf_b(buf_a.size());
-        const std::int64_t y1 = std::min(in.height(), (s + 1) * strip);
-        for (std::int64_t y = s * strip; y < y1; ++y) {
+        const std::int64_t y0 = s * strip, y1 = std::min(in.height(), y0 + strip), count = y1 - y0;
+        // The strip's extended rows one after the other, `words` apart, so each doubling sweep is
+        // one long vectorised loop; a window never needs bits past its own row's extension. Two
+        // buffers, with room for the shifted reads past the end.
+        const std::size_t size = static_cast<std::size_t>((count + 1) * words + 2);
+        std::vector<bit_word> buf_a(size), buf_b(size);
+        for (std::int64_t y = y0; y < y1; ++y) {
             const bit_word* src = in.row(y);
-            bit_word* a = buf_a.data();
-            std::fill(a, a + buf_a.size(), bit_word{0});
-            // The row's pixels at bit `before` on.
+            bit_word* a = buf_a.data() + (y - y0) * words;
+            // The row's pixels at bit `before` on (the buffer is zero: fresh, and each row is
+            // written once).
             const std::int64_t q = before >> 6;
             const int r = static_cast<int>(before & 63);
             for (std::int64_t i = 0; i < row_words; ++i) {
@@ -109,21 +114,21 @@ void horizontal(const_host_bit_view in, host_bit_view out, const bit_pass& pass)
                 for (std::int64_t j = 0; j < after; ++j)
                     if (get_bit(src, detail::border_index(n + j, n, pass.mode))) set_bit(a, before + n + j);
             }
-            // Doubling: a holds A_k, the op of k consecutive bits from each
-            // position.
-            bit_word* b = buf_b.data();
-            std::int64_t k = 1;
-            while (2 * k <= window) {
-                shift_combine<Or>(a, b, words, k);
-                std::swap(a, b);
-                k *= 2;
-            }
-            if (window > k) {
-                shift_combine<Or>(a, b, words, window - k);
-                std::swap(a, b);
-            }
-            store_row(a, out.row(y), n);
         }
+        // Doubling: a holds A_k, the op of k consecutive bits from each position.
+        bit_word *a = buf_a.data(), *b = buf_b.data();
+        const std::int64_t total = count * words;
+        std::int64_t k = 1;
+        while (2 * k <= window) {
+            shift_combine<Or>(a, b, total, k);
+            std::swap(a, b);
+            k *= 2;
+        }
+        if (window > k) {
+            shift_combine<Or>(a, b, total, window - k);
+            std::swap(a, b);
+        }
+        for (std::int64_t y = y0; y < y1; ++y) store_row(a + (y - y0) * words, out.row(y), n);
     });
 }
 
@@ -281,13 +286,31 @@ void pack_bits(host_view<const T> in, host_bit_view out, T threshold) {
     });
 }
 
+// The 8 bytes (0 or 1, first pixel in the lowest byte) of each byte of bits: uint8 output is
+// written 8 pixels at a time (little-endian hosts, as x86-64 and AArch64 Linux are).
+constexpr std::array<std::uint64_t, 256> byte_expansion = [] {
+    std::array<std::uint64_t, 256> table{};
+    for (unsigned v = 0; v < 256; ++v)
+        for (unsigned b = 0; b < 8; ++b) table[v] |= std::uint64_t{(v >> b) & 1u} << (8 * b);
+    return table;
+}();
+
 template <class T>
 void unpack_bits(const_host_bit_view in, host_view<T> out) {
     const std::int64_t n = in.width();
     detail::parallel_for(in.height(), out.pixel_count(), [&](std::int64_t y) {
         const bit_word* src = in.row(y);
         T* dst = out.row(y);
-        for (std::int64_t x = 0; x < n; ++x) dst[x] = static_cast<T>((src[x >> 6] >> (x & 63)) & 1u);
+        if constexpr (std::is_same_v<T, std::uint8_t> && std::endian::native == std::endian::little) {
+            std::int64_t x = 0;
+            for (; x + 8 <= n; x += 8) {
+                const std::uint64_t bytes = byte_expansion[(src[x >> 6] >> (x & 63)) & 0xffu];
+                std::memcpy(dst + x, &bytes, 8);
+            }
+            for (; x < n; ++x) dst[x] = static_cast<T>((src[x >> 6] >> (x & 63)) & 1u);
+        } else {
+            for (std::int64_t x = 0; x < n; ++x) dst[x] = static_cast<T>((src[x >> 6] >> (x & 63)) & 1u);
+        }
     });
 }
 
