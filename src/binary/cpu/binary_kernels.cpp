@@ -18,6 +18,7 @@
 #include <bit>
 #include <type_traits>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "binary/cpu/binary_kernels.hpp"
@@ -146,7 +147,9 @@ void vertical(const_host_bit_view in, host_bit_view out, const bit_pass& pass) {
     const std::int64_t bands = (row_words + band - 1) / band;
     detail::parallel_for(bands, in.width() * (total + n), [&](std::int64_t bi) {
         const std::int64_t w0 = bi * band, bw = std::min(band, row_words - w0);
-        std::vector<bit_word> prefix(static_cast<std::size_t>(total * band)), suffix(prefix.size());
+        // Left uninitialised: every word read below is written first (zeroing them cost a pass).
+        const std::unique_ptr<bit_word[]> prefix(new bit_word[static_cast<std::size_t>(total * band)]),
+            suffix(new bit_word[static_cast<std::size_t>(total * band)]);
         bit_word pad_row[band];
         std::fill_n(pad_row, band, pad_word(pass.pad));
         // Row j of the extended column: image row border_index(j - before), or the
