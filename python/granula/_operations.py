@@ -125,7 +125,8 @@ array([[0, 1, 1, 1, 0, 0],
        [0, 1, 1, 1, 0, 1]], dtype=uint8)""",
     ),
     "binary_opening": (
-        "Opening of the 0/1 image (non-zero is 1) on bit-packed rows.",
+        "Opening of the 0/1 image (non-zero is 1) on bit-packed rows; with mode 'constant' and "
+        "cval 0 it equals scipy.ndimage.binary_opening (border_value 0).",
         None,
         """\
 >>> granula.binary_opening(image, "hline:3")
@@ -135,7 +136,8 @@ array([[0, 0, 0, 0, 0, 0],
        [0, 0, 0, 0, 0, 0]], dtype=uint8)""",
     ),
     "binary_closing": (
-        "Closing of the 0/1 image (non-zero is 1) on bit-packed rows.",
+        "Closing of the 0/1 image (non-zero is 1) on bit-packed rows; with mode 'constant' and "
+        "cval 0 it equals scipy.ndimage.binary_closing (border_value 0).",
         None,
         """\
 >>> granula.binary_closing(image, "hline:3")

@@ -65,6 +65,11 @@ def test_equals_scipy_binary_operations(rng, size):
     )
     sparse = random_binary(rng, (120, 150), 0.05)
     np.testing.assert_array_equal(granula.binary_dilation(sparse, footprint), ndimage.binary_dilation(sparse, structure))
+    for op in ("opening", "closing"):
+        np.testing.assert_array_equal(
+            getattr(granula, "binary_" + op)(image, footprint, mode="constant", cval=0),
+            getattr(ndimage, "binary_" + op)(image, structure, border_value=0),
+        )
 
 
 def test_hit_or_miss_equals_erosions(rng):
