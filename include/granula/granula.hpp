@@ -1,6 +1,7 @@
 // Umbrella header: the whole public C++ API except file I/O (granula/io/io.hpp, target granula::io).
 #pragma once
 
+#include "granula/binary/binary.hpp"
 #include "granula/core/any_image.hpp"
 #include "granula/core/border.hpp"
 #include "granula/core/config.hpp"

@@ -17,7 +17,7 @@ Examples
 array([  0, 180, 180, 180, 180, 180,   0], dtype=uint8)
 """
 
-from . import _core, footprints
+from . import _core, binary, footprints
 from ._core import __version__
 from ._operations import generate as _generate
 from .gaussian import gaussian

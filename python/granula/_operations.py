@@ -101,6 +101,51 @@ array([[9, 9, 9, 9, 9, 0],
        [9, 9, 9, 9, 9, 5],
        [9, 9, 9, 9, 9, 5]], dtype=uint8)""",
     ),
+    # Binary operations (granula.binary has them on packed images): non-zero is 1, results 0/1.
+    "binary_erosion": (
+        "Erosion of the 0/1 image (non-zero is 1) on bit-packed rows; equals ``erosion`` of the "
+        "0/1 image and scipy.ndimage.binary_erosion with ``border_value=1`` for mode 'ignore'.",
+        None,
+        """\
+>>> granula.binary_erosion(image, "hline:3")
+array([[0, 0, 0, 0, 0, 0],
+       [0, 0, 1, 0, 0, 0],
+       [0, 0, 1, 0, 0, 0],
+       [0, 0, 0, 0, 0, 0]], dtype=uint8)""",
+    ),
+    "binary_dilation": (
+        "Dilation of the 0/1 image (non-zero is 1) on bit-packed rows, by the reflected "
+        "footprint; equals ``dilation`` of the 0/1 image and scipy.ndimage.binary_dilation.",
+        None,
+        """\
+>>> granula.binary_dilation(image, "vline:3")
+array([[0, 1, 1, 1, 0, 0],
+       [0, 1, 1, 1, 0, 1],
+       [0, 1, 1, 1, 0, 1],
+       [0, 1, 1, 1, 0, 1]], dtype=uint8)""",
+    ),
+    "binary_opening": (
+        "Opening of the 0/1 image (non-zero is 1) on bit-packed rows; with mode 'constant' and "
+        "cval 0 it equals scipy.ndimage.binary_opening (border_value 0).",
+        None,
+        """\
+>>> granula.binary_opening(image, "hline:3")
+array([[0, 0, 0, 0, 0, 0],
+       [0, 1, 1, 1, 0, 0],
+       [0, 1, 1, 1, 0, 0],
+       [0, 0, 0, 0, 0, 0]], dtype=uint8)""",
+    ),
+    "binary_closing": (
+        "Closing of the 0/1 image (non-zero is 1) on bit-packed rows; with mode 'constant' and "
+        "cval 0 it equals scipy.ndimage.binary_closing (border_value 0).",
+        None,
+        """\
+>>> granula.binary_closing(image, "hline:3")
+array([[0, 0, 0, 0, 0, 0],
+       [1, 1, 1, 1, 0, 0],
+       [1, 1, 1, 1, 1, 1],
+       [0, 0, 0, 0, 0, 0]], dtype=uint8)""",
+    ),
 }
 
 _DOC = """\

@@ -69,6 +69,8 @@ void run_operation(std::string_view name, nb::handle image, nb::handle out, cons
 }
 
 }  // namespace
+
+void bind_binary(nanobind::module_& m);  // binary.cpp
 }  // namespace granula::python
 
 NB_MODULE(_core, m) {
@@ -228,4 +230,5 @@ NB_MODULE(_core, m) {
     m.def("cuda_available", &cuda_available);
 
     bind_gaussian(m);
+    bind_binary(m);
 }

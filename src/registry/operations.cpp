@@ -4,6 +4,7 @@
 #include <array>
 #include <string>
 
+#include "granula/binary/binary.hpp"
 #include "granula/core/error.hpp"
 #include "granula/morphology/morphology.hpp"
 
@@ -38,6 +39,39 @@ void run_device(const any_device_view& in, const any_device_view& out, const ope
     });
 }
 
+constexpr std::array<parameter_info, 3> binary_parameters{{
+    {"footprint", "square:3", "structuring element: hline:L, vline:L, rect:WxH, square:N"},
+    {"mode", "ignore", "border: ignore, constant, nearest, reflect, mirror, wrap"},
+    {"cval", "0", "value outside the image with mode=constant: 0 or 1"},
+}};
+
+// Binary operations on 0/1 images: packed to 64 pixels a word (non-zero is 1), unpacked to 0/1.
+template <binary_op Op>
+void run_binary_host(const any_host_view& in, const any_host_view& out, const operation_args& args) {
+    if (in.type != out.type)
+        throw invalid_argument("output pixel type " + std::string(to_string(out.type)) + " differs from the input's " +
+                               std::string(to_string(in.type)));
+    visit_pixel_type(in.type, [&]<class T>(type_tag<T>) {
+        binary_morphology<T>(Op, in.as<const T>(), out.as<T>(), args.footprint, args.mode);
+    });
+}
+
+template <binary_op Op>
+void run_binary_device(const any_device_view& in, const any_device_view& out, const operation_args& args, stream s) {
+    if (in.type != out.type)
+        throw invalid_argument("output pixel type " + std::string(to_string(out.type)) + " differs from the input's " +
+                               std::string(to_string(in.type)));
+    visit_pixel_type(in.type, [&]<class T>(type_tag<T>) {
+        binary_morphology<T>(Op, in.as<const T>(), out.as<T>(), args.footprint, args.mode, s);
+    });
+}
+
+#define GRANULA_BINARY_ENTRY(name, summary)                                                                   \
+    operation_info {                                                                                        \
+        "binary_" #name, summary, binary_parameters, &run_binary_host<binary_op::name>,                     \
+            &run_binary_device<binary_op::name>                                                             \
+    }
+
 #define GRANULA_MORPHOLOGY_ENTRY(name, summary)                                                       \
     operation_info {                                                                                  \
         #name, summary, morphology_parameters, &run_host<morphology_op::name>,                        \
@@ -52,8 +86,13 @@ const std::array registry{
     GRANULA_MORPHOLOGY_ENTRY(white_tophat, "white top-hat: image minus its opening; keeps bright detail"),
     GRANULA_MORPHOLOGY_ENTRY(black_tophat, "black top-hat: closing minus the image; keeps dark detail"),
     GRANULA_MORPHOLOGY_ENTRY(gradient, "morphological gradient: dilation minus erosion"),
+    GRANULA_BINARY_ENTRY(erosion, "binary erosion of a 0/1 image (non-zero is 1) on bit-packed rows: 1 where the footprint fits"),
+    GRANULA_BINARY_ENTRY(dilation, "binary dilation of a 0/1 image (non-zero is 1) on bit-packed rows, by the reflected footprint"),
+    GRANULA_BINARY_ENTRY(opening, "binary opening of a 0/1 image (non-zero is 1): dilation of the erosion, bit-packed"),
+    GRANULA_BINARY_ENTRY(closing, "binary closing of a 0/1 image (non-zero is 1): erosion of the dilation, bit-packed"),
 };
 #undef GRANULA_MORPHOLOGY_ENTRY
+#undef GRANULA_BINARY_ENTRY
 
 }  // namespace
 

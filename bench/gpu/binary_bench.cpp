@@ -1,0 +1,189 @@
+// GPU benchmark of binary morphology on bit-packed images, timed with CUDA
+// events in one run against its two yardsticks (issue 7): a device-to-device
+// copy of the packed image, and granula's own uint8 erosion of the unpacked
+// image. Packing and unpacking are timed apart.
+//
+// Method (GUIDE §5): warm-up, median of many runs, every run on a different
+// input/output pair among `--buffers`, so the L2 does not hold what a run
+// reads. Bandwidth counts one read and one write of the packed image.
+//
+//   bench_gpu_binary [--size N] [--reps N] [--warmup N] [--buffers N]
+//   [--no-uint8]
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "granula/granula.hpp"
+
+namespace {
+
+void check(cudaError_t status, const char* what) {
+    if (status != cudaSuccess) {
+        std::fprintf(stderr, "%s failed: %s\n", what, cudaGetErrorString(status));
+        std::exit(2);
+    }
+}
+
+struct options {
+    std::int64_t size = 16384;
+    int reps = 30;
+    int warmup = 3;
+    int buffers = 4;
+    bool uint8 = true;
+};
+
+options parse(int argc, char** argv) {
+    options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&]() -> long long {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "%s needs a value\n", a.c_str());
+                std::exit(2);
+            }
+            return std::atoll(argv[++i]);
+        };
+        if (a == "--size")
+            o.size = value();
+        else if (a == "--reps")
+            o.reps = static_cast<int>(std::max(1LL, value()));
+        else if (a == "--warmup")
+            o.warmup = static_cast<int>(std::max(0LL, value()));
+        else if (a == "--buffers")
+            o.buffers = static_cast<int>(std::max(1LL, value()));
+        else if (a == "--no-uint8")
+            o.uint8 = false;
+        else {
+            std::fprintf(stderr, "unknown argument %s\n", a.c_str());
+            std::exit(2);
+        }
+    }
+    return o;
+}
+
+// Warm-up, then `reps` runs each between two events; the median in ms.
+double median_ms(const options& o, const std::function<void(int)>& f) {
+    for (int i = 0; i < o.warmup; ++i) f(i);
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    std::vector<cudaEvent_t> events(2 * o.reps);
+    for (auto& e : events) check(cudaEventCreate(&e), "cudaEventCreate");
+    for (int i = 0; i < o.reps; ++i) {
+        check(cudaEventRecord(events[2 * i]), "cudaEventRecord");
+        f(o.warmup + i);
+        check(cudaEventRecord(events[2 * i + 1]), "cudaEventRecord");
+    }
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    std::vector<float> ms(o.reps);
+    for (int i = 0; i < o.reps; ++i) check(cudaEventElapsedTime(&ms[i], events[2 * i], events[2 * i + 1]), "elapsed");
+    for (auto& e : events) cudaEventDestroy(e);
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace granula;
+    const options o = parse(argc, argv);
+    if (!cuda_available()) {
+        std::printf("no CUDA device: nothing to benchmark\n");
+        return 0;
+    }
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+    std::printf("device: %s, %d SMs, L2 %.0f MB; %s\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6,
+                build_info().c_str());
+    const std::int64_t n = o.size;
+    std::printf(
+        "%lldx%lld, 97%% ones, median of %d runs after %d warm-ups, "
+        "inputs rotated over %d buffers\n",
+        static_cast<long long>(n), static_cast<long long>(n), o.reps, o.warmup, o.buffers);
+
+    // A random image with 97% ones, so erosions by large squares leave something.
+    host_image<std::uint8_t> pixels(n, n);
+    std::uint64_t s = 88172645463325252ull;
+    for (std::int64_t y = 0; y < n; ++y)
+        for (std::int64_t x = 0; x < n; ++x) {
+            s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+            pixels.view()(y, x) = (s % 100) < 97 ? 1 : 0;
+        }
+    const host_bit_image packed = pack<std::uint8_t>(pixels.view());
+    std::vector<device_bit_image> in, out;
+    for (int b = 0; b < o.buffers; ++b) {
+        in.push_back(upload(packed.view()));
+        out.emplace_back(n, n);
+    }
+    check(cudaDeviceSynchronize(), "upload");
+    auto pick_in = [&](int i) { return const_device_bit_view(in[i % o.buffers].view()); };
+    auto pick_out = [&](int i) { return out[(i + 1) % o.buffers].view(); };
+    const double bytes = 2.0 * static_cast<double>(in[0].stride()) * n * sizeof(bit_word);
+
+    const double copy_ms = median_ms(o, [&](int i) {
+        check(cudaMemcpyAsync(pick_out(i).data(), pick_in(i).data(), static_cast<std::size_t>(bytes / 2),
+                              cudaMemcpyDeviceToDevice),
+              "cudaMemcpyAsync");
+    });
+    std::printf("\n%-44s %10s %9s %9s\n", "operation (packed)", "ms", "x copy", "GB/s");
+    std::printf("%-44s %10.4f %9.2f %9.0f\n", "copy (cudaMemcpyAsync)", copy_ms, 1.0, bytes / copy_ms / 1e6);
+
+    struct run_case {
+        const char* what;
+        binary_op op;
+        structuring_element se;
+        border_mode mode;
+    };
+    const run_case cases[] = {
+        {"binary_erosion", binary_op::erosion, structuring_element::square(63), border_mode::ignore},
+        {"binary_erosion", binary_op::erosion, structuring_element::square(63), border_mode::reflect},
+        {"binary_erosion", binary_op::erosion, structuring_element::hline(63), border_mode::ignore},
+        {"binary_erosion", binary_op::erosion, structuring_element::vline(63), border_mode::ignore},
+        {"binary_erosion", binary_op::erosion, structuring_element::square(3), border_mode::ignore},
+        {"binary_erosion", binary_op::erosion, structuring_element::square(255), border_mode::ignore},
+        {"binary_dilation", binary_op::dilation, structuring_element::square(63), border_mode::ignore},
+        {"binary_opening", binary_op::opening, structuring_element::square(15), border_mode::ignore},
+    };
+    double square63_ms = 0;
+    for (const auto& c : cases) {
+        const double ms = median_ms(o, [&](int i) {
+            binary_morphology(c.op, pick_in(i), pick_out(i), c.se, {c.mode, 0});
+        });
+        if (c.op == binary_op::erosion && c.se.to_string() == "rect:63x63" && c.mode == border_mode::ignore)
+            square63_ms = ms;
+        const std::string name = std::string(c.what) + " " + c.se.to_string() + " " + std::string(to_string(c.mode));
+        std::printf("%-44s %10.4f %9.2f %9.0f\n", name.c_str(), ms, ms / copy_ms, bytes / ms / 1e6);
+    }
+
+    if (o.uint8) {
+        // The yardstick on unpacked pixels: granula's grey uint8 erosion, and
+        // packing itself.
+        const int buffers = std::min(o.buffers, 2);  // 2 x 2 x 268 MB at 16384^2
+        std::vector<device_image<std::uint8_t>> pin, pout;
+        for (int b = 0; b < buffers; ++b) {
+            pin.push_back(upload<std::uint8_t>(pixels.view()));
+            pout.emplace_back(n, n);
+        }
+        check(cudaDeviceSynchronize(), "upload");
+        const double grey_ms = median_ms(o, [&](int i) {
+            erosion(device_view<const std::uint8_t>(pin[i % buffers].view()), pout[(i + 1) % buffers].view(),
+                    structuring_element::square(63));
+        });
+        const double pack_ms =
+            median_ms(o, [&](int i) { pack<std::uint8_t>(pin[i % buffers].view(), out[(i + 1) % o.buffers].view()); });
+        const double unpack_ms =
+            median_ms(o, [&](int i) { unpack<std::uint8_t>(pick_in(i), pout[(i + 1) % buffers].view()); });
+        std::printf("\n%-44s %10.4f\n", "uint8 erosion rect:63x63 ignore (grey path)", grey_ms);
+        std::printf("%-44s %10.4f\n", "pack uint8 -> bits", pack_ms);
+        std::printf("%-44s %10.4f\n", "unpack bits -> uint8", unpack_ms);
+        std::printf(
+            "\nbinary erosion 63x63: %.2fx the packed copy (target <= 3), "
+            "%.1fx faster than uint8 (target >= 10)\n",
+            square63_ms / copy_ms, grey_ms / square63_ms);
+    }
+    return 0;
+}

@@ -1,0 +1,432 @@
+// CUDA kernels of binary morphology on 64-bit words (bit 0 = leftmost pixel).
+//
+//  - horizontal segments: one thread per output word. The window of L bits of
+//  each of its 64
+//    pixels is ANDed (ORed) in registers: two neighbouring words of the
+//    border-extended row form 128 bits, doubling (A_2k(x) = A_k(x) & A_k(x +
+//    k)) gives the op of any k <= 64 consecutive bits, and windows longer than
+//    64 combine L / 64 such blocks;
+//  - vertical segments: van Herk/Gil-Werman on whole words, one thread per word
+//  column and
+//    block of L rows (suffix ANDs stored in the output, then prefix ANDs of the
+//    next block); warps cover 32 consecutive words of a row, so every load and
+//    store is coalesced;
+//  - rectangles (a vertical then a horizontal segment) with ignore/constant
+//  borders, in one
+//    kernel: a tile of 32 words x 64 rows loads its input rows and halo into
+//    shared memory, ANDs them vertically by doubling there, and runs the
+//    horizontal step on the shared rows, so the image is read about once from
+//    DRAM and written once;
+//  - other (dx, dy) steps: the op of the L shifted rows (ignore and constant
+//  borders only);
+//  - pack: a warp reads 64 consecutive pixels and __ballot_sync builds the
+//  word.
+#include <algorithm>
+#include <cstdint>
+
+#include "binary/cuda/binary_cuda.hpp"
+#include "core/border_index.hpp"
+#include "core/cuda/check.cuh"
+
+namespace granula::cuda {
+namespace {
+
+using granula::detail::bit_pass;
+using granula::detail::check_cuda;
+using granula::detail::check_launch;
+using granula::detail::to_cuda;
+
+constexpr bit_word all_ones = ~bit_word{0};
+// Grids put rows in y; taller images loop over rows (grid y is limited to
+// 65535).
+constexpr unsigned max_grid_y = 65535;
+
+struct bits_in {
+    const bit_word* data;
+    std::int64_t width, height, stride;
+};
+struct bits_out {
+    bit_word* data;
+    std::int64_t width, height, stride;
+};
+
+bits_in raw(const_device_bit_view v) { return {v.data(), v.width(), v.height(), v.stride()}; }
+bits_out raw(device_bit_view v) { return {v.data(), v.width(), v.height(), v.stride()}; }
+
+__host__ __device__ inline std::int64_t row_words(std::int64_t width) { return (width + 63) / 64; }
+
+__device__ inline bit_word last_mask(std::int64_t width) {
+    const int r = static_cast<int>(width & 63);
+    return r ? (bit_word{1} << r) - 1 : all_ones;
+}
+
+// Stores word i of a row: the last word keeps its bits past the width.
+__device__ inline void store_word(bit_word* row, std::int64_t i, std::int64_t width, bit_word v) {
+    if (i == row_words(width) - 1) {
+        const bit_word m = last_mask(width);
+        v = (v & m) | (row[i] & ~m);
+    }
+    row[i] = v;
+}
+
+template <bool Or>
+__device__ inline bit_word op(bit_word a, bit_word b) {
+    return Or ? (a | b) : (a & b);
+}
+
+__device__ inline bool get_bit(const bit_word* row, std::int64_t x) { return (row[x >> 6] >> (x & 63)) & 1u; }
+
+// 64 bits of the border-extended row from position p on.
+__device__ inline bit_word fetch(const bit_word* row, std::int64_t n, std::int64_t p, border_mode mode, bool pad) {
+    if (p >= 0 && p + 64 <= n) {
+        const std::int64_t q = p >> 6;
+        const int r = static_cast<int>(p & 63);
+        const bit_word lo = __ldg(row + q);
+        return r ? (lo >> r) | (__ldg(row + q + 1) << (64 - r)) : lo;
+    }
+    bit_word v = 0;
+    for (int b = 0; b < 64; ++b) {
+        const std::int64_t j = granula::detail::border_index(p + b, n, mode);
+        const bool bit = j < 0 ? pad : get_bit(row, j);
+        v |= bit_word{bit} << b;
+    }
+    return v;
+}
+
+// The op of the `len` (1..64) consecutive bits starting at each of the 64
+// positions of `lo`, where `hi` holds the 64 bits after `lo`.
+template <bool Or>
+__device__ inline bit_word window_bits(bit_word lo, bit_word hi, int len) {
+    int k = 1;
+    while (2 * k <= len) {
+        lo = op<Or>(lo, (lo >> k) | (hi << (64 - k)));
+        hi = op<Or>(hi,
+                    hi >> k);  // the top k bits of hi lose their window: never needed below
+        k *= 2;
+    }
+    const int s = len - k;
+    return s ? op<Or>(lo, (lo >> s) | (hi << (64 - s))) : lo;
+}
+
+template <bool Or>
+__global__ void horizontal_kernel(bits_in in, bits_out out, std::int64_t before, std::int64_t window, border_mode mode,
+                                  bool pad) {
+    const std::int64_t words = row_words(in.width);
+    const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= words) return;
+    const std::int64_t q = window >> 6;
+    const int r = static_cast<int>(window & 63);
+    for (std::int64_t y = blockIdx.y; y < in.height; y += gridDim.y) {
+        const bit_word* row = in.data + y * in.stride;
+        std::int64_t p = 64 * i - before;
+        bit_word cur = fetch(row, in.width, p, mode, pad);
+        bit_word acc = Or ? bit_word{0} : all_ones;
+        for (std::int64_t j = 0; j < q; ++j) {
+            p += 64;
+            const bit_word next = fetch(row, in.width, p, mode, pad);
+            acc = op<Or>(acc, window_bits<Or>(cur, next, 64));
+            cur = next;
+        }
+        if (r) acc = op<Or>(acc, window_bits<Or>(cur, fetch(row, in.width, p + 64, mode, pad), r));
+        store_word(out.data + y * out.stride, i, out.width, acc);
+    }
+}
+
+// Word column i, output rows [y0, y1) = one block of `window` rows of the
+// extended column.
+template <bool Or>
+__global__ void vertical_kernel(bits_in in, bits_out out, std::int64_t before, std::int64_t window, border_mode mode,
+                                bool pad) {
+    const std::int64_t words = row_words(in.width);
+    const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const std::int64_t blocks = (in.height + window - 1) / window;
+    if (i >= words) return;
+    const bit_word pad_word = pad ? all_ones : bit_word{0};
+    auto source = [&](std::int64_t j) -> bit_word {
+        const std::int64_t r = granula::detail::border_index(j - before, in.height, mode);
+        return r < 0 ? pad_word : __ldg(in.data + r * in.stride + i);
+    };
+    for (std::int64_t b = static_cast<std::int64_t>(blockIdx.y) * blockDim.y + threadIdx.y; b < blocks;
+         b += static_cast<std::int64_t>(gridDim.y) * blockDim.y) {
+        const std::int64_t y0 = b * window, y1 = y0 + window < in.height ? y0 + window : in.height;
+        // Suffixes of the block [y0, y0 + window), kept in the output rows.
+        bit_word acc = Or ? bit_word{0} : all_ones;
+        for (std::int64_t j = y0 + window - 1; j >= y0; --j) {
+            acc = op<Or>(acc, source(j));
+            if (j < y1) store_word(out.data + j * out.stride, i, out.width, acc);
+        }
+        // Prefixes of the next block: out(y) = suffix(y) op prefix(y0 + window .. y
+        // + window - 1).
+        acc = Or ? bit_word{0} : all_ones;
+        for (std::int64_t y = y0; y < y1; ++y) {
+            bit_word* o = out.data + y * out.stride;
+            if (y > y0) store_word(o, i, out.width, op<Or>(o[i], acc));
+            acc = op<Or>(acc, source(y + window));
+        }
+    }
+}
+
+// Fused rectangle: shared tile of `rows` = tile_rows + vwindow - 1 rows by
+// `cols` words, words [x0 - halo_left, x0 - halo_left + cols) of the rows [y0 -
+// before_v, ...) of the input, every bit outside the image (rows, words, bits
+// past the width) set to `pad`.
+constexpr int fused_threads = 512;  // 256 with 24 gathered words a thread took 109 registers: 25% occupancy
+constexpr int fused_tile_words = 32;
+constexpr int fused_max_words = 6144;  // 48 KB of shared memory: no opt-in needed
+constexpr int fused_per_thread = fused_max_words / fused_threads;
+
+template <bool Or>
+__global__ void __launch_bounds__(fused_threads, 3)
+    rectangle_kernel(bits_in in, bits_out out, int tile_rows, std::int64_t before_v, int vwindow, int halo_left,
+                     int cols, std::int64_t before_h, std::int64_t hwindow, bool pad) {
+    extern __shared__ bit_word tile[];
+    const int t = threadIdx.x;
+    const std::int64_t words = row_words(in.width);
+    const std::int64_t x0 = static_cast<std::int64_t>(blockIdx.x) * fused_tile_words;
+    const std::int64_t y0 = static_cast<std::int64_t>(blockIdx.y) * tile_rows;
+    const int rows = tile_rows + vwindow - 1;
+    const bit_word pad_word = pad ? all_ones : bit_word{0};
+    const bit_word tail = last_mask(in.width);
+    for (int idx = t; idx < rows * cols; idx += fused_threads) {
+        const int r = idx / cols, c = idx % cols;
+        const std::int64_t y = y0 + r - before_v, w = x0 - halo_left + c;
+        bit_word v = pad_word;
+        if (y >= 0 && y < in.height && w >= 0 && w < words) {
+            v = __ldg(in.data + y * in.stride + w);
+            if (w == words - 1) v = (v & tail) | (pad_word & ~tail);
+        }
+        tile[idx] = v;
+    }
+    __syncthreads();
+    // Vertical doubling in place: A_2k(r) = A_k(r) op A_k(r + k), values gathered
+    // before writing.
+    bit_word tmp[fused_per_thread];
+    auto step = [&](int valid_rows, int shift) {
+        const int n = valid_rows * cols, offset = shift * cols;
+#pragma unroll
+        for (int j = 0; j < fused_per_thread; ++j) {
+            const int idx = t + j * fused_threads;
+            if (idx < n) tmp[j] = op<Or>(tile[idx], tile[idx + offset]);
+        }
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < fused_per_thread; ++j) {
+            const int idx = t + j * fused_threads;
+            if (idx < n) tile[idx] = tmp[j];
+        }
+        __syncthreads();
+    };
+    int k = 1;
+    while (2 * k <= vwindow) {
+        step(rows - k, k);
+        k *= 2;
+    }
+    if (vwindow > k) step(tile_rows, vwindow - k);
+    // Horizontal step on the shared rows: rows [0, tile_rows) now hold the
+    // vertical result.
+    const std::int64_t q = hwindow >> 6;
+    const int rem = static_cast<int>(hwindow & 63);
+    const int tx = t % fused_tile_words;
+    if (x0 + tx >= words) return;
+    for (int r = t / fused_tile_words; r < tile_rows && y0 + r < in.height; r += fused_threads / fused_tile_words) {
+        const bit_word* row = tile + r * cols;
+        // Bit position in the shared row of the window start of the word's first
+        // pixel.
+        std::int64_t p = 64 * (tx + halo_left) - before_h;
+        auto fetch_local = [&](std::int64_t pos) {
+            const std::int64_t w = pos >> 6;
+            const int b = static_cast<int>(pos & 63);
+            return b ? (row[w] >> b) | (row[w + 1] << (64 - b)) : row[w];
+        };
+        bit_word cur = fetch_local(p);
+        bit_word acc = Or ? bit_word{0} : all_ones;
+        for (std::int64_t j = 0; j < q; ++j) {
+            p += 64;
+            const bit_word next = fetch_local(p);
+            acc = op<Or>(acc, window_bits<Or>(cur, next, 64));
+            cur = next;
+        }
+        if (rem) acc = op<Or>(acc, window_bits<Or>(cur, fetch_local(p + 64), rem));
+        store_word(out.data + (y0 + r) * out.stride, x0 + tx, out.width, acc);
+    }
+}
+
+template <bool Or>
+__global__ void general_kernel(bits_in in, bits_out out, std::int64_t length, std::int64_t start, int dx, int dy,
+                               bool pad) {
+    const std::int64_t words = row_words(in.width);
+    const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= words) return;
+    for (std::int64_t y = blockIdx.y; y < in.height; y += gridDim.y) {
+        bit_word acc = Or ? bit_word{0} : all_ones;
+        for (std::int64_t k = 0; k < length; ++k) {
+            const std::int64_t r = y + (start + k) * dy;
+            const bit_word v = (r < 0 || r >= in.height) ? (pad ? all_ones : bit_word{0})
+                                                         : fetch(in.data + r * in.stride, in.width,
+                                                                 64 * i + (start + k) * dx, border_mode::constant, pad);
+            acc = op<Or>(acc, v);
+        }
+        store_word(out.data + y * out.stride, i, out.width, acc);
+    }
+}
+
+__global__ void complement_kernel(bits_in in, bits_out out) {
+    const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= row_words(in.width)) return;
+    for (std::int64_t y = blockIdx.y; y < in.height; y += gridDim.y)
+        store_word(out.data + y * out.stride, i, out.width, ~in.data[y * in.stride + i]);
+}
+
+__global__ void and_kernel(bits_in a, bits_out out) {
+    const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= row_words(a.width)) return;
+    for (std::int64_t y = blockIdx.y; y < a.height; y += gridDim.y) {
+        bit_word* o = out.data + y * out.stride;
+        store_word(o, i, out.width, o[i] & a.data[y * a.stride + i]);
+    }
+}
+
+// One warp per word: lane l reads pixels 64 i + l and 64 i + 32 + l.
+template <class T>
+__global__ void pack_kernel(const T* in, std::int64_t in_stride, bits_out out, T threshold) {
+    const std::int64_t words = row_words(out.width);
+    const std::int64_t i = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+    const unsigned lane = threadIdx.x & 31;
+    if (i >= words) return;  // whole warps leave together: blockDim.x is a multiple of 32
+    for (std::int64_t y = blockIdx.y; y < out.height; y += gridDim.y) {
+        const T* row = in + y * in_stride;
+        const std::int64_t x0 = 64 * i + lane, x1 = x0 + 32;
+        const unsigned lo = __ballot_sync(0xffffffffu, x0 < out.width && row[x0] > threshold);
+        const unsigned hi = __ballot_sync(0xffffffffu, x1 < out.width && row[x1] > threshold);
+        if (lane == 0) store_word(out.data + y * out.stride, i, out.width, bit_word{lo} | (bit_word{hi} << 32));
+    }
+}
+
+template <class T>
+__global__ void unpack_kernel(bits_in in, T* out, std::int64_t out_stride) {
+    const std::int64_t x = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (x >= in.width) return;
+    for (std::int64_t y = blockIdx.y; y < in.height; y += gridDim.y)
+        out[y * out_stride + x] = static_cast<T>((in.data[y * in.stride + (x >> 6)] >> (x & 63)) & 1u);
+}
+
+dim3 row_grid(std::int64_t items, unsigned block, std::int64_t rows) {
+    return dim3(static_cast<unsigned>((items + block - 1) / block),
+                static_cast<unsigned>(std::min<std::int64_t>(rows, max_grid_y)));
+}
+
+}  // namespace
+
+void zero_words(bit_word* words, std::size_t count) {
+    check_cuda(cudaMemset(words, 0, count * sizeof(bit_word)), "cudaMemset (new bit image)");
+}
+
+void bit_segment_pass(const_device_bit_view in, device_bit_view out, const bit_pass& p, stream s) {
+    const cudaStream_t st = to_cuda(s.native_handle());
+    const std::int64_t words = in.row_words();
+    const std::int64_t window = p.before + p.after + 1;
+    switch (p.dir) {
+        case bit_pass::direction::horizontal: {
+            constexpr unsigned block = 128;
+            const dim3 grid = row_grid(words, block, in.height());
+            if (p.dilate)
+                horizontal_kernel<true><<<grid, block, 0, st>>>(raw(in), raw(out), p.before, window, p.mode, p.pad);
+            else
+                horizontal_kernel<false><<<grid, block, 0, st>>>(raw(in), raw(out), p.before, window, p.mode, p.pad);
+            check_launch("binary horizontal pass");
+            return;
+        }
+        case bit_pass::direction::vertical: {
+            // 32 word columns x 4 row blocks per thread block; warps run along rows.
+            const dim3 block(32, 4);
+            const std::int64_t blocks = (in.height() + window - 1) / window;
+            const dim3 grid(static_cast<unsigned>((words + 31) / 32),
+                            static_cast<unsigned>(std::min<std::int64_t>((blocks + 3) / 4, max_grid_y)));
+            if (p.dilate)
+                vertical_kernel<true><<<grid, block, 0, st>>>(raw(in), raw(out), p.before, window, p.mode, p.pad);
+            else
+                vertical_kernel<false><<<grid, block, 0, st>>>(raw(in), raw(out), p.before, window, p.mode, p.pad);
+            check_launch("binary vertical pass");
+            return;
+        }
+        case bit_pass::direction::general: {
+            constexpr unsigned block = 128;
+            const dim3 grid = row_grid(words, block, in.height());
+            if (p.dilate)
+                general_kernel<true><<<grid, block, 0, st>>>(raw(in), raw(out), p.length, p.start, p.dx, p.dy, p.pad);
+            else
+                general_kernel<false><<<grid, block, 0, st>>>(raw(in), raw(out), p.length, p.start, p.dx, p.dy, p.pad);
+            check_launch("binary general segment pass");
+            return;
+        }
+    }
+}
+
+bool rectangle_pass(const_device_bit_view in, device_bit_view out, const bit_pass& v, const bit_pass& h, stream s) {
+    using bp = bit_pass::direction;
+    if (v.dir != bp::vertical || h.dir != bp::horizontal || v.dilate != h.dilate || v.pad != h.pad ||
+        v.mode != h.mode || (v.mode != border_mode::ignore && v.mode != border_mode::constant))
+        return false;
+    const std::int64_t vwindow = v.before + v.after + 1, hwindow = h.before + h.after + 1;
+    // Shared rows: the window start of a word's first pixel lies halo_left words
+    // back; the fetches of its window reach hwindow / 64 + 2 words on.
+    const std::int64_t halo_left = (h.before + 63) / 64, halo_right = hwindow / 64 + 2;
+    const std::int64_t cols = fused_tile_words + halo_left + halo_right;
+    std::int64_t tile_rows = 64;
+    while (tile_rows > 8 && (tile_rows + vwindow - 1) * cols > fused_max_words) tile_rows /= 2;
+    if ((tile_rows + vwindow - 1) * cols > fused_max_words || tile_rows < vwindow / 4) return false;
+    const std::int64_t rows_tiles = (in.height() + tile_rows - 1) / tile_rows;
+    if (rows_tiles > max_grid_y) return false;
+    const dim3 grid(static_cast<unsigned>((in.row_words() + fused_tile_words - 1) / fused_tile_words),
+                    static_cast<unsigned>(rows_tiles));
+    const std::size_t shared = static_cast<std::size_t>((tile_rows + vwindow - 1) * cols) * sizeof(bit_word);
+    const cudaStream_t st = to_cuda(s.native_handle());
+    auto launch = [&](auto kernel) {
+        kernel<<<grid, fused_threads, shared, st>>>(raw(in), raw(out), static_cast<int>(tile_rows), v.before,
+                                                    static_cast<int>(vwindow), static_cast<int>(halo_left),
+                                                    static_cast<int>(cols), h.before, hwindow, v.pad);
+    };
+    if (v.dilate)
+        launch(rectangle_kernel<true>);
+    else
+        launch(rectangle_kernel<false>);
+    check_launch("binary rectangle pass");
+    return true;
+}
+
+void bit_complement(const_device_bit_view in, device_bit_view out, stream s) {
+    constexpr unsigned block = 128;
+    complement_kernel<<<row_grid(in.row_words(), block, in.height()), block, 0, to_cuda(s.native_handle())>>>(raw(in),
+                                                                                                              raw(out));
+    check_launch("binary complement");
+}
+
+void bit_and(const_device_bit_view a, device_bit_view out, stream s) {
+    constexpr unsigned block = 128;
+    and_kernel<<<row_grid(a.row_words(), block, a.height()), block, 0, to_cuda(s.native_handle())>>>(raw(a), raw(out));
+    check_launch("binary and");
+}
+
+template <class T>
+void pack_bits(device_view<const T> in, device_bit_view out, T threshold, stream s) {
+    constexpr unsigned block = 256;  // 8 words
+    pack_kernel<T><<<row_grid(out.row_words() * 32, block, in.height()), block, 0, to_cuda(s.native_handle())>>>(
+        in.data(), in.stride(), raw(out), threshold);
+    check_launch("pack");
+}
+
+template <class T>
+void unpack_bits(const_device_bit_view in, device_view<T> out, stream s) {
+    constexpr unsigned block = 256;
+    unpack_kernel<T><<<row_grid(in.width(), block, in.height()), block, 0, to_cuda(s.native_handle())>>>(
+        raw(in), out.data(), out.stride());
+    check_launch("unpack");
+}
+
+#define GRANULA_INSTANTIATE(type, name)                                                    \
+    template void pack_bits<type>(device_view<const type>, device_bit_view, type, stream); \
+    template void unpack_bits<type>(const_device_bit_view, device_view<type>, stream);
+GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
+#undef GRANULA_INSTANTIATE
+
+}  // namespace granula::cuda
