@@ -186,7 +186,15 @@ __global__ void compress_count(const T* __restrict__ in, std::int64_t in_stride,
     bool root = false;
     if (x < width && in[y * in_stride + x] != background) {
         const int p = y * out_stride + x;
-        const int r = find_global(out, p);
+        // Path halving: no union runs any more, so every pointer may skip to its grandparent,
+        // which shortens the chains the other pixels of the tile walk after this one.
+        int r = p, parent = __ldcg(out + p);
+        while (parent != r) {
+            const int grand = __ldcg(out + parent);
+            if (grand != parent) out[r] = grand;
+            r = parent;
+            parent = grand;
+        }
         root = r == p;
         if (!root) out[p] = r;
     }
@@ -240,12 +248,12 @@ struct device_stats {
     unsigned *value;
 };
 
-constexpr int stats_run = 16;  // pixels per lane
+constexpr int stats_run = 64;  // pixels per lane: a warp flushes a large component once per 2048 pixels
 
 // Adds one lane's run (label l, `n` pixels in row y from x0 to x1 inclusive, column sum
 // `col_sum` relative to the warp's first column x_warp) to the statistics, first reducing over
 // the lanes of the warp that flush the same label at the same step. Relative column sums stay
-// under 2^18, so the 32-bit warp reductions cannot overflow.
+// under 2^22, so the 32-bit warp reductions cannot overflow.
 __device__ void flush(const device_stats& s, unsigned active, int l, unsigned n, int y, int x0, int x1,
                       unsigned col_sum, int x_warp, unsigned v) {
     const unsigned group = __match_any_sync(active, l);
@@ -266,7 +274,8 @@ __device__ void flush(const device_stats& s, unsigned active, int l, unsigned n,
     s.value[c] = v;  // every pixel of a component holds its value
 }
 
-// Each lane walks stats_run pixels of a row in lock step with its warp.
+// Each lane walks stats_run pixels of a row in lock step with its warp. Background pixels do not
+// end a lane's run: only another label does, so a sparse large component is flushed rarely.
 template <class T>
 __global__ void accumulate_stats(const T* __restrict__ in, std::int64_t in_stride, const int* __restrict__ labels,
                                  int out_stride, int width, int blocks_per_row, device_stats s) {
@@ -274,22 +283,22 @@ __global__ void accumulate_stats(const T* __restrict__ in, std::int64_t in_strid
     const int x_block = (blockIdx.x % blocks_per_row) * blockDim.x * stats_run;
     const int x_begin = x_block + threadIdx.x * stats_run;
     const int x_warp = x_block + (threadIdx.x / 32) * 32 * stats_run;
-    int current = 0, first = 0;
+    int current = 0, first = 0, last = 0;
     unsigned n = 0, col_sum = 0, v = 0;
     for (int i = 0; i < stats_run; ++i) {
         const int x = x_begin + i;
         const int l = x < width ? labels[y * out_stride + x] : 0;
-        const bool change = l != current;
+        const bool change = l > 0 && l != current;
         const unsigned flushing = __ballot_sync(0xffffffffu, change && current > 0);
-        if (change && current > 0) flush(s, flushing, current, n, y, first, x - 1, col_sum, x_warp, v);
+        if (change && current > 0) flush(s, flushing, current, n, y, first, last, col_sum, x_warp, v);
         if (change) {
             current = l, first = x, n = 0, col_sum = 0;
-            if (l > 0) v = in[y * in_stride + x];
+            v = in[y * in_stride + x];
         }
-        if (l > 0) ++n, col_sum += static_cast<unsigned>(x - x_warp);
+        if (l > 0) ++n, col_sum += static_cast<unsigned>(x - x_warp), last = x;
     }
     const unsigned flushing = __ballot_sync(0xffffffffu, current > 0);
-    if (current > 0) flush(s, flushing, current, n, y, first, first + n - 1, col_sum, x_warp, v);
+    if (current > 0) flush(s, flushing, current, n, y, first, last, col_sum, x_warp, v);
 }
 
 __global__ void init_stats(device_stats s, int n) {
