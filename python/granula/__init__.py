@@ -20,6 +20,7 @@ array([  0, 180, 180, 180, 180, 180,   0], dtype=uint8)
 from . import _core, footprints
 from ._core import __version__
 from ._operations import generate as _generate
+from .labeling import label
 
 __all__ = [
     "footprints",
@@ -29,6 +30,7 @@ __all__ = [
     "simd_enabled",
     "build_info",
     "cuda_available",
+    "label",
 ]
 __all__ += _generate(globals())
 
