@@ -187,11 +187,13 @@ __global__ void compress_count(const T* __restrict__ in, std::int64_t in_stride,
     if (x < width && in[y * in_stride + x] != background) {
         const int p = y * out_stride + x;
         // Path halving: no union runs any more, so every pointer may skip to its grandparent,
-        // which shortens the chains the other pixels of the tile walk after this one.
+        // which shortens the chains the other pixels of the tile walk after this one. atomicMin,
+        // not a store: the node's own thread may already have pointed it at the root (the
+        // smallest index of the chain), which a stale grandparent must not overwrite.
         int r = p, parent = __ldcg(out + p);
         while (parent != r) {
             const int grand = __ldcg(out + parent);
-            if (grand != parent) out[r] = grand;
+            if (grand != parent) atomicMin(out + r, grand);
             r = parent;
             parent = grand;
         }
