@@ -8,12 +8,14 @@ namespace granula::cli {
 
 int run_info(std::span<const std::string_view> arguments);
 int run_gaussian(std::span<const std::string_view> arguments);
+int run_label(std::span<const std::string_view> arguments);
 
 std::span<const command> commands() {
     static constexpr command table[] = {
         {"info", "print each image file's size and pixel type", "IMAGE... [options]", &run_info},
         {"gaussian", "Gaussian smoothing or derivatives (float32 result by default)", "IN OUT --sigma S[,S] [options]",
          &run_gaussian},
+        {"label", "label connected components; write labels, a grey-coded PNG, statistics", "IMAGE [options]", &run_label},
     };
     return table;
 }

@@ -21,6 +21,7 @@ from . import _core, binary, footprints
 from ._core import __version__
 from ._operations import generate as _generate
 from .gaussian import gaussian
+from .labeling import label
 
 __all__ = [
     "footprints",
@@ -31,6 +32,7 @@ __all__ = [
     "build_info",
     "cuda_available",
     "gaussian",
+    "label",
 ]
 __all__ += _generate(globals())
 

@@ -28,6 +28,7 @@ using namespace nb::literals;
 
 namespace granula::python {
 void bind_gaussian(nanobind::module_& m);
+void bind_labeling(nanobind::module_& m);
 namespace {
 
 using mask_array = nb::ndarray<nb::numpy, bool, nb::ndim<2>>;
@@ -78,6 +79,7 @@ NB_MODULE(_core, m) {
     using namespace granula::python;
     m.doc() = "granula's compiled core; use the granula package, not this module.";
     m.attr("__version__") = GRANULA_VERSION_STRING;
+    bind_labeling(m);
 
     // --- the operation registry ---------------------------------------------------------------
     m.def(

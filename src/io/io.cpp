@@ -192,6 +192,11 @@ void check_write_format(const std::string& path, pixel_type type) {
     }
 }
 
+void write_labels(const std::string& path, host_view<const std::int32_t> labels) {
+    if (format_of(path) != file_format::npy) detail::fail(path, "label images are written as .npy (int32)");
+    naming_the_file(path, [&] { detail::write_npy_labels(path, labels); });
+}
+
 void write_image(const std::string& path, const any_host_view& image) {
     check_write_format(path, image.type);
     const file_format format = format_of(path);

@@ -153,6 +153,7 @@ void write_pgm(const std::string& path, const any_host_view& image);
 void write_pfm(const std::string& path, const any_host_view& image);
 any_host_image read_npy(const std::string& path);
 void write_npy(const std::string& path, const any_host_view& image);
+void write_npy_labels(const std::string& path, host_view<const std::int32_t> labels);
 any_host_image read_tiff(const std::string& path, const read_options& options);
 void write_tiff(const std::string& path, const any_host_view& image);
 

@@ -200,10 +200,13 @@ any_host_image read_npy(const std::string& path) {
     return image;
 }
 
-void write_npy(const std::string& path, const any_host_view& image) {
-    const char* descr = image.type == pixel_type::uint8 ? "|u1" : image.type == pixel_type::uint16 ? "<u2" : "<f4";
+namespace {
+// Writes the NPY header for a height x width array of `descr`, then the samples by `samples`.
+template <class WriteSamples>
+void write_npy_array(const std::string& path, const char* descr, std::int64_t width, std::int64_t height,
+                     WriteSamples&& samples) {
     std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" +
-                         std::to_string(image.height) + ", " + std::to_string(image.width) + "), }";
+                         std::to_string(height) + ", " + std::to_string(width) + "), }";
     // magic (6) + version (2) + length (2) + header, padded with spaces to a multiple of 64
     // and ended by a newline.
     const std::size_t unpadded = npy_magic.size() + 4 + header.size() + 1;
@@ -216,10 +219,24 @@ void write_npy(const std::string& path, const any_host_view& image) {
                                                  static_cast<unsigned char>(header.size() >> 8)};
     file.write(version_and_length, sizeof version_and_length);
     file.write(header.data(), header.size());
-    visit_pixel_type(image.type, [&]<class T>(type_tag<T>) {
-        write_samples(file, image.as<const T>(), std::endian::little, row_order::top_down);
-    });
+    samples(file);
     file.commit();
+}
+}  // namespace
+
+void write_npy(const std::string& path, const any_host_view& image) {
+    const char* descr = image.type == pixel_type::uint8 ? "|u1" : image.type == pixel_type::uint16 ? "<u2" : "<f4";
+    write_npy_array(path, descr, image.width, image.height, [&](output_file& file) {
+        visit_pixel_type(image.type, [&]<class T>(type_tag<T>) {
+            write_samples(file, image.as<const T>(), std::endian::little, row_order::top_down);
+        });
+    });
+}
+
+void write_npy_labels(const std::string& path, host_view<const std::int32_t> labels) {
+    write_npy_array(path, "<i4", labels.width(), labels.height(), [&](output_file& file) {
+        write_samples(file, labels, std::endian::little, row_order::top_down);
+    });
 }
 
 }  // namespace granula::io::detail

@@ -35,7 +35,7 @@ void copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_
              std::size_t row_bytes, std::size_t rows, copy_direction direction, stream s);
 }  // namespace detail
 
-template <pixel T>
+template <element T>
 void copy(host_view<const T> src, device_view<T> dst, stream s = {}) {
     if (src.width() != dst.width() || src.height() != dst.height())
         detail::throw_bad_view("upload: source and destination sizes differ");
@@ -43,7 +43,7 @@ void copy(host_view<const T> src, device_view<T> dst, stream s = {}) {
                     src.width() * sizeof(T), src.height(), detail::copy_direction::host_to_device, s);
 }
 
-template <pixel T>
+template <element T>
 void copy(device_view<const T> src, host_view<T> dst, stream s = {}) {
     if (src.width() != dst.width() || src.height() != dst.height())
         detail::throw_bad_view("download: source and destination sizes differ");
@@ -51,7 +51,7 @@ void copy(device_view<const T> src, host_view<T> dst, stream s = {}) {
                     src.width() * sizeof(T), src.height(), detail::copy_direction::device_to_host, s);
 }
 
-template <pixel T>
+template <element T>
 void copy(device_view<const T> src, device_view<T> dst, stream s = {}) {
     if (src.width() != dst.width() || src.height() != dst.height())
         detail::throw_bad_view("device copy: source and destination sizes differ");
@@ -60,7 +60,7 @@ void copy(device_view<const T> src, device_view<T> dst, stream s = {}) {
 }
 
 // New device image holding a copy of `src` (asynchronous on `s`).
-template <pixel T>
+template <element T>
 device_image<T> upload(host_view<const T> src, stream s = {}) {
     device_image<T> out(src.width(), src.height());
     copy<T>(src, out.view(), s);
@@ -68,7 +68,7 @@ device_image<T> upload(host_view<const T> src, stream s = {}) {
 }
 
 // New host image holding a copy of `src`; synchronises `s` before returning.
-template <pixel T>
+template <element T>
 host_image<T> download(device_view<const T> src, stream s = {}) {
     host_image<T> out(src.width(), src.height());
     copy<T>(src, out.view(), s);

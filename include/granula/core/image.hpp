@@ -123,7 +123,7 @@ struct memory_deleter {
 }  // namespace detail
 
 // An owning image. Pixels are not initialised on construction (like cv::Mat): call fill().
-template <pixel T, class Space>
+template <element T, class Space>
 class image {
 public:
     using value_type = T;
@@ -168,13 +168,13 @@ template <class T>
 using device_image = image<T, device_memory>;
 
 // Sets every pixel of a host view to `value`.
-template <pixel T>
+template <element T>
 void fill(host_view<T> view, T value) {
     for (std::int64_t y = 0; y < view.height(); ++y) std::fill_n(view.row(y), view.width(), value);
 }
 
 // Copies pixels between host views of equal size.
-template <pixel T>
+template <element T>
 void copy(host_view<const T> src, host_view<T> dst) {
     if (src.width() != dst.width() || src.height() != dst.height())
         detail::throw_bad_view("copy: source is " + std::to_string(src.width()) + "x" +
@@ -183,7 +183,7 @@ void copy(host_view<const T> src, host_view<T> dst) {
     for (std::int64_t y = 0; y < src.height(); ++y) std::copy_n(src.row(y), src.width(), dst.row(y));
 }
 
-template <pixel T>
+template <element T>
 host_image<T> clone(host_view<const T> src) {
     host_image<T> out(src.width(), src.height());
     copy<T>(src, out.view());

@@ -39,6 +39,10 @@ void write_image(const std::string& path, const any_host_view& image);
 // the file system: lets a caller refuse before a long computation.
 void check_write_format(const std::string& path, pixel_type type);
 
+// Writes an int32 label image (granula::label's output) as NPY ('<i4'); any other extension is
+// an io_error (the image formats hold no 32-bit signed integers).
+void write_labels(const std::string& path, host_view<const std::int32_t> labels);
+
 // True when this build reads and writes TIFF.
 bool tiff_supported();
 

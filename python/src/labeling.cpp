@@ -1,0 +1,101 @@
+// Bindings of connected-component labelling: granula.label() (python/granula/labeling.py) calls
+// these with the input borrowed through import_image() and an int32 output it allocated.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "arrays.hpp"
+#include "granula/labeling/labeling.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace granula::python {
+namespace {
+
+// A numpy array that takes over the vector's memory.
+template <class T>
+nb::ndarray<nb::numpy, T, nb::ndim<1>> to_numpy(std::vector<T>&& values) {
+    auto* owned = new std::vector<T>(std::move(values));
+    nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+    return nb::ndarray<nb::numpy, T, nb::ndim<1>>(owned->data(), {owned->size()}, owner);
+}
+
+nb::object statistics_dict(region_statistics&& s) {
+    nb::dict d;
+    d["area"] = to_numpy(std::move(s.area));
+    d["min_row"] = to_numpy(std::move(s.min_row));
+    d["min_col"] = to_numpy(std::move(s.min_col));
+    d["max_row"] = to_numpy(std::move(s.max_row));
+    d["max_col"] = to_numpy(std::move(s.max_col));
+    d["centroid_row"] = to_numpy(std::move(s.centroid_row));
+    d["centroid_col"] = to_numpy(std::move(s.centroid_col));
+    d["value"] = to_numpy(std::move(s.value));
+    if (!s.mean_intensity.empty() || s.area.empty()) {
+        d["mean_intensity"] = to_numpy(std::move(s.mean_intensity));
+        d["min_intensity"] = to_numpy(std::move(s.min_intensity));
+        d["max_intensity"] = to_numpy(std::move(s.max_intensity));
+    }
+    return d;
+}
+
+using host_labels = nb::ndarray<std::int32_t, nb::ndim<2>, nb::device::cpu>;
+
+// Labels a host image into `out` (int32, the image's shape, rows contiguous).
+std::pair<std::int64_t, nb::object> label_host(nb::handle image, host_labels out, int connectivity,
+                                               std::uint32_t background, bool statistics, nb::handle intensity) {
+    const image_arg in = import_image(image, "image", false);
+    if (out.shape(0) != static_cast<std::size_t>(in.height) || out.shape(1) != static_cast<std::size_t>(in.width) ||
+        out.stride(1) != 1)
+        throw invalid_argument("out must be a C-contiguous int32 array of the image's shape");
+    const host_view<std::int32_t> labels(out.data(), in.width, in.height, out.stride(0));
+    region_statistics stats;
+    std::int64_t n = 0;
+    {
+        nb::gil_scoped_release released;
+        n = label(in.view<host_memory>(), labels, connectivity, background, statistics ? &stats : nullptr);
+    }
+    if (!statistics) return {n, nb::none()};
+    if (!intensity.is_none()) {
+        const image_arg extra = import_image(intensity, "intensity_image", false);
+        if (extra.on_device) throw invalid_argument("intensity_image must be a host array like image");
+        intensity_statistics(labels, extra.view<host_memory>(), stats);
+    }
+    return {n, statistics_dict(std::move(stats))};
+}
+
+// Labels a CUDA image into the int32 device buffer at `out_ptr` (row stride in elements).
+std::pair<std::int64_t, nb::object> label_device(nb::handle image, std::uintptr_t out_ptr, std::int64_t out_stride,
+                                                 int connectivity, std::uint32_t background, bool statistics,
+                                                 std::uintptr_t cuda_stream) {
+    const image_arg in = import_image(image, "image", false);
+    if (!in.on_device) throw invalid_argument("label_device needs a CUDA image");
+    const device_view<std::int32_t> labels(reinterpret_cast<std::int32_t*>(out_ptr), in.width, in.height, out_stride);
+    region_statistics stats;
+    std::int64_t n = 0;
+    {
+        nb::gil_scoped_release released;
+        n = label(in.view<device_memory>(), labels, connectivity, background, statistics ? &stats : nullptr,
+                  stream(reinterpret_cast<void*>(cuda_stream)));
+    }
+    if (!statistics) return {n, nb::none()};
+    return {n, statistics_dict(std::move(stats))};
+}
+
+}  // namespace
+
+void bind_labeling(nb::module_& m) {
+    m.def("label_host", &label_host, "image"_a.none(), "out"_a, "connectivity"_a, "background"_a, "statistics"_a,
+          "intensity"_a.none(),
+          "Labels a host image into out (int32); returns (count, statistics dict or None).");
+    m.def("label_device", &label_device, "image"_a.none(), "out_ptr"_a, "out_stride"_a, "connectivity"_a,
+          "background"_a, "statistics"_a, "cuda_stream"_a,
+          "Labels a CUDA image into the int32 device buffer at out_ptr; returns (count, statistics or None).");
+}
+
+}  // namespace granula::python

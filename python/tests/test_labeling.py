@@ -1,0 +1,112 @@
+"""granula.label against scipy.ndimage.label and skimage.measure.label (exact labels), its
+statistics against skimage.measure.regionprops, CPU against GPU, and every documented error."""
+
+import numpy as np
+import pytest
+from scipy import ndimage
+from skimage import measure
+
+import granula
+
+
+def blocks(rng, shape, density, granularity, levels=1):
+    """YACCLAB-style random image: granularity x granularity blocks, each foreground (a value in
+    1..levels) with probability density."""
+    small = (-(-shape[0] // granularity), -(-shape[1] // granularity))
+    on = rng.random(small) < density
+    values = rng.integers(1, levels + 1, small) * on
+    return np.repeat(np.repeat(values, granularity, 0), granularity, 1)[: shape[0], : shape[1]].astype(np.uint8)
+
+
+STRUCTURE = {1: ndimage.generate_binary_structure(2, 1), 2: np.ones((3, 3), bool)}
+
+
+@pytest.mark.parametrize("connectivity", [1, 2])
+@pytest.mark.parametrize("density", [0.1, 0.5, 0.9])
+@pytest.mark.parametrize("granularity", [1, 4])
+def test_binary_equals_scipy(connectivity, density, granularity):
+    rng = np.random.default_rng(6301)
+    image = blocks(rng, (157, 203), density, granularity)
+    expected, n = ndimage.label(image, STRUCTURE[connectivity])
+    labels, num = granula.label(image, connectivity, return_num=True)
+    assert labels.dtype == np.int32
+    assert num == n
+    np.testing.assert_array_equal(labels, expected)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (1, 57), (57, 1), (3, 2), (600, 500)])
+def test_shapes_and_bool_input(shape):
+    rng = np.random.default_rng(6302)
+    image = rng.random(shape) < 0.5
+    np.testing.assert_array_equal(granula.label(image), ndimage.label(image, STRUCTURE[2])[0])
+
+
+@pytest.mark.parametrize("connectivity", [1, 2])
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_equal_value_equals_skimage(connectivity, dtype):
+    rng = np.random.default_rng(6303)
+    image = blocks(rng, (131, 97), 0.8, 2, levels=4).astype(dtype)
+    expected = measure.label(image, connectivity=connectivity, background=0)
+    np.testing.assert_array_equal(granula.label(image, connectivity), expected)
+    expected3 = measure.label(image, connectivity=connectivity, background=3)
+    np.testing.assert_array_equal(granula.label(image, connectivity, background=3), expected3)
+
+
+def test_strided_input():
+    rng = np.random.default_rng(6304)
+    image = blocks(rng, (120, 150), 0.5, 1)[5:100:2, 3:140]
+    np.testing.assert_array_equal(granula.label(image), ndimage.label(image, STRUCTURE[2])[0])
+
+
+def test_statistics_equal_regionprops():
+    rng = np.random.default_rng(6305)
+    image = blocks(rng, (90, 110), 0.5, 2, levels=3)
+    intensity = rng.random(image.shape).astype(np.float32)
+    labels, stats = granula.label(image, statistics=True, intensity_image=intensity)
+    props = measure.regionprops(labels, intensity_image=intensity)
+    assert len(props) == len(stats["area"])
+    for i, p in enumerate(props):
+        assert p.label == i + 1
+        assert stats["area"][i] == p.area
+        assert (stats["min_row"][i], stats["min_col"][i], stats["max_row"][i], stats["max_col"][i]) == p.bbox
+        np.testing.assert_allclose((stats["centroid_row"][i], stats["centroid_col"][i]), p.centroid, rtol=1e-12)
+        assert stats["value"][i] == image[p.coords[0][0], p.coords[0][1]]
+        np.testing.assert_allclose(stats["mean_intensity"][i], p.intensity_mean, rtol=1e-6)
+        assert stats["min_intensity"][i] == p.intensity_min
+        assert stats["max_intensity"][i] == p.intensity_max
+
+
+def test_errors():
+    image = np.ones((4, 5), np.uint8)
+    for c in (0, 3, "2", True):
+        with pytest.raises(ValueError, match="connectivity"):
+            granula.label(image, c)
+    with pytest.raises(ValueError, match="float32"):
+        granula.label(image.astype(np.float32))
+    with pytest.raises(ValueError):
+        granula.label(np.zeros((0, 5), np.uint8))
+    with pytest.raises(ValueError, match="background"):
+        granula.label(image, background=300)
+    with pytest.raises(ValueError, match="intensity"):
+        granula.label(image, statistics=True, intensity_image=np.ones((3, 3), np.float32))
+
+
+def _cupy():
+    cupy = pytest.importorskip("cupy")
+    if not granula.cuda_available():
+        pytest.skip("no CUDA device or this granula build has no CUDA backend")
+    return cupy
+
+
+@pytest.mark.parametrize("connectivity", [1, 2])
+def test_gpu_equals_cpu(connectivity):
+    cupy = _cupy()
+    rng = np.random.default_rng(6306)
+    for density, granularity, levels in [(0.5, 1, 1), (0.9, 3, 1), (0.7, 2, 3)]:
+        image = blocks(rng, (513, 771), density, granularity, levels)
+        cpu, cpu_stats = granula.label(image, connectivity, statistics=True)
+        gpu, gpu_stats = granula.label(cupy.asarray(image), connectivity, statistics=True)
+        assert isinstance(gpu, cupy.ndarray)
+        np.testing.assert_array_equal(cupy.asnumpy(gpu), cpu)
+        for key in ("area", "min_row", "min_col", "max_row", "max_col", "centroid_row", "centroid_col", "value"):
+            np.testing.assert_array_equal(gpu_stats[key], cpu_stats[key], err_msg=key)

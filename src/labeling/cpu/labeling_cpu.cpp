@@ -1,0 +1,271 @@
+// Run-based union-find labelling (the equal-value generalisation of the run-based two-pass
+// algorithms; He, Chao & Suzuki 2008), threaded by horizontal strips with a seam merge.
+//
+// Pass 1 (per strip, in parallel): each row is cut into runs of one non-background value; a run
+// takes the provisional label of the first run above it with the same value that touches it
+// (overlap widened by one column for 8-connectivity) and unites with the others, or a new label.
+// Strip k issues labels from its first pixel's index + 1 on, so its labels exceed every label of
+// strip k - 1, and a union always makes the smaller root the parent. The smallest provisional
+// label of a component is then the one its first run in raster order took, and numbering the
+// roots in increasing order gives the labels in raster order of first pixels (scipy's numbers)
+// with no sort. Seams are merged after the strips, one after another (one row pair each).
+// Pass 2 (per strip, in parallel): runs are written out with their final label; statistics are
+// accumulated per run, not per pixel.
+#include "labeling/cpu/labeling_cpu.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "core/parallel.hpp"
+#include "granula/core/config.hpp"
+
+namespace granula::cpu {
+namespace {
+
+struct run {
+    std::int32_t begin, end;  // columns [begin, end)
+    std::int32_t label;       // provisional, then final
+};
+
+// Union-find over provisional labels; parent[l] <= l always.
+class forest {
+public:
+    explicit forest(std::int64_t n) : parent_(new std::int32_t[static_cast<std::size_t>(n)]) {}
+    std::int32_t make(std::int32_t l) { return parent_[l] = l; }
+    std::int32_t find(std::int32_t l) {
+        // Path halving keeps later finds short without a second walk.
+        while (parent_[l] != l) {
+            parent_[l] = parent_[parent_[l]];
+            l = parent_[l];
+        }
+        return l;
+    }
+    // Unites the trees of a and b under the smaller root; returns it.
+    std::int32_t unite(std::int32_t a, std::int32_t b) {
+        a = find(a), b = find(b);
+        if (a < b) return parent_[b] = a;
+        return parent_[a] = b;
+    }
+    std::int32_t* data() { return parent_.get(); }
+
+private:
+    std::unique_ptr<std::int32_t[]> parent_;
+};
+
+// First x in [x, width) with row[x] != v, or width. Eight bytes at a time for 8- and 16-bit
+// pixels (SWAR: the first non-zero byte of word ^ broadcast(v)), so a run costs one branch
+// per word rather than one per pixel.
+template <class T>
+std::int32_t find_different(const T* row, std::int32_t x, std::int32_t width, T v) {
+    if constexpr (sizeof(T) <= 2 && std::endian::native == std::endian::little) {
+        constexpr std::int32_t per_word = 8 / sizeof(T);
+        const std::uint64_t pattern = sizeof(T) == 1 ? 0x0101010101010101ull * v : 0x0001000100010001ull * v;
+        for (; x + per_word <= width; x += per_word) {
+            std::uint64_t word;
+            std::memcpy(&word, row + x, 8);
+            if (const std::uint64_t diff = word ^ pattern; diff != 0)
+                return x + static_cast<std::int32_t>(std::countr_zero(diff) / (8 * sizeof(T)));
+        }
+    }
+    while (x < width && row[x] == v) ++x;
+    return x;
+}
+
+// Cuts one row into runs of equal non-background value, appending to `runs`.
+template <class T>
+void extract_runs(const T* row, std::int32_t width, T background, std::vector<run>& runs) {
+    std::int32_t x = find_different(row, 0, width, background);
+    while (x < width) {
+        const std::int32_t begin = x;
+        x = find_different(row, x + 1, width, row[begin]);
+        runs.push_back({begin, x, 0});
+        x = find_different(row, x, width, background);
+    }
+}
+
+// Connects the runs of a row (`cur`, labels not yet set when `assign`) with the runs of the
+// row above (`above`). `reach` is 1 for 8-connectivity (corner contact counts), 0 for 4.
+// With `assign`, each current run takes a label (joined or new, from `next`); without it both
+// rows are labelled already and only unions happen (the seam merge).
+template <class T, bool assign>
+void connect(const T* row, const T* row_above, run* cur, std::size_t n_cur, const run* above,
+             std::size_t n_above, int reach, forest& f, std::int32_t& next) {
+    std::size_t j = 0;
+    for (std::size_t i = 0; i < n_cur; ++i) {
+        run& r = cur[i];
+        const T v = row[r.begin];
+        while (j < n_above && above[j].end + reach <= r.begin) ++j;
+        std::int32_t label = assign ? -1 : r.label;
+        for (std::size_t k = j; k < n_above && above[k].begin < r.end + reach; ++k) {
+            if (row_above[above[k].begin] != v) continue;
+            if (label < 0)
+                label = f.find(above[k].label);
+            else
+                label = f.unite(label, above[k].label);
+        }
+        if constexpr (assign) {
+            if (label < 0) label = f.make(next++);
+            r.label = label;
+        }
+    }
+}
+
+struct strip {
+    std::int64_t y0 = 0, y1 = 0;
+    std::vector<run> runs;
+    std::vector<std::size_t> row_start;  // runs of row y0 + i: [row_start[i], row_start[i + 1])
+    std::int32_t first_label = 0, next_label = 0;
+};
+
+// Per-run accumulation of area, bounding box, centroid sums and value for one label range.
+struct run_stats {
+    std::vector<std::int64_t> area, min_row, min_col, max_row, max_col;
+    std::vector<double> sum_row, sum_col;
+    std::vector<std::uint32_t> value;
+    explicit run_stats(std::size_t n)
+        : area(n, 0), min_row(n, INT64_MAX), min_col(n, INT64_MAX), max_row(n, -1), max_col(n, -1),
+          sum_row(n, 0), sum_col(n, 0), value(n, 0) {}
+};
+
+}  // namespace
+
+template <class T>
+std::int64_t label(host_view<const T> in, host_view<std::int32_t> out, int connectivity, T background,
+                   region_statistics* statistics) {
+    const std::int64_t width = in.width(), height = in.height();
+    const int reach = connectivity == 2 ? 1 : 0;
+    // One strip per thread; each strip covers whole rows.
+    const std::int64_t n_strips =
+        in.pixel_count() >= detail::parallel_min_pixels ? std::min<std::int64_t>(num_threads(), height) : 1;
+    std::vector<strip> strips(static_cast<std::size_t>(n_strips));
+    for (std::int64_t k = 0; k < n_strips; ++k) {
+        strips[k].y0 = height * k / n_strips;
+        strips[k].y1 = height * (k + 1) / n_strips;
+    }
+    // Provisional labels: strip k uses [y0 * width + 1, y1 * width + 1) at most (a row holds at
+    // most `width` runs); 0 is never issued.
+    forest f(in.pixel_count() + 1);
+
+    detail::parallel_for(n_strips, in.pixel_count(), [&](std::int64_t k) {
+        strip& s = strips[k];
+        s.first_label = s.next_label = static_cast<std::int32_t>(s.y0 * width + 1);
+        s.row_start.reserve(static_cast<std::size_t>(s.y1 - s.y0 + 1));
+        s.row_start.push_back(0);
+        // Room for a binary chessboard (width / 2 runs a row) up front: untouched capacity costs
+        // no memory, while growing by doubling copies the runs and faults fresh pages each time.
+        s.runs.reserve(static_cast<std::size_t>((s.y1 - s.y0) * ((width + 1) / 2)));
+        for (std::int64_t y = s.y0; y < s.y1; ++y) {
+            const std::size_t first = s.runs.size();
+            extract_runs(in.row(y), static_cast<std::int32_t>(width), background, s.runs);
+            s.row_start.push_back(s.runs.size());
+            if (y == s.y0) {
+                for (std::size_t i = first; i < s.runs.size(); ++i) s.runs[i].label = f.make(s.next_label++);
+            } else {
+                const std::size_t prev = s.row_start[s.row_start.size() - 3];
+                connect<T, true>(in.row(y), in.row(y - 1), s.runs.data() + first, s.runs.size() - first,
+                                 s.runs.data() + prev, first - prev, reach, f, s.next_label);
+            }
+        }
+    });
+
+    // Seams: the first row of strip k against the last row of strip k - 1.
+    for (std::int64_t k = 1; k < n_strips; ++k) {
+        strip& s = strips[k];
+        strip& a = strips[k - 1];
+        if (a.runs.empty() && s.runs.empty()) continue;
+        const std::size_t a_first = a.row_start[a.row_start.size() - 2];
+        std::int32_t unused = 0;
+        connect<T, false>(in.row(s.y0), in.row(s.y0 - 1), s.runs.data(), s.row_start[1], a.runs.data() + a_first,
+                          a.runs.size() - a_first, reach, f, unused);
+    }
+
+    // Final numbers in increasing provisional order: a root takes the next label, any other
+    // label its parent's (smaller, so already final).
+    std::int32_t* parent = f.data();
+    std::int32_t count = 0;
+    for (const strip& s : strips)
+        for (std::int32_t l = s.first_label; l < s.next_label; ++l)
+            parent[l] = parent[l] == l ? ++count : parent[parent[l]];
+
+    std::vector<run_stats> partial;
+    if (statistics) partial.reserve(static_cast<std::size_t>(n_strips));
+    if (statistics)
+        for (std::int64_t k = 0; k < n_strips; ++k) partial.emplace_back(static_cast<std::size_t>(count));
+    detail::parallel_for(n_strips, in.pixel_count(), [&](std::int64_t k) {
+        const strip& s = strips[k];
+        for (std::int64_t y = s.y0; y < s.y1; ++y) {
+            std::int32_t* o = out.row(y);
+            std::int32_t x = 0;
+            const std::size_t i0 = s.row_start[y - s.y0], i1 = s.row_start[y - s.y0 + 1];
+            for (std::size_t i = i0; i < i1; ++i) {
+                const run& r = s.runs[i];
+                // Plain loops: runs are short on fine-grained images, where a call per run costs.
+                for (; x < r.begin; ++x) o[x] = 0;
+                const std::int32_t l = parent[r.label];
+                for (std::int32_t i = r.begin; i < r.end; ++i) o[i] = l;
+                x = r.end;
+                if (statistics) {
+                    run_stats& st = partial[k];
+                    const std::size_t c = static_cast<std::size_t>(l - 1);
+                    const std::int64_t len = r.end - r.begin;
+                    if (st.area[c] == 0) st.value[c] = in.row(y)[r.begin];
+                    st.area[c] += len;
+                    st.min_row[c] = std::min(st.min_row[c], y);
+                    st.max_row[c] = y + 1;
+                    st.min_col[c] = std::min<std::int64_t>(st.min_col[c], r.begin);
+                    st.max_col[c] = std::max<std::int64_t>(st.max_col[c], r.end);
+                    st.sum_row[c] += static_cast<double>(y) * static_cast<double>(len);
+                    st.sum_col[c] += static_cast<double>(r.begin + r.end - 1) * 0.5 * static_cast<double>(len);
+                }
+            }
+            for (; x < width; ++x) o[x] = 0;
+        }
+    });
+
+    if (statistics) {
+        region_statistics& st = *statistics;
+        const std::size_t n = static_cast<std::size_t>(count);
+        run_stats total = std::move(partial[0]);
+        // Strips hold rows in order, so the first strip that saw a component holds its value.
+        for (std::size_t k = 1; k < partial.size(); ++k) {
+            const run_stats& p = partial[k];
+            for (std::size_t c = 0; c < n; ++c) {
+                if (p.area[c] == 0) continue;
+                if (total.area[c] == 0) total.value[c] = p.value[c];
+                total.area[c] += p.area[c];
+                total.min_row[c] = std::min(total.min_row[c], p.min_row[c]);
+                total.max_row[c] = std::max(total.max_row[c], p.max_row[c]);
+                total.min_col[c] = std::min(total.min_col[c], p.min_col[c]);
+                total.max_col[c] = std::max(total.max_col[c], p.max_col[c]);
+                total.sum_row[c] += p.sum_row[c];
+                total.sum_col[c] += p.sum_col[c];
+            }
+        }
+        st = region_statistics{};
+        st.area = std::move(total.area);
+        st.min_row = std::move(total.min_row);
+        st.min_col = std::move(total.min_col);
+        st.max_row = std::move(total.max_row);
+        st.max_col = std::move(total.max_col);
+        st.value = std::move(total.value);
+        st.centroid_row.resize(n);
+        st.centroid_col.resize(n);
+        for (std::size_t c = 0; c < n; ++c) {
+            st.centroid_row[c] = total.sum_row[c] / static_cast<double>(st.area[c]);
+            st.centroid_col[c] = total.sum_col[c] / static_cast<double>(st.area[c]);
+        }
+    }
+    return count;
+}
+
+template std::int64_t label<std::uint8_t>(host_view<const std::uint8_t>, host_view<std::int32_t>, int, std::uint8_t,
+                                          region_statistics*);
+template std::int64_t label<std::uint16_t>(host_view<const std::uint16_t>, host_view<std::int32_t>, int,
+                                           std::uint16_t, region_statistics*);
+template std::int64_t label<std::uint32_t>(host_view<const std::uint32_t>, host_view<std::int32_t>, int,
+                                           std::uint32_t, region_statistics*);
+
+}  // namespace granula::cpu

@@ -1,0 +1,137 @@
+// Front of labelling: validates arguments, picks the backend.
+#include "granula/labeling/labeling.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "granula/core/device.hpp"
+#include "labeling/cpu/labeling_cpu.hpp"
+#if defined(GRANULA_HAVE_CUDA)
+#include "labeling/cuda/labeling_cuda.hpp"
+#endif
+
+namespace granula {
+namespace {
+
+std::string size_text(std::int64_t w, std::int64_t h) { return std::to_string(w) + "x" + std::to_string(h); }
+
+template <class T, class Space>
+void validate(const image_view<const T, Space>& in, const image_view<std::int32_t, Space>& out, int connectivity,
+              std::uint32_t background, std::int64_t label_space, const char* where) {
+    if (in.empty())
+        throw invalid_argument("label: the input image is empty (" + size_text(in.width(), in.height()) +
+                               "); labelling needs at least 1x1 pixels");
+    if (out.width() != in.width() || out.height() != in.height())
+        throw invalid_argument("label: the output is " + size_text(out.width(), out.height()) + " but the input is " +
+                               size_text(in.width(), in.height()) + "; they must match");
+    if (connectivity != 1 && connectivity != 2)
+        throw invalid_argument("label: connectivity " + std::to_string(connectivity) +
+                               " is not allowed; use 1 (4-neighbours) or 2 (8-neighbours)");
+    if (background > std::numeric_limits<T>::max())
+        throw invalid_argument("label: background " + std::to_string(background) + " does not fit the input's " +
+                               std::to_string(8 * sizeof(T)) + "-bit pixels");
+    if (overlaps(in, out)) throw invalid_argument("label: the output must not overlap the input");
+    if (label_space > std::numeric_limits<std::int32_t>::max())
+        throw unsupported(std::string("label: ") + where + " labels images of fewer than 2^31 " +
+                          (std::is_same_v<Space, device_memory> ? "row-stride x height elements" : "pixels") +
+                          " (int32 labels); this one is " + size_text(in.width(), in.height()));
+}
+
+std::string float_input_message() {
+    return "label: float32 input cannot be labelled; allowed pixel types: uint8, uint16, uint32 (bool as uint8)";
+}
+
+}  // namespace
+
+template <label_input T>
+std::int64_t label(host_view<const T> in, host_view<std::int32_t> out, int connectivity, std::uint32_t background,
+                   region_statistics* statistics) {
+    validate<T>(in, out, connectivity, background, in.pixel_count(), "the CPU backend");
+    return cpu::label<T>(in, out, connectivity, static_cast<T>(background), statistics);
+}
+
+template <label_input T>
+std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity, std::uint32_t background,
+                   region_statistics* statistics, stream s) {
+    // The GPU uses the output's element index y * stride + x as provisional label.
+    validate<T>(in, out, connectivity, background, out.stride() * out.height(), "the CUDA backend");
+    resolve_device(device::cuda);  // throws when there is no CUDA backend or device
+#if defined(GRANULA_HAVE_CUDA)
+    return cuda::label<T>(in, out, connectivity, static_cast<T>(background), statistics, s);
+#else
+    static_cast<void>(statistics), static_cast<void>(s);
+    return 0;
+#endif
+}
+
+std::int64_t label(const any_host_view& in, host_view<std::int32_t> out, int connectivity, std::uint32_t background,
+                   region_statistics* statistics) {
+    if (in.type == pixel_type::float32) throw invalid_argument(float_input_message());
+    return visit_pixel_type(in.type, [&](auto tag) -> std::int64_t {
+        using T = typename decltype(tag)::type;
+        if constexpr (label_input<T>)
+            return label<T>(in.as<const T>(), out, connectivity, background, statistics);
+        else
+            throw invalid_argument(float_input_message());
+    });
+}
+
+std::int64_t label(const any_device_view& in, device_view<std::int32_t> out, int connectivity,
+                   std::uint32_t background, region_statistics* statistics, stream s) {
+    return visit_pixel_type(in.type, [&](auto tag) -> std::int64_t {
+        using T = typename decltype(tag)::type;
+        if constexpr (label_input<T>)
+            return label<T>(in.as<const T>(), out, connectivity, background, statistics, s);
+        else
+            throw invalid_argument(float_input_message());
+    });
+}
+
+void intensity_statistics(host_view<const std::int32_t> labels, const any_host_view& intensity,
+                          region_statistics& statistics) {
+    if (intensity.width != labels.width() || intensity.height != labels.height())
+        throw invalid_argument("intensity_statistics: the intensity image is " +
+                               size_text(intensity.width, intensity.height) + " but the labels are " +
+                               size_text(labels.width(), labels.height()) + "; they must match");
+    const std::size_t n = static_cast<std::size_t>(statistics.size());
+    std::vector<double> sum(n, 0), lo(n, std::numeric_limits<double>::infinity()),
+        hi(n, -std::numeric_limits<double>::infinity());
+    visit_pixel_type(intensity.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const host_view<const T> v = intensity.as<const T>();
+        for (std::int64_t y = 0; y < labels.height(); ++y) {
+            const std::int32_t* l = labels.row(y);
+            const T* p = v.row(y);
+            for (std::int64_t x = 0; x < labels.width(); ++x) {
+                if (l[x] <= 0) continue;
+                const std::size_t c = static_cast<std::size_t>(l[x] - 1);
+                if (c >= n)
+                    throw invalid_argument("intensity_statistics: label " + std::to_string(l[x]) +
+                                           " exceeds the statistics' " + std::to_string(n) + " components");
+                const double d = static_cast<double>(p[x]);
+                sum[c] += d;
+                // NaN pixels make the mean NaN and are skipped by min and max (numpy's nanmin/nanmax).
+                lo[c] = std::fmin(lo[c], d);
+                hi[c] = std::fmax(hi[c], d);
+            }
+        }
+    });
+    statistics.mean_intensity.resize(n);
+    for (std::size_t c = 0; c < n; ++c) statistics.mean_intensity[c] = sum[c] / static_cast<double>(statistics.area[c]);
+    statistics.min_intensity = std::move(lo);
+    statistics.max_intensity = std::move(hi);
+}
+
+#define GRANULA_INSTANTIATE(type)                                                                              \
+    template std::int64_t label<type>(host_view<const type>, host_view<std::int32_t>, int, std::uint32_t,       \
+                                      region_statistics*);                                                      \
+    template std::int64_t label<type>(device_view<const type>, device_view<std::int32_t>, int, std::uint32_t,   \
+                                      region_statistics*, stream);
+GRANULA_INSTANTIATE(std::uint8_t)
+GRANULA_INSTANTIATE(std::uint16_t)
+GRANULA_INSTANTIATE(std::uint32_t)
+#undef GRANULA_INSTANTIATE
+
+}  // namespace granula

@@ -1,0 +1,134 @@
+// 'granula label' run as a separate process: its NPY labels and statistics CSV equal the C++
+// API's, the grey-coded PNG marks exactly the foreground, and every mistake gives one
+// "granula: error:" line with exit status 2 (usage) or 1 (runtime).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "granula/granula.hpp"
+#include "granula/io/io.hpp"
+#include "io/io_test_support.hpp"
+
+namespace granula::cli_test {
+namespace {
+
+namespace fs = std::filesystem;
+using io_test::scratch_dir;
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+struct cli_result {
+    int status = -1;
+    std::string out, err;
+};
+
+cli_result run_cli(const std::vector<std::string>& args, const scratch_dir& dir) {
+    // Single quotes around every word: the tests pass none inside.
+    std::string command;
+    command.append("'").append(GRANULA_CLI_PATH).append("'");
+    for (const auto& a : args) command.append(" '").append(a).append("'");
+    const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
+    command.append(" >'").append(out).append("' 2>'").append(err).append("'");
+    const int raw = std::system(command.c_str());
+    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw), read_text(out), read_text(err)};
+}
+
+void expect_error(const std::vector<std::string>& args, int status, const std::string& reason) {
+    scratch_dir dir;
+    const cli_result r = run_cli(args, dir);
+    EXPECT_EQ(r.status, status) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_EQ(r.err.rfind("granula: error: ", 0), 0u) << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+    EXPECT_NE(r.err.find(reason), std::string::npos) << r.err;
+}
+
+// The int32 values of a 2-D '<i4' NPY file written by granula.
+std::vector<std::int32_t> read_npy_int32(const std::string& path, std::int64_t expected_count) {
+    const std::string bytes = read_text(path);
+    EXPECT_GE(bytes.size(), 10u);
+    const std::size_t header = static_cast<unsigned char>(bytes[8]) | static_cast<unsigned char>(bytes[9]) << 8;
+    EXPECT_NE(bytes.find("'<i4'"), std::string::npos);
+    std::vector<std::int32_t> values(static_cast<std::size_t>(expected_count));
+    EXPECT_EQ(bytes.size(), 10 + header + values.size() * 4);
+    if (bytes.size() == 10 + header + values.size() * 4) std::memcpy(values.data(), bytes.data() + 10 + header, values.size() * 4);
+    return values;
+}
+
+TEST(CliLabel, OutputsEqualTheApi) {
+    scratch_dir dir;
+    std::mt19937_64 rng(6201);
+    host_image<std::uint8_t> img(67, 45);
+    std::uniform_int_distribution<int> v(0, 2);
+    for (std::int64_t y = 0; y < 45; ++y)
+        for (std::int64_t x = 0; x < 67; ++x) img.view()(y, x) = static_cast<std::uint8_t>(v(rng) == 0 ? 0 : v(rng) + 1);
+    const std::string input = dir.file("in.png");
+    io::write_image(input, host_view<const std::uint8_t>(img.view()));
+    for (int connectivity : {1, 2}) {
+        host_image<std::int32_t> expected(67, 45);
+        region_statistics stats;
+        const std::int64_t n = label<std::uint8_t>(img.view(), expected.view(), connectivity, 0, &stats);
+        const std::string npy = dir.file("labels.npy"), csv = dir.file("stats.csv"), png = dir.file("colour.png");
+        const cli_result r = run_cli({"label", input, "--connectivity", std::to_string(connectivity), "--labels", npy,
+                                      "--stats", csv, "--colour", png, "--device", "cpu"},
+                                     dir);
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(r.out, input + ": " + std::to_string(n) + " components\n");
+        const std::vector<std::int32_t> labels = read_npy_int32(npy, 67 * 45);
+        ASSERT_EQ(labels.size(), 67u * 45u);
+        for (std::int64_t y = 0; y < 45; ++y)
+            for (std::int64_t x = 0; x < 67; ++x) ASSERT_EQ(labels[y * 67 + x], expected.view()(y, x));
+        std::istringstream lines(read_text(csv));
+        std::string line;
+        std::getline(lines, line);
+        EXPECT_EQ(line, "label,area,min_row,min_col,max_row,max_col,centroid_row,centroid_col,value");
+        for (std::int64_t c = 0; c < n; ++c) {
+            ASSERT_TRUE(std::getline(lines, line));
+            std::ostringstream start;
+            start << c + 1 << ',' << stats.area[c] << ',' << stats.min_row[c] << ',' << stats.min_col[c] << ','
+                  << stats.max_row[c] << ',' << stats.max_col[c] << ',';
+            EXPECT_EQ(line.rfind(start.str(), 0), 0u) << line;
+            EXPECT_EQ(line.substr(line.rfind(',') + 1), std::to_string(stats.value[c])) << line;
+        }
+        EXPECT_FALSE(std::getline(lines, line));
+        const any_host_image colour = io::read_image(png);
+        const host_view<std::uint8_t> grey = colour.as<std::uint8_t>();
+        for (std::int64_t y = 0; y < 45; ++y)
+            for (std::int64_t x = 0; x < 67; ++x) ASSERT_EQ(grey(y, x) != 0, expected.view()(y, x) != 0);
+    }
+}
+
+TEST(CliLabel, Errors) {
+    scratch_dir dir;
+    host_image<std::uint8_t> img(5, 4);
+    fill<std::uint8_t>(img.view(), 1);
+    const std::string input = dir.file("in.png");
+    io::write_image(input, host_view<const std::uint8_t>(img.view()));
+    host_image<float> f(5, 4);
+    fill<float>(f.view(), 1.0f);
+    const std::string float_input = dir.file("in.pfm");
+    io::write_image(float_input, host_view<const float>(f.view()));
+    expect_error({"label", input, "--connectivity", "3"}, 2, "connectivity");
+    expect_error({"label", input, "--connectivity", "x"}, 2, "connectivity");
+    expect_error({"label", input, "--labels", dir.file("out.png")}, 2, ".npy");
+    expect_error({"label"}, 2, "IMAGE");
+    expect_error({"label", float_input, "--device", "cpu"}, 1, "float32");
+    expect_error({"label", dir.file("missing.png")}, 1, "missing.png");
+}
+
+}  // namespace
+}  // namespace granula::cli_test

@@ -1,0 +1,233 @@
+// Differential tests of the CPU labelling against the BFS reference (tests/reference): labels
+// bit for bit and statistics, over YACCLAB-style random images, structured images, every input
+// type, both connectivities, a non-zero background, strided sub-views, 1 and several threads;
+// and every documented error.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "granula/granula.hpp"
+#include "labeling/labeling_cases.hpp"
+#include "reference/labeling_reference.hpp"
+
+namespace granula {
+namespace {
+
+using namespace granula::test_support;
+
+// Labels `in` on the CPU and compares labels, count and statistics with the reference.
+template <class T>
+void expect_reference(host_view<const T> in, int connectivity, T background, const std::string& what) {
+    SCOPED_TRACE(what + " " + std::to_string(in.width()) + "x" + std::to_string(in.height()) + " connectivity " +
+                 std::to_string(connectivity));
+    const auto [expected, expected_count] = reference::label<T>(in, connectivity, background);
+    // The output is a strided view with sentinel padding, so stray writes show.
+    host_image<std::int32_t> buffer(in.width() + 3, in.height());
+    fill<std::int32_t>(buffer.view(), -7);
+    host_view<std::int32_t> out = buffer.view().subview(1, 0, in.width(), in.height());
+    region_statistics stats;
+    const std::int64_t count = label<T>(in, out, connectivity, background, &stats);
+    ASSERT_EQ(count, expected_count);
+    for (std::int64_t y = 0; y < in.height(); ++y) {
+        ASSERT_EQ(buffer.view()(y, 0), -7) << "row " << y;
+        for (std::int64_t x = 0; x < in.width(); ++x)
+            ASSERT_EQ(out(y, x), expected[y * in.width() + x]) << "at (" << y << ", " << x << ")";
+        ASSERT_EQ(buffer.view()(y, in.width() + 1), -7) << "row " << y;
+    }
+    const reference::statistics r = reference::region_statistics<T>(in, expected, expected_count);
+    ASSERT_EQ(stats.size(), count);
+    for (std::int64_t c = 0; c < count; ++c) {
+        ASSERT_EQ(stats.area[c], r.area[c]) << "component " << c + 1;
+        ASSERT_EQ(stats.min_row[c], r.min_row[c]) << "component " << c + 1;
+        ASSERT_EQ(stats.min_col[c], r.min_col[c]) << "component " << c + 1;
+        ASSERT_EQ(stats.max_row[c], r.max_row[c]) << "component " << c + 1;
+        ASSERT_EQ(stats.max_col[c], r.max_col[c]) << "component " << c + 1;
+        ASSERT_EQ(stats.value[c], r.value[c]) << "component " << c + 1;
+        ASSERT_NEAR(stats.centroid_row[c], r.sum_row[c] / r.area[c], 1e-9) << "component " << c + 1;
+        ASSERT_NEAR(stats.centroid_col[c], r.sum_col[c] / r.area[c], 1e-9) << "component " << c + 1;
+    }
+}
+
+class thread_counts : public ::testing::TestWithParam<int> {
+protected:
+    void SetUp() override { set_num_threads(GetParam()); }
+    void TearDown() override { set_num_threads(0); }
+};
+
+TEST_P(thread_counts, RandomBinaryEveryDensityAndGranularity) {
+    const std::uint64_t seed = 6001;
+    std::mt19937_64 rng(seed);
+    for (double density : {0.1, 0.3, 0.5, 0.7, 0.9})
+        for (int granularity : {1, 2, 4, 16})
+            for (int connectivity : {1, 2}) {
+                const auto img = random_blocks<std::uint8_t>(rng, 97, 61, density, granularity);
+                std::ostringstream what;
+                what << "seed " << seed << " density " << density << " granularity " << granularity;
+                expect_reference<std::uint8_t>(img.view(), connectivity, 0, what.str());
+            }
+}
+
+TEST_P(thread_counts, LargeImagesRunInStrips) {
+    // Over parallel_min_pixels, so several threads cut the image into strips with seams.
+    const std::uint64_t seed = 6002;
+    std::mt19937_64 rng(seed);
+    for (int connectivity : {1, 2}) {
+        const auto binary = random_blocks<std::uint8_t>(rng, 611, 523, 0.55, 1);
+        expect_reference<std::uint8_t>(binary.view(), connectivity, 0, "seed 6002 binary");
+        const auto grains = random_blocks<std::uint16_t>(rng, 599, 541, 0.6, 3, 4);
+        expect_reference<std::uint16_t>(grains.view(), connectivity, 0, "seed 6002 multi-valued");
+    }
+    const auto ones = random_blocks<std::uint8_t>(rng, 700, 400, 1.0, 1);
+    expect_reference<std::uint8_t>(ones.view(), 2, 0, "all ones");
+    expect_reference<std::uint8_t>(rings<std::uint8_t>(641, 509).view(), 1, 0, "rings");
+}
+
+INSTANTIATE_TEST_SUITE_P(Labeling, thread_counts, ::testing::Values(1, 2, 5));
+
+TEST(Labeling, EdgeSizes) {
+    std::mt19937_64 rng(6003);
+    const std::int64_t sizes[][2] = {{1, 1}, {1, 37}, {37, 1}, {2, 2}, {3, 5}, {33, 17}, {64, 64}, {65, 3}, {1, 1000},
+                                     {1000, 1}};
+    for (const auto& s : sizes)
+        for (int connectivity : {1, 2})
+            for (double density : {0.0, 0.5, 1.0}) {
+                const auto img = random_blocks<std::uint8_t>(rng, s[0], s[1], density, 1);
+                expect_reference<std::uint8_t>(img.view(), connectivity, 0, "seed 6003 edge size");
+            }
+}
+
+TEST(Labeling, StructuredImages) {
+    for (int connectivity : {1, 2}) {
+        expect_reference<std::uint8_t>(chessboard<std::uint8_t>(31, 29, 1).view(), connectivity, 0, "chessboard 1");
+        expect_reference<std::uint8_t>(chessboard<std::uint8_t>(45, 39, 3).view(), connectivity, 0, "chessboard 3");
+        expect_reference<std::uint8_t>(rings<std::uint8_t>(53, 47).view(), connectivity, 0, "rings");
+        expect_reference<std::uint8_t>(rings<std::uint8_t>(1, 9).view(), connectivity, 0, "rings 1 wide");
+    }
+}
+
+TEST(Labeling, EqualValueEveryType) {
+    std::mt19937_64 rng(6004);
+    for (int connectivity : {1, 2})
+        for (int granularity : {1, 2, 5}) {
+            const auto a = random_blocks<std::uint8_t>(rng, 83, 71, 0.8, granularity, 3);
+            expect_reference<std::uint8_t>(a.view(), connectivity, 0, "seed 6004 uint8 3 levels");
+            const auto b = random_blocks<std::uint16_t>(rng, 71, 83, 0.9, granularity, 1000);
+            expect_reference<std::uint16_t>(b.view(), connectivity, 0, "seed 6004 uint16 1000 levels");
+            auto c = random_blocks<std::uint32_t>(rng, 67, 59, 0.7, granularity, 2);
+            // Values above 2^16 tell a uint32 path from a narrower one.
+            for (std::int64_t y = 0; y < c.height(); ++y)
+                for (std::int64_t x = 0; x < c.width(); ++x)
+                    if (c.view()(y, x) == 2) c.view()(y, x) = 0x10002u;
+            expect_reference<std::uint32_t>(c.view(), connectivity, 0, "seed 6004 uint32");
+        }
+}
+
+TEST(Labeling, NonZeroBackground) {
+    std::mt19937_64 rng(6005);
+    for (int connectivity : {1, 2}) {
+        const auto img = random_blocks<std::uint8_t>(rng, 57, 43, 0.7, 2, 3);
+        // Background 2: pixels of value 0 are foreground and connect to each other.
+        expect_reference<std::uint8_t>(img.view(), connectivity, 2, "seed 6005 background 2");
+    }
+}
+
+TEST(Labeling, StridedSubViews) {
+    std::mt19937_64 rng(6006);
+    const auto big = random_blocks<std::uint16_t>(rng, 120, 90, 0.5, 2, 2);
+    std::uniform_int_distribution<int> off(0, 20);
+    for (int i = 0; i < 10; ++i) {
+        const std::int64_t x = off(rng), y = off(rng), w = 1 + off(rng) * 4, h = 1 + off(rng) * 3;
+        const host_view<const std::uint16_t> v = big.view().subview(x, y, w, h);
+        expect_reference<std::uint16_t>(v, 1 + i % 2, 0, "seed 6006 sub-view " + std::to_string(i));
+    }
+}
+
+TEST(Labeling, LabelsAreStableUnderTransposition) {
+    // Transposing keeps the components (the partition), though not their numbers.
+    std::mt19937_64 rng(6007);
+    const auto img = random_blocks<std::uint8_t>(rng, 73, 41, 0.5, 1);
+    host_image<std::uint8_t> t(41, 73);
+    for (std::int64_t y = 0; y < 41; ++y)
+        for (std::int64_t x = 0; x < 73; ++x) t.view()(x, y) = img.view()(y, x);
+    host_image<std::int32_t> a(73, 41), b(41, 73);
+    const std::int64_t na = label<std::uint8_t>(img.view(), a.view(), 2);
+    const std::int64_t nb = label<std::uint8_t>(t.view(), b.view(), 2);
+    ASSERT_EQ(na, nb);
+    std::vector<std::int32_t> map(static_cast<std::size_t>(na + 1), -1);
+    for (std::int64_t y = 0; y < 41; ++y)
+        for (std::int64_t x = 0; x < 73; ++x) {
+            const std::int32_t la = a.view()(y, x), lb = b.view()(x, y);
+            if (map[la] < 0) map[la] = lb;
+            ASSERT_EQ(map[la], lb);
+        }
+}
+
+TEST(Labeling, IntensityStatistics) {
+    std::mt19937_64 rng(6008);
+    const auto img = random_blocks<std::uint8_t>(rng, 47, 39, 0.5, 2);
+    host_image<float> intensity(47, 39);
+    std::uniform_real_distribution<float> u(-5, 5);
+    for (std::int64_t y = 0; y < 39; ++y)
+        for (std::int64_t x = 0; x < 47; ++x) intensity.view()(y, x) = u(rng);
+    host_image<std::int32_t> labels(47, 39);
+    region_statistics stats;
+    const std::int64_t n = label<std::uint8_t>(img.view(), labels.view(), 2, 0, &stats);
+    intensity_statistics(labels.view(), host_view<const float>(intensity.view()), stats);
+    std::vector<double> sum(n, 0), lo(n, 1e9), hi(n, -1e9);
+    for (std::int64_t y = 0; y < 39; ++y)
+        for (std::int64_t x = 0; x < 47; ++x)
+            if (const std::int32_t l = labels.view()(y, x); l > 0) {
+                sum[l - 1] += intensity.view()(y, x);
+                lo[l - 1] = std::min<double>(lo[l - 1], intensity.view()(y, x));
+                hi[l - 1] = std::max<double>(hi[l - 1], intensity.view()(y, x));
+            }
+    for (std::int64_t c = 0; c < n; ++c) {
+        EXPECT_NEAR(stats.mean_intensity[c], sum[c] / stats.area[c], 1e-9);
+        EXPECT_EQ(stats.min_intensity[c], lo[c]);
+        EXPECT_EQ(stats.max_intensity[c], hi[c]);
+    }
+}
+
+TEST(LabelingErrors, BadArguments) {
+    host_image<std::uint8_t> img(5, 4);
+    fill<std::uint8_t>(img.view(), 1);
+    host_image<std::int32_t> out(5, 4), small(4, 4);
+    const host_view<const std::uint8_t> in = img.view();
+    for (int c : {0, 3, -1, 4}) EXPECT_THROW(label<std::uint8_t>(in, out.view(), c), invalid_argument) << c;
+    EXPECT_THROW(label<std::uint8_t>(in, small.view(), 2), invalid_argument);
+    EXPECT_THROW(label<std::uint8_t>(in, out.view(), 2, 256), invalid_argument);
+    EXPECT_THROW(label<std::uint8_t>(in.subview(0, 0, 0, 4), out.view().subview(0, 0, 0, 4), 2), invalid_argument);
+    host_image<float> f(5, 4);
+    EXPECT_THROW(label(any_host_view(host_view<const float>(f.view())), out.view(), 2), invalid_argument);
+    try {
+        label(any_host_view(host_view<const float>(f.view())), out.view(), 2);
+    } catch (const invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("float32"), std::string::npos) << e.what();
+    }
+    // In and out sharing memory.
+    host_image<std::uint32_t> shared(5, 4);
+    const host_view<std::int32_t> alias(reinterpret_cast<std::int32_t*>(shared.data()), 5, 4);
+    EXPECT_THROW(label<std::uint32_t>(shared.view(), alias, 2), invalid_argument);
+    region_statistics stats;
+    stats.area = {1};
+    host_image<float> wrong(3, 3);
+    EXPECT_THROW(intensity_statistics(out.view(), any_host_view(host_view<const float>(wrong.view())), stats),
+                 invalid_argument);
+}
+
+TEST(LabelingErrors, DeviceWithoutGpu) {
+    if (cuda_available()) GTEST_SKIP() << "a CUDA device is present; the no-GPU error cannot be shown";
+    const device_view<const std::uint8_t> in(reinterpret_cast<const std::uint8_t*>(16), 4, 4);
+    const device_view<std::int32_t> out(reinterpret_cast<std::int32_t*>(4096), 4, 4);
+    if (cuda_built())
+        EXPECT_THROW(label<std::uint8_t>(in, out, 2), cuda_error);
+    else
+        EXPECT_THROW(label<std::uint8_t>(in, out, 2), unsupported);
+}
+
+}  // namespace
+}  // namespace granula

@@ -1,0 +1,161 @@
+// Differential tests of the CUDA labelling: bit for bit against the BFS reference and the CPU
+// backend (labels, count, statistics), over YACCLAB-style random images, structured images,
+// every input type, both connectivities, a non-zero background, sizes that are not multiples
+// of the tile or warp, and strided device sub-views. Every test skips without a GPU.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "granula/granula.hpp"
+#include "labeling/labeling_cases.hpp"
+#include "reference/labeling_reference.hpp"
+
+namespace granula {
+namespace {
+
+#define GRANULA_REQUIRE_GPU()                                                                                   \
+    do {                                                                                                        \
+        if (!cuda_available())                                                                                  \
+            GTEST_SKIP() << "no CUDA device: "                                                                  \
+                         << (cuda_built() ? "this build has the CUDA backend, but no GPU is visible"            \
+                                          : "this granula build has no CUDA backend");                          \
+    } while (0)
+
+using namespace granula::test_support;
+
+// Labels `in` on the GPU into a padded device sub-view and compares with the CPU backend
+// (itself tested against the reference) and, for small images, with the reference directly.
+template <class T>
+void expect_same_as_cpu(host_view<const T> in, int connectivity, T background, const std::string& what,
+                        std::int64_t pad = 0) {
+    SCOPED_TRACE(what + " " + std::to_string(in.width()) + "x" + std::to_string(in.height()) + " connectivity " +
+                 std::to_string(connectivity) + " pad " + std::to_string(pad));
+    host_image<std::int32_t> cpu_labels(in.width(), in.height());
+    region_statistics cpu_stats;
+    const std::int64_t cpu_count = label<T>(in, cpu_labels.view(), connectivity, background, &cpu_stats);
+    if (in.pixel_count() <= 100000) {
+        const auto [expected, expected_count] = reference::label<T>(in, connectivity, background);
+        ASSERT_EQ(cpu_count, expected_count);
+        for (std::int64_t y = 0; y < in.height(); ++y)
+            for (std::int64_t x = 0; x < in.width(); ++x)
+                ASSERT_EQ(cpu_labels.view()(y, x), expected[y * in.width() + x]);
+    }
+
+    // Input and output are sub-views of larger device images: the input's padding holds
+    // foreground values that must not leak in, the output's a sentinel that must survive.
+    host_image<T> in_padded(in.width() + 2 * pad, in.height() + pad);
+    fill<T>(in_padded.view(), T{1});
+    copy<T>(in, in_padded.view().subview(pad, pad, in.width(), in.height()));
+    const device_image<T> d_in_padded = upload<T>(in_padded.view());
+    const device_view<const T> d_in =
+        device_view<const T>(d_in_padded.view()).subview(pad, pad, in.width(), in.height());
+    host_image<std::int32_t> sentinel(in.width() + pad, in.height() + pad);
+    fill<std::int32_t>(sentinel.view(), -5);
+    device_image<std::int32_t> d_out_padded = upload<std::int32_t>(sentinel.view());
+    const device_view<std::int32_t> d_out = d_out_padded.view().subview(pad, 0, in.width(), in.height());
+
+    for (const bool with_stats : {false, true}) {
+        region_statistics gpu_stats;
+        const std::int64_t gpu_count =
+            label<T>(d_in, d_out, connectivity, background, with_stats ? &gpu_stats : nullptr);
+        ASSERT_EQ(gpu_count, cpu_count);
+        const host_image<std::int32_t> back = download<std::int32_t>(d_out_padded.view());
+        for (std::int64_t y = 0; y < in.height() + pad; ++y)
+            for (std::int64_t x = 0; x < in.width() + pad; ++x) {
+                const bool inside = x >= pad && y < in.height();
+                const std::int32_t expected = inside ? cpu_labels.view()(y, x - pad) : -5;
+                ASSERT_EQ(back.view()(y, x), expected) << "at (" << y << ", " << x << ")";
+            }
+        if (!with_stats) continue;
+        ASSERT_EQ(gpu_stats.size(), cpu_count);
+        for (std::int64_t c = 0; c < cpu_count; ++c) {
+            ASSERT_EQ(gpu_stats.area[c], cpu_stats.area[c]) << "component " << c + 1;
+            ASSERT_EQ(gpu_stats.min_row[c], cpu_stats.min_row[c]) << "component " << c + 1;
+            ASSERT_EQ(gpu_stats.min_col[c], cpu_stats.min_col[c]) << "component " << c + 1;
+            ASSERT_EQ(gpu_stats.max_row[c], cpu_stats.max_row[c]) << "component " << c + 1;
+            ASSERT_EQ(gpu_stats.max_col[c], cpu_stats.max_col[c]) << "component " << c + 1;
+            ASSERT_EQ(gpu_stats.value[c], cpu_stats.value[c]) << "component " << c + 1;
+            ASSERT_DOUBLE_EQ(gpu_stats.centroid_row[c], cpu_stats.centroid_row[c]) << "component " << c + 1;
+            ASSERT_DOUBLE_EQ(gpu_stats.centroid_col[c], cpu_stats.centroid_col[c]) << "component " << c + 1;
+        }
+    }
+}
+
+TEST(LabelingCuda, RandomBinaryEveryDensityAndGranularity) {
+    GRANULA_REQUIRE_GPU();
+    const std::uint64_t seed = 6101;
+    std::mt19937_64 rng(seed);
+    for (double density : {0.1, 0.3, 0.5, 0.7, 0.9})
+        for (int granularity : {1, 2, 4, 16})
+            for (int connectivity : {1, 2}) {
+                const auto img = random_blocks<std::uint8_t>(rng, 197, 131, density, granularity);
+                std::ostringstream what;
+                what << "seed " << seed << " density " << density << " granularity " << granularity;
+                expect_same_as_cpu<std::uint8_t>(img.view(), connectivity, 0, what.str(), 3);
+            }
+}
+
+TEST(LabelingCuda, EdgeSizesAndStructuredImages) {
+    GRANULA_REQUIRE_GPU();
+    std::mt19937_64 rng(6102);
+    const std::int64_t sizes[][2] = {{1, 1}, {1, 37}, {37, 1}, {31, 15}, {32, 16}, {33, 17}, {257, 3}, {1, 3000},
+                                     {3000, 1}, {513, 259}};
+    for (const auto& s : sizes)
+        for (int connectivity : {1, 2})
+            for (double density : {0.0, 0.5, 1.0}) {
+                const auto img = random_blocks<std::uint8_t>(rng, s[0], s[1], density, 1);
+                expect_same_as_cpu<std::uint8_t>(img.view(), connectivity, 0, "seed 6102 edge size", s[0] % 3);
+            }
+    for (int connectivity : {1, 2}) {
+        expect_same_as_cpu<std::uint8_t>(chessboard<std::uint8_t>(131, 67, 1).view(), connectivity, 0, "chessboard");
+        expect_same_as_cpu<std::uint8_t>(rings<std::uint8_t>(301, 257).view(), connectivity, 0, "rings", 1);
+    }
+}
+
+TEST(LabelingCuda, EqualValueEveryTypeAndBackground) {
+    GRANULA_REQUIRE_GPU();
+    std::mt19937_64 rng(6103);
+    for (int connectivity : {1, 2})
+        for (int granularity : {1, 3}) {
+            const auto a = random_blocks<std::uint8_t>(rng, 183, 97, 0.8, granularity, 3);
+            expect_same_as_cpu<std::uint8_t>(a.view(), connectivity, 0, "seed 6103 uint8", 2);
+            expect_same_as_cpu<std::uint8_t>(a.view(), connectivity, 2, "seed 6103 uint8 background 2", 1);
+            const auto b = random_blocks<std::uint16_t>(rng, 97, 183, 0.9, granularity, 1000);
+            expect_same_as_cpu<std::uint16_t>(b.view(), connectivity, 0, "seed 6103 uint16", 5);
+            auto c = random_blocks<std::uint32_t>(rng, 129, 65, 0.7, granularity, 2);
+            for (std::int64_t y = 0; y < c.height(); ++y)
+                for (std::int64_t x = 0; x < c.width(); ++x)
+                    if (c.view()(y, x) == 2) c.view()(y, x) = 0x10002u;
+            expect_same_as_cpu<std::uint32_t>(c.view(), connectivity, 0, "seed 6103 uint32", 1);
+        }
+}
+
+TEST(LabelingCuda, LargeImages) {
+    GRANULA_REQUIRE_GPU();
+    std::mt19937_64 rng(6104);
+    for (int connectivity : {1, 2}) {
+        const auto img = random_blocks<std::uint8_t>(rng, 2049, 1537, 0.55, 1);
+        expect_same_as_cpu<std::uint8_t>(img.view(), connectivity, 0, "seed 6104 random 2049x1537");
+    }
+    const auto ones = random_blocks<std::uint8_t>(rng, 2000, 1500, 1.0, 1);
+    expect_same_as_cpu<std::uint8_t>(ones.view(), 2, 0, "all ones");
+    expect_same_as_cpu<std::uint8_t>(rings<std::uint8_t>(1023, 1999).view(), 1, 0, "rings");
+}
+
+TEST(LabelingCuda, Errors) {
+    GRANULA_REQUIRE_GPU();
+    device_image<std::uint8_t> in(8, 4);
+    device_image<std::int32_t> out(8, 4), small(7, 4);
+    const device_view<const std::uint8_t> v = in.view();
+    EXPECT_THROW(label<std::uint8_t>(v, out.view(), 3), invalid_argument);
+    EXPECT_THROW(label<std::uint8_t>(v, small.view(), 2), invalid_argument);
+    EXPECT_THROW(label<std::uint8_t>(v.subview(0, 0, 0, 4), out.view().subview(0, 0, 0, 4), 2), invalid_argument);
+    device_image<float> f(8, 4);
+    EXPECT_THROW(label(any_device_view(device_view<const float>(f.view())), out.view(), 2), invalid_argument);
+}
+
+}  // namespace
+}  // namespace granula
