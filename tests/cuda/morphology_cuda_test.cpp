@@ -19,17 +19,11 @@
 #include "granula/granula.hpp"
 #include "reference/morphology_reference.hpp"
 #include "support/morphology_cases.hpp"
+#include "support/require_gpu.hpp"
 
 namespace granula {
 namespace {
 
-#define GRANULA_REQUIRE_GPU()                                                                                   \
-    do {                                                                                                        \
-        if (!cuda_available())                                                                                  \
-            GTEST_SKIP() << "no CUDA device: "                                                                  \
-                         << (cuda_built() ? "this build has the CUDA backend, but no GPU is visible"            \
-                                          : "this granula build has no CUDA backend");                          \
-    } while (0)
 
 using namespace granula::test_support;
 

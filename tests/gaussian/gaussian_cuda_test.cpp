@@ -11,17 +11,11 @@
 #include <string>
 
 #include "granula/granula.hpp"
+#include "support/require_gpu.hpp"
 
 namespace granula {
 namespace {
 
-#define GRANULA_REQUIRE_GPU()                                                                        \
-    do {                                                                                             \
-        if (!cuda_available())                                                                       \
-            GTEST_SKIP() << "no CUDA device: "                                                       \
-                         << (cuda_built() ? "this build has the CUDA backend, but no GPU is visible" \
-                                          : "this granula build has no CUDA backend");               \
-    } while (0)
 
 constexpr border_mode modes[] = {border_mode::constant, border_mode::nearest, border_mode::reflect,
                                  border_mode::mirror, border_mode::wrap};
