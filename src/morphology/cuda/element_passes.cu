@@ -1,7 +1,10 @@
 // The passes of the general path (element_plan.hpp) on the GPU: padding an image by its border
 // rule, windows along periodic lines (sheared columns), and shifted min/max accumulation.
-// One pixel per thread; coalesced because neighbouring threads take neighbouring columns.
+// Coalesced because neighbouring threads take neighbouring columns. `acc` and `src` of the
+// accumulation are scratch images: rows 128-byte aligned and padded.
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 
 #include "core/border_index.hpp"
 #include "core/cuda/check.cuh"
@@ -76,18 +79,74 @@ struct shift_list {
     int count;
 };
 
+// Four bytes (two uint16, one float) per thread as one 32-bit word: `acc` rows are 128-byte
+// aligned (scratch images), so its words load whole; a shifted `src` word is funnel-shifted out
+// of the two aligned words around it, and min/max run on the packed lanes (__vminu4 ...).
+template <class T>
+constexpr int lanes = 4 / sizeof(T);
+
+template <class T, bool Max>
+__device__ __forceinline__ std::uint32_t pick_word(std::uint32_t a, std::uint32_t b) {
+    if constexpr (sizeof(T) == 1)
+        return Max ? __vmaxu4(a, b) : __vminu4(a, b);
+    else if constexpr (sizeof(T) == 2)
+        return Max ? __vmaxu2(a, b) : __vminu2(a, b);
+    else
+        return __float_as_uint(pick<float, Max>(__uint_as_float(a), __uint_as_float(b)));
+}
+
+template <class T>
+__device__ __forceinline__ std::uint32_t splat_word(T v) {
+    std::uint32_t w = 0;
+    for (int p = 0; p < lanes<T>; ++p) {
+        std::uint32_t bits = 0;
+        memcpy(&bits, &v, sizeof(T));
+        w |= bits << (8 * sizeof(T) * p);
+    }
+    return w;
+}
+
 template <class T, bool Max>
 __global__ void accumulate_kernel(T* acc, i64 acc_stride, const T* src, i64 src_stride, i64 width, i64 height,
                                   shift_list shifts, bool initialise) {
-    const i64 x = static_cast<i64>(blockIdx.x) * threads_x + threadIdx.x;
-    if (x >= width) return;
+    constexpr int P = lanes<T>;
+    const i64 x0 = (static_cast<i64>(blockIdx.x) * threads_x + threadIdx.x) * P;
+    if (x0 >= width) return;
+    const bool whole = x0 + P <= width;
     for (i64 y = blockIdx.y; y < height; y += gridDim.y) {
-        T a = initialise ? identity_value<T, Max>() : acc[y * acc_stride + x];
-        for (int s = 0; s < shifts.count; ++s) {
-            const i64 xs = x + shifts.x[s], ys = y + shifts.y[s];
-            if (xs >= 0 && xs < width && ys >= 0 && ys < height) a = pick<T, Max>(a, src[ys * src_stride + xs]);
+        T* row = acc + y * acc_stride + x0;
+        std::uint32_t a = splat_word<T>(identity_value<T, Max>());
+        if (!initialise) {
+            if (whole)
+                a = *reinterpret_cast<const std::uint32_t*>(row);
+            else
+                for (int p = 0; x0 + p < width; ++p) memcpy(reinterpret_cast<T*>(&a) + p, row + p, sizeof(T));
         }
-        acc[y * acc_stride + x] = a;
+        for (int s = 0; s < shifts.count; ++s) {
+            const i64 ys = y + shifts.y[s], xs = x0 + shifts.x[s];
+            if (ys < 0 || ys >= height) continue;
+            const T* source = src + ys * src_stride;
+            std::uint32_t b;
+            if (whole && xs >= 0 && xs + P <= width) {
+                // The aligned words around [xs, xs + P): the second starts inside the row when
+                // it is needed, and ends inside the row's padding.
+                const i64 w0 = xs / P, offset = xs - w0 * P;
+                const auto* words = reinterpret_cast<const std::uint32_t*>(source);
+                const std::uint32_t lo = __ldg(words + w0);
+                b = offset == 0 ? lo
+                                : __funnelshift_r(lo, __ldg(words + w0 + 1), static_cast<unsigned>(8 * sizeof(T) * offset));
+            } else {
+                b = splat_word<T>(identity_value<T, Max>());
+                for (int p = 0; p < P; ++p)
+                    if (x0 + p < width && xs + p >= 0 && xs + p < width)
+                        memcpy(reinterpret_cast<T*>(&b) + p, source + xs + p, sizeof(T));
+            }
+            a = pick_word<T, Max>(a, b);
+        }
+        if (whole)
+            *reinterpret_cast<std::uint32_t*>(row) = a;
+        else
+            for (int p = 0; x0 + p < width; ++p) memcpy(row + p, reinterpret_cast<const T*>(&a) + p, sizeof(T));
     }
 }
 
@@ -128,7 +187,8 @@ void sheared_pass(device_view<const T> in, device_view<T> out, const pass_params
 template <class T>
 void accumulate_shifted(device_view<T> acc, device_view<const T> src, const std::vector<granula::detail::pixel_shift>& shifts,
                         bool maximum, bool initialise, cudaStream_t stream) {
-    const dim3 grid(static_cast<unsigned>((acc.width() + threads_x - 1) / threads_x), grid_rows(acc.height()));
+    const i64 words = (acc.width() + lanes<T> - 1) / lanes<T>;
+    const dim3 grid(static_cast<unsigned>((words + threads_x - 1) / threads_x), grid_rows(acc.height()));
     for (std::size_t first = 0; first < shifts.size(); first += max_shifts_per_launch) {
         shift_list list{};
         list.count = static_cast<int>(std::min<std::size_t>(max_shifts_per_launch, shifts.size() - first));
