@@ -55,9 +55,11 @@ inline element_plan plan_element(const structuring_element& se, bool maximum) {
         };
         add(sign * t.offset_x, sign * t.offset_x, sign * t.offset_y, sign * t.offset_y);
         for (const auto& s : t.segments) {
-            const std::int64_t a = sign * -s.origin, b = sign * (s.length - 1 - s.origin);
-            add(std::min(a * s.dx, b * s.dx), std::max(a * s.dx, b * s.dx), std::min(a * s.dy, b * s.dy),
-                std::max(a * s.dy, b * s.dy));
+            const offset_box b = s.box();
+            if (maximum)  // dilation reads the offsets negated
+                add(-b.x1, -b.x0, -b.y1, -b.y0);
+            else
+                add(b.x0, b.x1, b.y0, b.y1);
         }
         plan.left = std::max(plan.left, left), plan.right = std::max(plan.right, right);
         plan.top = std::max(plan.top, up), plan.bottom = std::max(plan.bottom, down);

@@ -108,9 +108,8 @@ structuring_element::structuring_element(kind k, std::string spec, std::vector<d
     for (const auto& t : terms_) {
         std::int64_t lx = t.offset_x, hx = t.offset_x, ly = t.offset_y, hy = t.offset_y;
         for (const auto& s : t.segments) {
-            const std::int64_t a = -s.origin, b = s.length - 1 - s.origin;
-            lx += std::min(a * s.dx, b * s.dx), hx += std::max(a * s.dx, b * s.dx);
-            ly += std::min(a * s.dy, b * s.dy), hy += std::max(a * s.dy, b * s.dy);
+            const offset_box b = s.box();
+            lx += b.x0, hx += b.x1, ly += b.y0, hy += b.y1;
         }
         x0 = first ? lx : std::min(x0, lx), x1 = first ? hx : std::max(x1, hx);
         y0 = first ? ly : std::min(y0, ly), y1 = first ? hy : std::max(y1, hy);

@@ -6,12 +6,18 @@
 // extent of n pixels is at index n/2 (floor).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace granula {
+
+// The bounds of a set of offsets, inclusive.
+struct offset_box {
+    std::int64_t x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+};
 
 // A digital line segment, or a periodic line: `length` pixels at offsets (k - origin) * (dx, dy),
 // k = 0..length-1. (1, 0) is a horizontal run (x grows right), (0, 1) a vertical one (y grows
@@ -23,6 +29,11 @@ struct line_segment {
     std::int64_t origin = 0;  // index of the origin pixel along the segment
     bool horizontal() const { return dx == 1 && dy == 0; }
     bool vertical() const { return dx == 0 && dy == 1; }
+    // The bounds of its offsets.
+    offset_box box() const {
+        const std::int64_t a = -origin, b = length - 1 - origin;
+        return {std::min(a * dx, b * dx), std::max(a * dx, b * dx), std::min(a * dy, b * dy), std::max(a * dy, b * dy)};
+    }
     friend bool operator==(const line_segment&, const line_segment&) = default;
 };
 

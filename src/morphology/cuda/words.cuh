@@ -14,14 +14,13 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/border_index.hpp"
+
 namespace granula::cuda::detail {
 
 using i64 = long long;
 
-__host__ __device__ inline i64 floor_div(i64 a, i64 b) {  // b > 0
-    const i64 q = a / b;
-    return (a % b != 0 && a < 0) ? q - 1 : q;
-}
+using granula::detail::floor_div;  // one definition for both backends (border_index.hpp)
 
 __device__ __forceinline__ float fmin_nan(float a, float b) {
     float d;
