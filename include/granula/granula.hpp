@@ -12,6 +12,7 @@
 #include "granula/core/stream.hpp"
 #include "granula/gaussian/gaussian.hpp"
 #include "granula/labeling/labeling.hpp"
+#include "granula/lines/lines.hpp"
 #include "granula/morphology/morphology.hpp"
 #include "granula/morphology/structuring_element.hpp"
 #include "granula/operations.hpp"

@@ -1,0 +1,134 @@
+// Linear openings and closings along digital lines at any angle, one angle or many at once,
+// and the reductions over angles they are used for (Karas et al. 2015; GUIDE §1 "Lines",
+// "Linear openings and analyses").
+//
+// Scan lines. For an angle θ (degrees, counter-clockwise from +x as seen on screen, modulo 180)
+// the image is partitioned into parallel digital lines, every pixel on exactly one:
+//   - |sin θ| > |cos θ| (steep): line c holds the pixels (c + s(y), y), s(y) = floor(y·k + 1/2),
+//     k = -cot θ, one pixel per row;
+//   - otherwise (flat): line c holds the pixels (x, c + s(x)), s(x) = floor(x·k + 1/2),
+//     k = -tan θ, one pixel per column.
+//   k is exact (0 or ±1) at 0°, 45°, 90° and 135°, and tan/cot in double precision elsewhere.
+// Each line's pixels inside the image are one 1-D signal. Along it, the opening by a segment
+// of λ samples is dilation(erosion) with the window [i - λ/2, i + (λ-1)/2] for the erosion and
+// its reflection for the dilation (origin at λ // 2, as everywhere in granula), the signal
+// extended at both ends by the border mode: ignore (neutral value), constant (cval), nearest,
+// reflect. This is the seed paper's operator: O(1) per pixel at every angle, translation
+// invariant only at 0°, 45°, 90° and 135°, where it equals opening() by line(λ, θ).
+//
+// Algorithms along a scan line, each equal to the two-stage dilation(erosion) bit for bit:
+//   fifo   streaming, after Bartovský et al.: one scan, queues bounded by λ, every output
+//          written a fixed λ - 1 samples behind the read;
+//   stack  Morard et al.'s ordered stack of cords (runs at or above a level), bounded by λ + 1
+//          entries here because cords that have reached λ samples are written out at once;
+//   automatic  the fastest for the backend (measured; docs/benchmarks.md).
+//
+// Reductions over a set of angles (never storing one image per angle unless asked):
+//   extremum     sup over angles of the openings (inf of the closings), Eq. 3;
+//   orientation  the index into `angles` of the angle that attains it (arg max for openings,
+//                arg min for closings), ties to the smallest angle value;
+//   spectrum     per angle, the sum of the filtered image (σ(α), Eq. 6), in double.
+// Float NaN: a NaN within λ - 1 samples along a scan line makes the result NaN (as the
+// two-stage operator with numpy's minimum/maximum); NaN counts as the largest value for the
+// orientation of openings and the smallest for closings.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "granula/core/border.hpp"
+#include "granula/core/image.hpp"
+#include "granula/core/stream.hpp"
+
+namespace granula {
+
+enum class line_filter_kind { opening, closing };
+enum class line_algorithm { automatic, fifo, stack };
+
+std::string_view to_string(line_filter_kind kind);
+std::string_view to_string(line_algorithm algorithm);
+// Parse "opening"/"closing" and "auto"/"fifo"/"stack"; throw invalid_argument listing the names.
+line_filter_kind parse_line_filter_kind(std::string_view name);
+line_algorithm parse_line_algorithm(std::string_view name);
+
+struct line_params {
+    std::int64_t length = 1;  // λ: samples along the scan line, >= 1 and at most the image's
+                              // extent along the dominant axis of every angle used
+    line_filter_kind kind = line_filter_kind::opening;
+    border mode = {};  // ignore, constant, nearest or reflect
+    line_algorithm algorithm = line_algorithm::automatic;
+};
+
+// Outputs of a many-angle computation; leave a field empty (default) to skip it. Views must
+// have the input's size; `filtered`, when given, holds one image per angle.
+template <class Space, class T>
+struct line_angle_outputs {
+    image_view<T, Space> extremum;
+    image_view<std::int32_t, Space> orientation;
+    std::span<double> spectrum;  // host memory, one value per angle
+    std::span<const image_view<T, Space>> filtered;
+};
+template <class T>
+using host_line_outputs = line_angle_outputs<host_memory, T>;
+template <class T>
+using device_line_outputs = line_angle_outputs<device_memory, T>;
+
+// One angle: out = the opening or closing of `in` along the scan lines of `angle`.
+// in and out must have the same size and must not overlap.
+template <pixel T>
+void line_filter(host_view<const T> in, host_view<T> out, double angle, const line_params& params);
+template <pixel T>
+void line_filter(device_view<const T> in, device_view<T> out, double angle, const line_params& params,
+                 stream s = {});
+
+// Many angles at once (their order is kept; duplicates allowed, ties go to the smallest value).
+template <pixel T>
+void line_filter_angles(host_view<const T> in, std::span<const double> angles, const line_params& params,
+                        const host_line_outputs<T>& out);
+template <pixel T>
+void line_filter_angles(device_view<const T> in, std::span<const double> angles, const line_params& params,
+                        const device_line_outputs<T>& out, stream s = {});
+
+// n angles evenly spaced over [0°, 180°): 0, 180/n, 2·180/n, ...
+std::vector<double> evenly_spaced_angles(std::int64_t n);
+// first, first + step, ... up to last (inclusive, within step/1000); step > 0, first <= last.
+std::vector<double> angle_range(double first, double last, double step);
+
+// Granulometry by linear openings (or closings): for each length, the sum over the image of the
+// extremum over `angles` of the filtered image (an opening or closing again, so the sums
+// decrease (increase) with the length). The pattern spectrum is the difference of neighbours.
+template <pixel T>
+std::vector<double> line_granulometry(host_view<const T> in, std::span<const std::int64_t> lengths,
+                                      std::span<const double> angles, const line_params& params);
+template <pixel T>
+std::vector<double> line_granulometry(device_view<const T> in, std::span<const std::int64_t> lengths,
+                                      std::span<const double> angles, const line_params& params, stream s = {});
+
+// Rotation of a scanned page: the angle in [first, last] (degrees, counter-clockwise) whose
+// scan lines best follow the page's lines, and how it was found.
+enum class deskew_method {
+    closing_spectrum,  // the paper's: arg min of the spectrum of closings by long lines (dark
+                       // lines on a light page, such as staves)
+    text_lines,        // arg max of the spectrum of openings of the darkness along lines, after
+                       // joining the characters of each text line (works for text pages too)
+};
+std::string_view to_string(deskew_method method);
+deskew_method parse_deskew_method(std::string_view name);
+
+struct deskew_params {
+    double first = -10.0, last = 10.0, step = 0.1;
+    std::int64_t length = 0;  // λ; 0 chooses from the image (a fraction of its width)
+    deskew_method method = deskew_method::text_lines;
+};
+struct deskew_result {
+    double angle = 0.0;              // the page's rotation: rotating it by -angle straightens it
+    std::vector<double> angles;      // the angles tried
+    std::vector<double> spectrum;    // the score of each
+};
+template <pixel T>
+deskew_result detect_rotation(host_view<const T> page, const deskew_params& params);
+
+}  // namespace granula

@@ -1,0 +1,150 @@
+// The CPU backend of the linear filters: each scan line is gathered into a buffer, filtered by
+// the shared 1-D algorithm (lines/scan_line_filter.hpp) and scattered into the outputs. Lines of
+// one angle hold disjoint pixels, so blocks of lines run on separate threads with no locking.
+#include "lines/cpu/lines_cpu.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "core/parallel.hpp"
+#include "lines/scan_line_filter.hpp"
+
+namespace granula::cpu {
+namespace {
+
+using detail::line_keys;
+
+// Lines per task: enough work to amortise a hand-off, few enough to balance two threads on a
+// 640x640 image (about 1000 lines per angle).
+constexpr std::int64_t lines_per_task = 64;
+
+template <class T>
+struct line_scratch {
+    using K = typename line_keys<T>::key;
+    std::vector<K> keys, filtered, queue_values;
+    std::vector<std::int32_t> queue_positions;
+    std::vector<std::uint8_t> is_nan;
+    std::vector<std::int64_t> xs, ys;  // input coordinates of each line sample
+
+    void reserve(std::int64_t samples, std::int32_t length) {
+        const std::size_t queue = static_cast<std::size_t>(
+            std::max(2 * detail::line_queue_capacity(length), detail::line_stack_capacity(length)));
+        for (auto* v : {&keys, &filtered}) v->resize(static_cast<std::size_t>(samples));
+        is_nan.resize(static_cast<std::size_t>(samples));
+        xs.resize(static_cast<std::size_t>(samples));
+        ys.resize(static_cast<std::size_t>(samples));
+        queue_values.resize(queue);
+        queue_positions.resize(queue);
+    }
+};
+
+template <class T>
+void filter_angles(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
+    using traits = line_keys<T>;
+    using K = typename traits::key;
+    constexpr bool is_float = std::is_floating_point_v<T>;
+    const bool closing = plan.closing;
+    const K pad = plan.mode.mode == border_mode::constant ? traits::to_key(static_cast<T>(plan.mode.cval), closing)
+                                                          : traits::top;
+    const auto extension = detail::make_line_extension<K>(plan.length, closing, plan.mode.mode, pad);
+
+    // The running extremum over angles, as keys in which NaN is the largest (it wins, as with
+    // numpy's maximum for openings and minimum for closings, whose keys are reversed).
+    const bool want_extremum = !out.extremum.empty() || !out.orientation.empty();
+    host_image<K> best(want_extremum ? in.width() : 0, want_extremum ? in.height() : 0);
+    const auto best_at = [&](std::int64_t x, std::int64_t y) -> K& { return best.view().row(y)[x]; };
+    const std::int64_t longest = std::max(in.width(), in.height());
+
+    for (std::size_t k = 0; k < plan.angles.size(); ++k) {
+        const detail::line_angle_plan& angle = plan.angles[k];
+        const detail::scan_lines& lines = angle.lines;
+        const std::int64_t tasks = (lines.line_count() + lines_per_task - 1) / lines_per_task;
+        std::vector<double> task_sums(static_cast<std::size_t>(tasks), 0.0);
+        const host_view<T> filtered = out.filtered.empty() ? host_view<T>{} : out.filtered[angle.index];
+        detail::parallel_for(tasks, in.pixel_count(), [&](std::int64_t task) {
+            thread_local line_scratch<T> scratch;
+            scratch.reserve(longest, plan.length);
+            const std::int64_t c_begin = lines.first_line + task * lines_per_task;
+            const std::int64_t c_end = std::min(lines.end_line, c_begin + lines_per_task);
+            double sum = 0;
+            for (std::int64_t c = c_begin; c < c_end; ++c) {
+                const std::int64_t r0 = lines.row_begin(c), r1 = lines.row_end(c);
+                const auto n = static_cast<std::int32_t>(r1 - r0);
+                if (n <= 0) continue;
+                // Input coordinates of sample i: oriented (row, column) = (r0 + i, c + shift).
+                bool has_nan = false;
+                for (std::int32_t i = 0; i < n; ++i) {
+                    const std::int64_t r = r0 + i, col = c + lines.shift[r];
+                    const std::int64_t x = lines.transposed ? r : col, y = lines.transposed ? col : r;
+                    const T v = in.row(y)[x];
+                    scratch.xs[i] = x;
+                    scratch.ys[i] = y;
+                    scratch.keys[i] = traits::to_key(v, closing);
+                    if constexpr (is_float) {
+                        scratch.is_nan[i] = v != v;
+                        has_nan |= v != v;
+                    }
+                }
+                const K* line_keys_in = scratch.keys.data();
+                K* filtered_keys = scratch.filtered.data();
+                const auto get = [line_keys_in](std::int32_t i) { return line_keys_in[i]; };
+                const auto put = [&](std::int32_t i, K key) {
+                    filtered_keys[i] = detail::constant_border_fix(key, i, n, extension);
+                };
+                if (plan.algorithm == line_algorithm::stack)
+                    detail::open_stack(get, n, extension, put, scratch.queue_values.data(),
+                                       scratch.queue_positions.data());
+                else
+                    detail::open_fifo(get, n, extension, put, scratch.queue_values.data(),
+                                      scratch.queue_positions.data());
+                if constexpr (is_float) {
+                    if (has_nan)
+                        detail::nan_mask<K>([&](std::int32_t i) { return scratch.is_nan[i] != 0; }, n, extension,
+                                            [&](std::int32_t i) { filtered_keys[i] = traits::top; });
+                }
+                for (std::int32_t i = 0; i < n; ++i) {
+                    const K key = filtered_keys[i];  // float NaN: traits::top
+                    const std::int64_t x = scratch.xs[i], y = scratch.ys[i];
+                    const T value = traits::from_key(key, closing);
+                    sum += static_cast<double>(value);
+                    if (!filtered.empty()) filtered.row(y)[x] = value;
+                    if (want_extremum) {
+                        K& b = best_at(x, y);
+                        if (k == 0 || b < key) {
+                            b = key;
+                            if (!out.orientation.empty())
+                                out.orientation.row(y)[x] = static_cast<std::int32_t>(angle.index);
+                        }
+                    }
+                }
+            }
+            task_sums[task] = sum;
+        });
+        if (!out.spectrum.empty()) {
+            double total = 0;
+            for (const double s : task_sums) total += s;  // in task order: the same on every thread count
+            out.spectrum[angle.index] = total;
+        }
+    }
+    if (!out.extremum.empty())
+        for (std::int64_t y = 0; y < in.height(); ++y)
+            for (std::int64_t x = 0; x < in.width(); ++x) out.extremum.row(y)[x] = traits::from_key(best_at(x, y), closing);
+}
+
+}  // namespace
+
+template <class T>
+void line_filter_angles(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
+    filter_angles<T>(in, plan, out);
+}
+
+template void line_filter_angles<std::uint8_t>(host_view<const std::uint8_t>, const detail::line_plan&,
+                                               const host_line_outputs<std::uint8_t>&);
+template void line_filter_angles<std::uint16_t>(host_view<const std::uint16_t>, const detail::line_plan&,
+                                                const host_line_outputs<std::uint16_t>&);
+template void line_filter_angles<float>(host_view<const float>, const detail::line_plan&,
+                                        const host_line_outputs<float>&);
+
+}  // namespace granula::cpu

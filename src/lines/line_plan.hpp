@@ -1,0 +1,27 @@
+// What the front hands a backend for a linear filter over one or more angles.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "granula/lines/lines.hpp"
+#include "lines/scan_lines.hpp"
+
+namespace granula::detail {
+
+struct line_angle_plan {
+    scan_lines lines;
+    std::int64_t index = 0;  // position in the caller's angle list (outputs are indexed by it)
+};
+
+struct line_plan {
+    std::int32_t length = 1;
+    bool closing = false;
+    border mode;
+    line_algorithm algorithm = line_algorithm::fifo;  // fifo or stack, resolved by the front
+    // Sorted by angle value (stable), so that a later angle replaces the running extremum only
+    // when strictly better: ties go to the smallest angle.
+    std::vector<line_angle_plan> angles;
+};
+
+}  // namespace granula::detail

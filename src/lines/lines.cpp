@@ -1,0 +1,278 @@
+// Front of the linear filters: validates arguments, orders the angles, builds each angle's scan
+// lines, resolves overlap and picks the backend. No pixel loops here.
+#include "granula/lines/lines.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <utility>
+
+#include "granula/core/device.hpp"
+#include "granula/core/pixel_type.hpp"
+#include "granula/core/error.hpp"
+#include "lines/cpu/lines_cpu.hpp"
+#include "lines/line_plan.hpp"
+#if defined(GRANULA_HAVE_CUDA)
+#include "lines/cuda/lines_cuda.hpp"
+#endif
+
+namespace granula {
+namespace {
+
+constexpr std::array<std::pair<line_algorithm, std::string_view>, 3> algorithm_names{{
+    {line_algorithm::automatic, "auto"},
+    {line_algorithm::fifo, "fifo"},
+    {line_algorithm::stack, "stack"},
+}};
+
+std::string size_text(std::int64_t w, std::int64_t h) { return std::to_string(w) + "x" + std::to_string(h); }
+
+template <class T, class Space>
+void validate_input(const image_view<const T, Space>& in, std::span<const double> angles, const line_params& p) {
+    if (in.empty())
+        throw invalid_argument("input image is empty (" + size_text(in.width(), in.height()) +
+                               "); linear filters need at least 1x1 pixels");
+    if (angles.empty()) throw invalid_argument("the set of angles is empty; give at least one angle");
+    if (p.length < 1)
+        throw invalid_argument("line length " + std::to_string(p.length) + " is invalid; it must be >= 1");
+    for (const double angle : angles) {
+        if (!std::isfinite(angle))
+            throw invalid_argument("angle " + std::to_string(angle) + " is not a finite number of degrees");
+        const std::int64_t extent = detail::scan_line_extent(angle, in.width(), in.height());
+        if (p.length > extent)
+            throw invalid_argument("line length " + std::to_string(p.length) + " does not fit the " +
+                                   size_text(in.width(), in.height()) + " image at " + std::to_string(angle) +
+                                   " degrees: its scan lines are at most " + std::to_string(extent) +
+                                   " pixels long");
+    }
+    const border_mode m = p.mode.mode;
+    if (m != border_mode::ignore && m != border_mode::constant && m != border_mode::nearest &&
+        m != border_mode::reflect)
+        throw invalid_argument("border mode '" + std::string(to_string(m)) +
+                               "' is not available for linear filters; allowed: ignore, constant, nearest, reflect");
+    if (m == border_mode::constant) {
+        const double lo = std::numeric_limits<T>::lowest(), hi = std::numeric_limits<T>::max();
+        const bool ok = std::numeric_limits<T>::is_integer ? p.mode.cval >= lo && p.mode.cval <= hi
+                                                           : !std::isnan(p.mode.cval) &&
+                                                                 (std::isinf(p.mode.cval) || std::abs(p.mode.cval) <= hi);
+        if (!ok)
+            throw invalid_argument("cval " + std::to_string(p.mode.cval) + " is not representable as " +
+                                   std::string(pixel_traits<T>::name) + " (NaN is not allowed)");
+    }
+}
+
+template <class T, class Space, class U>
+void check_output_size(const image_view<const T, Space>& in, const image_view<U, Space>& out, const char* what) {
+    if (out.empty()) return;
+    if (out.width() != in.width() || out.height() != in.height())
+        throw invalid_argument(std::string(what) + " is " + size_text(out.width(), out.height()) +
+                               " but the input is " + size_text(in.width(), in.height()) + "; they must match");
+    if (overlaps(in, out)) throw invalid_argument(std::string(what) + " overlaps the input; give separate memory");
+}
+
+template <class T, class Space>
+void validate_outputs(const image_view<const T, Space>& in, std::size_t angle_count,
+                      const line_angle_outputs<Space, T>& out) {
+    check_output_size(in, out.extremum, "the extremum image");
+    check_output_size(in, out.orientation, "the orientation image");
+    if (!out.spectrum.empty() && out.spectrum.size() != angle_count)
+        throw invalid_argument("the spectrum has " + std::to_string(out.spectrum.size()) + " entries for " +
+                               std::to_string(angle_count) + " angles; they must match");
+    if (!out.filtered.empty()) {
+        if (out.filtered.size() != angle_count)
+            throw invalid_argument("there are " + std::to_string(out.filtered.size()) + " filtered images for " +
+                                   std::to_string(angle_count) + " angles; give one per angle");
+        for (const auto& f : out.filtered) check_output_size(in, f, "a filtered image");
+    }
+}
+
+// The CPU's automatic choice (bench/cpu: fifo's regular writes beat the stack's on every
+// length measured).
+constexpr line_algorithm cpu_automatic = line_algorithm::fifo;
+
+detail::line_plan make_plan(std::int64_t width, std::int64_t height, std::span<const double> angles,
+                            const line_params& p, line_algorithm automatic) {
+    detail::line_plan plan;
+    plan.length = static_cast<std::int32_t>(p.length);
+    plan.closing = p.kind == line_filter_kind::closing;
+    plan.mode = p.mode;
+    plan.algorithm = p.algorithm == line_algorithm::automatic ? automatic : p.algorithm;
+    std::vector<std::int64_t> order(angles.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return angles[a] < angles[b]; });
+    for (const std::int64_t i : order) plan.angles.push_back({detail::make_scan_lines(angles[i], width, height), i});
+    return plan;
+}
+
+}  // namespace
+
+std::string_view to_string(line_filter_kind kind) { return kind == line_filter_kind::opening ? "opening" : "closing"; }
+
+std::string_view to_string(line_algorithm algorithm) {
+    for (const auto& [a, name] : algorithm_names)
+        if (a == algorithm) return name;
+    return "?";
+}
+
+line_filter_kind parse_line_filter_kind(std::string_view name) {
+    if (name == "opening") return line_filter_kind::opening;
+    if (name == "closing") return line_filter_kind::closing;
+    throw invalid_argument("unknown linear filter '" + std::string(name) + "'; allowed: opening, closing");
+}
+
+line_algorithm parse_line_algorithm(std::string_view name) {
+    for (const auto& [a, n] : algorithm_names)
+        if (n == name) return a;
+    throw invalid_argument("unknown line algorithm '" + std::string(name) + "'; allowed: auto, fifo, stack");
+}
+
+std::vector<double> evenly_spaced_angles(std::int64_t n) {
+    if (n < 1 || n > 1000000)
+        throw invalid_argument("number of angles " + std::to_string(n) + " is invalid; it must be in 1..1000000");
+    std::vector<double> angles(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) angles[i] = 180.0 * static_cast<double>(i) / static_cast<double>(n);
+    return angles;
+}
+
+std::vector<double> angle_range(double first, double last, double step) {
+    if (!(std::isfinite(first) && std::isfinite(last) && std::isfinite(step)))
+        throw invalid_argument("angle range " + std::to_string(first) + ":" + std::to_string(last) + " step " +
+                               std::to_string(step) + " must be finite numbers");
+    if (!(step > 0)) throw invalid_argument("angle step " + std::to_string(step) + " is invalid; it must be > 0");
+    if (first > last)
+        throw invalid_argument("angle range " + std::to_string(first) + ":" + std::to_string(last) +
+                               " is empty; the first angle must not exceed the last");
+    const double count = std::floor((last - first) / step + 1e-3) + 1;
+    if (count > 1000000)
+        throw invalid_argument("angle range " + std::to_string(first) + ":" + std::to_string(last) + " step " +
+                               std::to_string(step) + " has more than 1000000 angles");
+    std::vector<double> angles(static_cast<std::size_t>(count));
+    for (std::size_t i = 0; i < angles.size(); ++i) angles[i] = first + static_cast<double>(i) * step;
+    return angles;
+}
+
+template <pixel T>
+void line_filter_angles(host_view<const T> in, std::span<const double> angles, const line_params& params,
+                        const host_line_outputs<T>& out) {
+    validate_input(in, angles, params);
+    validate_outputs(in, angles.size(), out);
+    cpu::line_filter_angles<T>(in, make_plan(in.width(), in.height(), angles, params, cpu_automatic), out);
+}
+
+template <pixel T>
+void line_filter_angles(device_view<const T> in, std::span<const double> angles, const line_params& params,
+                        const device_line_outputs<T>& out, stream s) {
+    validate_input(in, angles, params);
+    validate_outputs(in, angles.size(), out);
+    resolve_device(device::cuda);  // throws when there is no CUDA backend or device
+#if defined(GRANULA_HAVE_CUDA)
+    throw unsupported("linear filters on the GPU are not built yet");
+#else
+    static_cast<void>(s);
+#endif
+}
+
+template <pixel T>
+void line_filter(host_view<const T> in, host_view<T> out, double angle, const line_params& params) {
+    const double angles[] = {angle};
+    if (overlaps(in, out)) {
+        const host_image<T> copy_of_input = clone<T>(in);
+        line_filter<T>(copy_of_input.view(), out, angle, params);
+        return;
+    }
+    const host_view<T> filtered[] = {out};
+    host_line_outputs<T> outputs;
+    outputs.filtered = filtered;
+    line_filter_angles<T>(in, angles, params, outputs);
+}
+
+template <pixel T>
+void line_filter(device_view<const T> in, device_view<T> out, double angle, const line_params& params, stream s) {
+    const double angles[] = {angle};
+    if (overlaps(in, out)) {
+        device_image<T> copy_of_input(in.width(), in.height());
+        copy<T>(in, copy_of_input.view(), s);
+        line_filter<T>(copy_of_input.view(), out, angle, params, s);
+        s.synchronize();  // copy_of_input is freed on return
+        return;
+    }
+    const device_view<T> filtered[] = {out};
+    device_line_outputs<T> outputs;
+    outputs.filtered = filtered;
+    line_filter_angles<T>(in, angles, params, outputs, s);
+}
+
+namespace {
+
+void validate_lengths(std::span<const std::int64_t> lengths) {
+    if (lengths.empty()) throw invalid_argument("the set of lengths is empty; give at least one length");
+}
+
+template <class T>
+double sum_of(host_view<const T> image) {
+    double total = 0;
+    for (std::int64_t y = 0; y < image.height(); ++y) {
+        double row = 0;
+        for (std::int64_t x = 0; x < image.width(); ++x) row += static_cast<double>(image.row(y)[x]);
+        total += row;
+    }
+    return total;
+}
+
+}  // namespace
+
+template <pixel T>
+std::vector<double> line_granulometry(host_view<const T> in, std::span<const std::int64_t> lengths,
+                                      std::span<const double> angles, const line_params& params) {
+    validate_lengths(lengths);
+    std::vector<double> sums;
+    host_image<T> extremum(in.width(), in.height());
+    for (const std::int64_t length : lengths) {
+        line_params p = params;
+        p.length = length;
+        host_line_outputs<T> out;
+        out.extremum = extremum.view();
+        line_filter_angles<T>(in, angles, p, out);
+        sums.push_back(sum_of<T>(extremum.view()));
+    }
+    return sums;
+}
+
+template <pixel T>
+std::vector<double> line_granulometry(device_view<const T> in, std::span<const std::int64_t> lengths,
+                                      std::span<const double> angles, const line_params& params, stream s) {
+    validate_lengths(lengths);
+    std::vector<double> sums;
+    device_image<T> extremum(in.width(), in.height());
+    host_image<T> on_host(in.width(), in.height());
+    for (const std::int64_t length : lengths) {
+        line_params p = params;
+        p.length = length;
+        device_line_outputs<T> out;
+        out.extremum = extremum.view();
+        line_filter_angles<T>(in, angles, p, out, s);
+        copy<T>(extremum.view(), on_host.view(), s);
+        s.synchronize();
+        sums.push_back(sum_of<T>(on_host.view()));
+    }
+    return sums;
+}
+
+#define GRANULA_INSTANTIATE(T, name)                                                                                  \
+    template void line_filter<T>(host_view<const T>, host_view<T>, double, const line_params&);                  \
+    template void line_filter<T>(device_view<const T>, device_view<T>, double, const line_params&, stream);      \
+    template void line_filter_angles<T>(host_view<const T>, std::span<const double>, const line_params&,         \
+                                        const host_line_outputs<T>&);                                            \
+    template void line_filter_angles<T>(device_view<const T>, std::span<const double>, const line_params&,       \
+                                        const device_line_outputs<T>&, stream);                                  \
+    template std::vector<double> line_granulometry<T>(host_view<const T>, std::span<const std::int64_t>,         \
+                                                      std::span<const double>, const line_params&);              \
+    template std::vector<double> line_granulometry<T>(device_view<const T>, std::span<const std::int64_t>,       \
+                                                      std::span<const double>, const line_params&, stream);
+GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
+#undef GRANULA_INSTANTIATE
+
+}  // namespace granula

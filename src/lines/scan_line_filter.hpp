@@ -1,0 +1,236 @@
+// Openings along one scan line (include/granula/lines/lines.hpp), shared by the CPU and CUDA
+// backends: the same code runs per line on both, so their results agree bit for bit.
+//
+// Values are mapped to keys in which every filter is an opening (erosion = min, then
+// dilation = max): the value itself for an opening, its reverse for a closing. Float keys are
+// the int32 whose order is the float order; NaN gets the lowest key and the NaN rule is applied
+// afterwards (nan_mask): the two-stage operator is NaN exactly where a NaN lies within λ - 1
+// samples of the extended line, and everywhere else no window around the sample holds a NaN.
+//
+// The extended line: `before` samples of border extension, the line's n samples, `after`
+// samples (before + after = λ - 1). Its standard opening (max over the λ-windows that contain
+// a sample of the min over the window) equals the two-stage dilation(erosion) under ignore,
+// nearest and reflect; under constant, samples whose second-stage window leaves the line also
+// take cval (constant_border_fix).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "core/border_index.hpp"
+#include "granula/core/border.hpp"
+
+namespace granula::detail {
+
+template <class T>
+struct line_keys;
+
+template <>
+struct line_keys<std::uint8_t> {
+    using key = std::uint8_t;
+    static constexpr key top = 0xff;
+    GRANULA_HOST_DEVICE static key to_key(std::uint8_t v, bool closing) { return closing ? key(0xff - v) : v; }
+    GRANULA_HOST_DEVICE static std::uint8_t from_key(key k, bool closing) { return closing ? key(0xff - k) : k; }
+};
+
+template <>
+struct line_keys<std::uint16_t> {
+    using key = std::uint16_t;
+    static constexpr key top = 0xffff;
+    GRANULA_HOST_DEVICE static key to_key(std::uint16_t v, bool closing) { return closing ? key(0xffff - v) : v; }
+    GRANULA_HOST_DEVICE static std::uint16_t from_key(key k, bool closing) { return closing ? key(0xffff - k) : k; }
+};
+
+template <>
+struct line_keys<float> {
+    using key = std::int32_t;
+    static constexpr key top = 0x7fffffff;  // above every non-NaN float's key
+    static constexpr key nan_key = -0x7fffffff - 1;
+    GRANULA_HOST_DEVICE static key to_key(float v, bool closing) {
+        if (v != v) return nan_key;
+        std::int32_t bits;
+#if defined(__CUDA_ARCH__)
+        bits = __float_as_int(v);
+#else
+        std::memcpy(&bits, &v, 4);
+#endif
+        const std::int32_t ordered = bits ^ ((bits >> 31) & 0x7fffffff);
+        return closing ? ~ordered : ordered;
+    }
+    GRANULA_HOST_DEVICE static float from_key(key k, bool closing) {
+        const std::int32_t ordered = closing ? ~k : k;
+        const std::int32_t bits = ordered ^ ((ordered >> 31) & 0x7fffffff);
+#if defined(__CUDA_ARCH__)
+        return __int_as_float(bits);
+#else
+        float v;
+        std::memcpy(&v, &bits, 4);
+        return v;
+#endif
+    }
+};
+
+// Where the extended line's samples come from.
+template <class K>
+struct line_extension {
+    std::int32_t length = 1;  // λ
+    std::int32_t before = 0;  // extension samples before the line (after = length - 1 - before)
+    border_mode mode = border_mode::ignore;
+    K pad{};  // ignore: the top key; constant: cval's key
+};
+
+// λ // 2 samples before for an opening (the erosion window [i - λ/2, i + (λ-1)/2] comes first),
+// (λ - 1) // 2 for a closing (its dilation window is that one reflected).
+template <class K>
+GRANULA_HOST_DEVICE inline line_extension<K> make_line_extension(std::int32_t length, bool closing, border_mode mode,
+                                                                 K pad) {
+    return {length, closing ? (length - 1) / 2 : length / 2, mode, pad};
+}
+
+// Sample j of the extended line, j in [0, n + λ - 1); get(i) reads the line's sample i.
+template <class K, class Get>
+GRANULA_HOST_DEVICE inline K extended_sample(const Get& get, std::int32_t j, std::int32_t n, const line_extension<K>& e) {
+    const std::int64_t i = border_index(j - e.before, n, e.mode);
+    return i < 0 ? e.pad : get(static_cast<std::int32_t>(i));
+}
+
+// A circular buffer of capacity `mask + 1` (a power of two >= λ) used as a deque.
+template <class K>
+struct line_queue {
+    K* value;
+    std::int32_t* position;
+    std::int32_t mask;
+    std::int32_t head = 0, tail = 0;  // entries [head, tail)
+    GRANULA_HOST_DEVICE bool empty() const { return head == tail; }
+    GRANULA_HOST_DEVICE K front_value() const { return value[head & mask]; }
+    GRANULA_HOST_DEVICE std::int32_t front_position() const { return position[head & mask]; }
+    GRANULA_HOST_DEVICE K back_value() const { return value[(tail - 1) & mask]; }
+    GRANULA_HOST_DEVICE void push(K v, std::int32_t p) {
+        value[tail & mask] = v;
+        position[tail & mask] = p;
+        ++tail;
+    }
+};
+
+// Smallest power of two >= λ: the capacity each of open_fifo's two queues needs.
+GRANULA_HOST_DEVICE inline std::int32_t line_queue_capacity(std::int32_t length) {
+    std::int32_t c = 1;
+    while (c < length) c *= 2;
+    return c;
+}
+
+// The streaming algorithm (after Bartovský et al.): one scan over the extended line with two
+// queues of at most λ entries: the erosion's candidates (increasing values), and the pending
+// outputs' dilation candidates (decreasing values). Sample j is written when sample j + λ - 1
+// has been read. put(i, key) receives every line sample i in [0, n) once, in order.
+// `values` and `positions` hold 2 * line_queue_capacity(λ) entries each.
+template <class K, class Get, class Put>
+GRANULA_HOST_DEVICE void open_fifo(const Get& get, std::int32_t n, const line_extension<K>& e, const Put& put,
+                                   K* values, std::int32_t* positions) {
+    const std::int32_t L = e.length, m = n + L - 1, capacity = line_queue_capacity(L);
+    line_queue<K> erosion{values, positions, capacity - 1};
+    line_queue<K> dilation{values + capacity, positions + capacity, capacity - 1};
+    const std::int32_t first_out = e.before, end_out = e.before + n;
+    const auto emit = [&](std::int32_t j) {  // every window containing j has been eroded
+        while (dilation.front_position() < j - L + 1) ++dilation.head;
+        if (j >= first_out && j < end_out) put(j - first_out, dilation.front_value());
+    };
+    for (std::int32_t t = 0; t < m; ++t) {
+        const K v = extended_sample(get, t, n, e);
+        const std::int32_t s = t - L + 1;  // start of the window that ends at t
+        while (!erosion.empty() && erosion.front_position() < s) ++erosion.head;
+        while (!erosion.empty() && !(erosion.back_value() < v)) --erosion.tail;
+        erosion.push(v, t);
+        if (s < 0) continue;
+        const K eroded = erosion.front_value();
+        while (!dilation.empty() && dilation.front_position() < s - L + 1) ++dilation.head;
+        while (!dilation.empty() && !(eroded < dilation.back_value())) --dilation.tail;
+        dilation.push(eroded, s);
+        emit(s);
+    }
+    for (std::int32_t j = m - L + 1; j < end_out; ++j) emit(j);  // no window starts after m - λ
+}
+
+// Morard et al.'s stack of cords: a cord is a run of samples at or above its level; when a
+// lower sample closes it, its pending samples take its level if it reached λ samples ("passed"),
+// else they fall to the cord below. The lowest unpassed cord has the longest run, so it is the
+// one checked; once it passes, the cords below it are written out and dropped. The stack then
+// holds at most one passed cord (its bottom) and fewer than λ unpassed ones, and the unwritten
+// samples are always a suffix [written, t]. `levels` and `starts` hold
+// line_stack_capacity(λ) entries, used circularly.
+GRANULA_HOST_DEVICE inline std::int32_t line_stack_capacity(std::int32_t length) {
+    return line_queue_capacity(length + 2);
+}
+
+template <class K, class Get, class Put>
+GRANULA_HOST_DEVICE void open_stack(const Get& get, std::int32_t n, const line_extension<K>& e, const Put& put,
+                                    K* levels, std::int32_t* starts) {
+    const std::int32_t L = e.length, m = n + L - 1, mask = line_stack_capacity(L) - 1;
+    const std::int32_t first_out = e.before, end_out = e.before + n;
+    std::int32_t base = 0, top = 0, written = 0;  // cords [base, top), bottom first
+    bool bottom_passed = false;
+    const auto write = [&](std::int32_t end, K level) {  // samples [written, end) take `level`
+        const std::int32_t lo = written > first_out ? written : first_out;
+        const std::int32_t hi = end < end_out ? end : end_out;
+        for (std::int32_t j = lo; j < hi; ++j) put(j - first_out, level);
+        written = end;
+    };
+    for (std::int32_t t = 0; t < m && written < end_out; ++t) {
+        const K v = extended_sample(get, t, n, e);
+        std::int32_t start = t;
+        while (top > base && v < levels[(top - 1) & mask]) {  // close the cords above v at t - 1
+            --top;
+            if (top == base && bottom_passed) write(t, levels[base & mask]);
+            start = starts[top & mask];
+        }
+        if (top == base || levels[(top - 1) & mask] < v) {  // a new cord; after a passed bottom it is the bottom, passed
+            levels[top & mask] = v;
+            starts[top & mask] = start;
+            ++top;
+        }
+        for (;;) {  // the lowest unpassed cord reaches λ samples
+            const std::int32_t u = bottom_passed ? base + 1 : base;
+            if (u >= top || t + 1 - starts[u & mask] < L) break;
+            write(u + 1 < top ? starts[(u + 1) & mask] : t + 1, levels[u & mask]);
+            base = u;
+            bottom_passed = true;
+        }
+        if (bottom_passed && top == base + 1) write(t + 1, levels[base & mask]);
+    }
+    // The bottom cord spans the whole extended line (>= λ samples), so it has passed; the cords
+    // above it are short and their samples take its level.
+    if (written < end_out) write(end_out, levels[base & mask]);
+}
+
+// The NaN rule for float lines (see the top of this file), applied after the opening when the
+// line holds a NaN: isnan_at(i) tells whether line sample i is NaN, set_nan(i) makes output i NaN.
+template <class K, class IsNan, class SetNan>
+GRANULA_HOST_DEVICE void nan_mask(const IsNan& isnan_at, std::int32_t n, const line_extension<K>& e,
+                                  const SetNan& set_nan) {
+    // Extension samples copy line samples (nearest, reflect) or are numbers (ignore, constant).
+    const std::int64_t L = e.length, m = n + L - 1;
+    const auto nan_at = [&](std::int64_t j) {
+        const std::int64_t i = border_index(j - e.before, n, e.mode);
+        return i >= 0 && isnan_at(static_cast<std::int32_t>(i));
+    };
+    const auto output = [&](std::int64_t j) { return j >= e.before && j < e.before + n; };
+    for (std::int64_t j = 0, last = -L; j < m; ++j) {  // a NaN up to λ - 1 before
+        if (nan_at(j)) last = j;
+        if (output(j) && j - last <= L - 1) set_nan(static_cast<std::int32_t>(j - e.before));
+    }
+    for (std::int64_t j = m - 1, next = m + L; j >= 0; --j) {  // or up to λ - 1 after
+        if (nan_at(j)) next = j;
+        if (output(j) && next - j <= L - 1) set_nan(static_cast<std::int32_t>(j - e.before));
+    }
+}
+
+// Under border_mode::constant the second stage also sees cval outside the line: outputs whose
+// second-stage window leaves the line take max(key, pad).
+template <class K>
+GRANULA_HOST_DEVICE inline K constant_border_fix(K key, std::int32_t i, std::int32_t n, const line_extension<K>& e) {
+    const std::int32_t after = e.length - 1 - e.before;
+    const bool near_border = i < after || i > n - 1 - e.before;
+    return e.mode == border_mode::constant && near_border && key < e.pad ? e.pad : key;
+}
+
+}  // namespace granula::detail

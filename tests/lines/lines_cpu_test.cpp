@@ -1,0 +1,267 @@
+// Differential, property and error tests of the CPU linear filters against the brute-force
+// scan-line reference (tests/reference/scanline_reference.hpp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "granula/granula.hpp"
+#include "granula/io/io.hpp"
+#include "reference/scanline_reference.hpp"
+#include "support/morphology_cases.hpp"
+
+namespace granula {
+namespace {
+
+using namespace granula::test_support;
+
+template <class T>
+host_image<T> random_image(std::mt19937_64& rng, std::int64_t w, std::int64_t h, int levels, bool with_nan) {
+    host_image<T> img(w, h);
+    std::uniform_int_distribution<int> one_in(0, 40);
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x) {
+            T v = random_pixel<T>(rng, levels);
+            if constexpr (std::is_floating_point_v<T>)
+                if (with_nan && one_in(rng) == 0) v = std::numeric_limits<T>::quiet_NaN();
+            img.view()(y, x) = v;
+        }
+    return img;
+}
+
+bool angle_is_steep(double angle) {
+    const double a = std::fmod(std::fmod(angle, 180.0) + 180.0, 180.0);
+    return a > 45.0 && a < 135.0;
+}
+
+constexpr border_mode line_modes[] = {border_mode::ignore, border_mode::constant, border_mode::nearest,
+                                      border_mode::reflect};
+
+template <class T>
+class LinesCpu : public ::testing::Test {};
+using PixelTypes = ::testing::Types<std::uint8_t, std::uint16_t, float>;
+TYPED_TEST_SUITE(LinesCpu, PixelTypes);
+
+// 64 random (angle, length) pairs plus the axes and diagonals, every kind, mode and algorithm,
+// on random sizes: equal to dilation(erosion) (closing: erosion(dilation)) along the same scan
+// lines, bit for bit.
+TYPED_TEST(LinesCpu, EqualsTwoStageReference) {
+    using T = TypeParam;
+    const std::uint64_t seed = 20261121;
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::int64_t> size(1, 37), coin(0, 3);
+    std::uniform_real_distribution<double> any_angle(-180.0, 360.0);
+    for (int trial = 0; trial < 68; ++trial) {
+        const std::int64_t w = coin(rng) == 0 ? 1 : size(rng), h = coin(rng) == 0 ? 1 : size(rng);
+        const double angle = trial < 4 ? 45.0 * trial : any_angle(rng);
+        const std::int64_t extent = angle_is_steep(angle) ? h : w;
+        const std::int64_t length = std::uniform_int_distribution<std::int64_t>(1, extent)(rng);
+        const auto img = random_image<T>(rng, w, h, coin(rng) == 0 ? 3 : 200, trial % 3 == 0);
+        for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing})
+            for (const border_mode m : line_modes) {
+                const border mode{m, std::is_floating_point_v<T> ? 1.5 : 7.0};
+                const auto want = reference::scanline_opening_or_closing<T>(img.view(), length, angle, mode,
+                                                                            kind == line_filter_kind::closing);
+                for (const auto algorithm : {line_algorithm::fifo, line_algorithm::stack}) {
+                    host_image<T> got(w, h);
+                    line_filter<T>(img.view(), got.view(), angle, {length, kind, mode, algorithm});
+                    ASSERT_TRUE(equal_images<T>(got.view(), want.view()))
+                        << "seed " << seed << " trial " << trial << " " << w << "x" << h << " length " << length
+                        << " angle " << angle << " " << to_string(kind) << " mode " << to_string(m) << " "
+                        << to_string(algorithm);
+                }
+            }
+    }
+}
+
+// On the axes and diagonals the scan lines are the footprint lines: opening() by line(L, angle)
+// gives the same image.
+TYPED_TEST(LinesCpu, AxesAndDiagonalsEqualFootprintMode) {
+    using T = TypeParam;
+    std::mt19937_64 rng(7);
+    const auto img = random_image<T>(rng, 53, 41, 50, false);
+    for (const double angle : {0.0, 45.0, 90.0, 135.0})
+        for (const std::int64_t length : {1, 2, 7, 30})
+            for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing}) {
+                host_image<T> got(53, 41), want(53, 41);
+                line_filter<T>(img.view(), got.view(), angle, {length, kind});
+                morphology<T>(kind == line_filter_kind::opening ? morphology_op::opening : morphology_op::closing,
+                              img.view(), want.view(), structuring_element::line(length, angle));
+                ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << angle << " " << length;
+            }
+}
+
+// The reductions over angles equal what the single-angle results give: the extremum, the first
+// angle (by value) attaining it, and the sum per angle. Unsorted and repeated angles included.
+TYPED_TEST(LinesCpu, ReductionsOverAnglesMatchSingleAngles) {
+    using T = TypeParam;
+    std::mt19937_64 rng(11);
+    const std::int64_t w = 45, h = 38;
+    const auto img = random_image<T>(rng, w, h, 4, std::is_floating_point_v<T>);
+    const std::vector<double> angles = {100.0, 10.0, 170.0, 45.0, 10.0, 0.0, 133.3, 62.0};
+    for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing}) {
+        const line_params params{9, kind};
+        const bool closing = kind == line_filter_kind::closing;
+        std::vector<host_image<T>> singles, filtered_storage;
+        std::vector<host_view<T>> views;
+        for (const double a : angles) {
+            singles.push_back(reference::scanline_opening_or_closing<T>(img.view(), 9, a, {}, closing));
+            filtered_storage.emplace_back(w, h);
+        }
+        for (auto& f : filtered_storage) views.push_back(f.view());
+        host_image<T> extremum(w, h);
+        host_image<std::int32_t> orientation(w, h);
+        std::vector<double> spectrum(angles.size());
+        host_line_outputs<T> out;
+        out.extremum = extremum.view();
+        out.orientation = orientation.view();
+        out.spectrum = spectrum;
+        out.filtered = views;
+        line_filter_angles<T>(img.view(), angles, params, out);
+        // "Better" for the reduction: larger for openings, smaller for closings, NaN best.
+        const auto better = [&](T a, T b) {
+            if (b != b) return false;
+            if (a != a) return true;
+            return closing ? a < b : a > b;
+        };
+        for (std::size_t i = 0; i < angles.size(); ++i) {
+            ASSERT_TRUE(equal_images<T>(filtered_storage[i].view(), singles[i].view())) << "angle " << angles[i];
+            double sum = 0;
+            for (std::int64_t y = 0; y < h; ++y)
+                for (std::int64_t x = 0; x < w; ++x) sum += static_cast<double>(singles[i].view()(y, x));
+            if (std::isnan(sum)) {
+                EXPECT_TRUE(std::isnan(spectrum[i]));
+            } else {
+                EXPECT_NEAR(spectrum[i], sum, 1e-9 * std::abs(sum)) << "angle " << angles[i];
+            }
+        }
+        for (std::int64_t y = 0; y < h; ++y)
+            for (std::int64_t x = 0; x < w; ++x) {
+                std::size_t best = 0;
+                for (std::size_t i = 1; i < angles.size(); ++i) {
+                    const T v = singles[i].view()(y, x), b = singles[best].view()(y, x);
+                    if (better(v, b) || (!better(b, v) && same_pixel(v, b) && angles[i] < angles[best])) best = i;
+                }
+                ASSERT_TRUE(same_pixel(extremum.view()(y, x), singles[best].view()(y, x))) << y << "," << x;
+                ASSERT_EQ(orientation.view()(y, x), static_cast<std::int32_t>(best)) << y << "," << x;
+            }
+    }
+}
+
+// Openings are anti-extensive and idempotent, closings extensive and idempotent (border
+// ignore), and the two are dual under negation of the pixel order.
+TYPED_TEST(LinesCpu, OpeningAndClosingProperties) {
+    using T = TypeParam;
+    std::mt19937_64 rng(3);
+    const auto img = random_image<T>(rng, 61, 47, 30, false);
+    for (const double angle : {13.0, 71.5, 118.0}) {
+        host_image<T> open(61, 47), open2(61, 47), close(61, 47), close2(61, 47);
+        line_filter<T>(img.view(), open.view(), angle, {11, line_filter_kind::opening});
+        line_filter<T>(open.view(), open2.view(), angle, {11, line_filter_kind::opening});
+        line_filter<T>(img.view(), close.view(), angle, {11, line_filter_kind::closing});
+        line_filter<T>(close.view(), close2.view(), angle, {11, line_filter_kind::closing});
+        EXPECT_TRUE(equal_images<T>(open.view(), open2.view()));
+        EXPECT_TRUE(equal_images<T>(close.view(), close2.view()));
+        for (std::int64_t y = 0; y < 47; ++y)
+            for (std::int64_t x = 0; x < 61; ++x) {
+                ASSERT_LE(open.view()(y, x), img.view()(y, x));
+                ASSERT_GE(close.view()(y, x), img.view()(y, x));
+            }
+    }
+}
+
+// A real image: the page, 64 random angles and lengths, against the reference.
+TEST(LinesCpuRealImage, PageEqualsReference) {
+    const auto page = io::read_image(std::string(GRANULA_DATA_DIR) + "/page.png");
+    const host_view<const std::uint8_t> full = page.as<std::uint8_t>();
+    const host_view<const std::uint8_t> img = full.subview(100, 40, 120, 70);  // the reference is slow
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<double> any_angle(0.0, 180.0);
+    for (int trial = 0; trial < 64; ++trial) {
+        const double angle = any_angle(rng);
+        const std::int64_t length = std::uniform_int_distribution<std::int64_t>(2, 60)(rng);
+        const auto kind = trial % 2 ? line_filter_kind::closing : line_filter_kind::opening;
+        host_image<std::uint8_t> got(img.width(), img.height());
+        line_filter<std::uint8_t>(img, got.view(), angle, {length, kind});
+        const auto want = reference::scanline_opening_or_closing<std::uint8_t>(img, length, angle, {},
+                                                                               kind == line_filter_kind::closing);
+        ASSERT_TRUE(equal_images<std::uint8_t>(got.view(), want.view())) << angle << " " << length;
+    }
+}
+
+TEST(LinesCpuErrors, BadArgumentsAreClearErrors) {
+    host_image<std::uint8_t> img(20, 10), out(20, 10), small(5, 5);
+    const double one[] = {30.0};
+    const auto expect_error = [](auto&& f, const std::string& words) {
+        try {
+            f();
+            ADD_FAILURE() << "no exception; expected one mentioning '" << words << "'";
+        } catch (const invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+        }
+    };
+    expect_error([&] { line_filter<std::uint8_t>(img.view(), out.view(), 0, {0}); }, ">= 1");
+    expect_error([&] { line_filter<std::uint8_t>(img.view(), out.view(), 90, {11}); }, "does not fit");
+    expect_error([&] { line_filter<std::uint8_t>(img.view(), out.view(), 0, {21}); }, "does not fit");
+    expect_error([&] { line_filter<std::uint8_t>(img.view(), out.view(), NAN, {3}); }, "finite");
+    expect_error([&] { line_filter<std::uint8_t>(img.view(), out.view(), 0, {3, {}, {border_mode::mirror}}); },
+                 "allowed: ignore, constant, nearest, reflect");
+    expect_error([&] { line_filter<std::uint8_t>(img.view(), small.view(), 0, {3}); }, "must match");
+    expect_error([&] { line_filter<std::uint8_t>(img.view(), out.view(), 0, {3, {}, {border_mode::constant, 300}}); },
+                 "not representable");
+    expect_error([&] { line_filter_angles<std::uint8_t>(img.view(), std::span<const double>{}, {3}, {}); }, "empty");
+    std::vector<double> short_spectrum(2);
+    host_line_outputs<std::uint8_t> bad;
+    bad.spectrum = short_spectrum;
+    expect_error([&] { line_filter_angles<std::uint8_t>(img.view(), one, {3}, bad); }, "must match");
+    host_line_outputs<std::uint8_t> aliased;
+    aliased.extremum = img.view();
+    expect_error([&] { line_filter_angles<std::uint8_t>(img.view(), one, {3}, aliased); }, "overlaps");
+    host_image<std::uint8_t> empty(0, 0);
+    expect_error([&] { line_filter<std::uint8_t>(empty.view(), empty.view(), 0, {1}); }, "empty");
+    expect_error([] { angle_range(-10, 10, 0); }, "step");
+    expect_error([] { angle_range(10, -10, 1); }, "empty");
+    expect_error([] { evenly_spaced_angles(0); }, "number of angles");
+    expect_error([] { parse_line_algorithm("quick"); }, "allowed: auto, fifo, stack");
+    expect_error([&] { line_granulometry<std::uint8_t>(img.view(), std::span<const std::int64_t>{}, one, {}); },
+                 "lengths is empty");
+}
+
+TEST(LinesCpuAngles, RangesAndEvenSpacing) {
+    EXPECT_EQ(evenly_spaced_angles(4), (std::vector<double>{0, 45, 90, 135}));
+    const auto r = angle_range(-10, 10, 0.1);
+    ASSERT_EQ(r.size(), 201u);
+    EXPECT_DOUBLE_EQ(r.front(), -10);
+    EXPECT_NEAR(r.back(), 10, 1e-9);
+}
+
+// The granulometry's sums are those of the extremum images, and decrease with the length.
+TEST(LinesCpuGranulometry, SumsOfExtremaDecreaseWithLength) {
+    std::mt19937_64 rng(9);
+    const auto img = random_image<std::uint8_t>(rng, 64, 48, 200, false);
+    const std::vector<std::int64_t> lengths = {1, 3, 9, 27};
+    const auto angles = evenly_spaced_angles(8);
+    const auto sums = line_granulometry<std::uint8_t>(img.view(), lengths, angles, {});
+    ASSERT_EQ(sums.size(), lengths.size());
+    for (std::size_t i = 0; i < lengths.size(); ++i) {
+        host_image<std::uint8_t> extremum(64, 48);
+        host_line_outputs<std::uint8_t> out;
+        out.extremum = extremum.view();
+        line_filter_angles<std::uint8_t>(img.view(), angles, {lengths[i]}, out);
+        double sum = 0;
+        for (std::int64_t y = 0; y < 48; ++y)
+            for (std::int64_t x = 0; x < 64; ++x) sum += extremum.view()(y, x);
+        EXPECT_EQ(sums[i], sum);
+        if (i > 0) EXPECT_LE(sums[i], sums[i - 1]);
+    }
+    double original = 0;
+    for (std::int64_t y = 0; y < 48; ++y)
+        for (std::int64_t x = 0; x < 64; ++x) original += img.view()(y, x);
+    EXPECT_EQ(sums[0], original);  // length 1 leaves the image unchanged
+}
+
+}  // namespace
+}  // namespace granula
