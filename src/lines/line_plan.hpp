@@ -18,7 +18,9 @@ struct line_plan {
     std::int32_t length = 1;
     bool closing = false;
     border mode;
-    line_algorithm algorithm = line_algorithm::fifo;  // fifo or stack, resolved by the front
+    // fifo or stack; automatic reaches the CPU backend unresolved (its vectorised path where it
+    // applies, else fifo).
+    line_algorithm algorithm = line_algorithm::fifo;
     // Sorted by angle value (stable), so that a later angle replaces the running extremum only
     // when strictly better: ties go to the smallest angle.
     std::vector<line_angle_plan> angles;

@@ -89,10 +89,6 @@ void validate_outputs(const image_view<const T, Space>& in, std::size_t angle_co
     }
 }
 
-// The CPU's automatic choice (bench/cpu: fifo's regular writes beat the stack's on every
-// length measured).
-constexpr line_algorithm cpu_automatic = line_algorithm::fifo;
-
 detail::line_plan make_plan(std::int64_t width, std::int64_t height, std::span<const double> angles,
                             const line_params& p, line_algorithm automatic) {
     detail::line_plan plan;
@@ -159,7 +155,7 @@ void line_filter_angles(host_view<const T> in, std::span<const double> angles, c
                         const host_line_outputs<T>& out) {
     validate_input(in, angles, params);
     validate_outputs(in, angles.size(), out);
-    cpu::line_filter_angles<T>(in, make_plan(in.width(), in.height(), angles, params, cpu_automatic), out);
+    cpu::line_filter_angles<T>(in, make_plan(in.width(), in.height(), angles, params, line_algorithm::automatic), out);
 }
 
 template <pixel T>

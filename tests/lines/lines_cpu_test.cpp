@@ -37,6 +37,12 @@ bool angle_is_steep(double angle) {
     return a > 45.0 && a < 135.0;
 }
 
+struct simd_setting {
+    explicit simd_setting(bool on) : previous(simd_enabled()) { set_simd_enabled(on); }
+    ~simd_setting() { set_simd_enabled(previous); }
+    bool previous;
+};
+
 constexpr border_mode line_modes[] = {border_mode::ignore, border_mode::constant, border_mode::nearest,
                                       border_mode::reflect};
 
@@ -65,14 +71,16 @@ TYPED_TEST(LinesCpu, EqualsTwoStageReference) {
                 const border mode{m, std::is_floating_point_v<T> ? 1.5 : 7.0};
                 const auto want = reference::scanline_opening_or_closing<T>(img.view(), length, angle, mode,
                                                                             kind == line_filter_kind::closing);
-                for (const auto algorithm : {line_algorithm::fifo, line_algorithm::stack}) {
-                    host_image<T> got(w, h);
-                    line_filter<T>(img.view(), got.view(), angle, {length, kind, mode, algorithm});
-                    ASSERT_TRUE(equal_images<T>(got.view(), want.view()))
-                        << "seed " << seed << " trial " << trial << " " << w << "x" << h << " length " << length
-                        << " angle " << angle << " " << to_string(kind) << " mode " << to_string(m) << " "
-                        << to_string(algorithm);
-                }
+                for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo, line_algorithm::stack})
+                    for (const bool simd : {false, true}) {
+                        simd_setting setting(simd);
+                        host_image<T> got(w, h);
+                        line_filter<T>(img.view(), got.view(), angle, {length, kind, mode, algorithm});
+                        ASSERT_TRUE(equal_images<T>(got.view(), want.view()))
+                            << "seed " << seed << " trial " << trial << " " << w << "x" << h << " length " << length
+                            << " angle " << angle << " " << to_string(kind) << " mode " << to_string(m) << " "
+                            << to_string(algorithm) << (simd ? " simd" : " scalar");
+                    }
             }
     }
 }
@@ -255,7 +263,9 @@ TEST(LinesCpuGranulometry, SumsOfExtremaDecreaseWithLength) {
         for (std::int64_t y = 0; y < 48; ++y)
             for (std::int64_t x = 0; x < 64; ++x) sum += extremum.view()(y, x);
         EXPECT_EQ(sums[i], sum);
-        if (i > 0) EXPECT_LE(sums[i], sums[i - 1]);
+        if (i > 0) {
+            EXPECT_LE(sums[i], sums[i - 1]);
+        }
     }
     double original = 0;
     for (std::int64_t y = 0; y < 48; ++y)

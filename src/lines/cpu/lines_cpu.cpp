@@ -1,14 +1,22 @@
-// The CPU backend of the linear filters: each scan line is gathered into a buffer, filtered by
-// the shared 1-D algorithm (lines/scan_line_filter.hpp) and scattered into the outputs. Lines of
-// one angle hold disjoint pixels, so blocks of lines run on separate threads with no locking.
+// The CPU backend of the linear filters. Two paths:
+//  - per line (fifo, stack, and whatever the vectorised path does not take): each scan line is
+//    gathered into a buffer, filtered by the shared 1-D algorithm (lines/scan_line_filter.hpp)
+//    and scattered into the outputs. Lines of one angle hold disjoint pixels, so blocks of
+//    lines run on separate threads with no locking.
+//  - vectorised (automatic, border ignore or constant, no NaN): lines/cpu/lines_kernels.cpp,
+//    one SIMD lane per line, on the image (steep angles) or its transpose (flat angles), with
+//    the reductions kept per orientation and merged at the end.
 #include "lines/cpu/lines_cpu.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
 
 #include "core/parallel.hpp"
+#include "core/simd_dispatch.hpp"
+#include "lines/cpu/lines_kernels.hpp"
 #include "lines/scan_line_filter.hpp"
 
 namespace granula::cpu {
@@ -41,14 +49,18 @@ struct line_scratch {
 };
 
 template <class T>
-void filter_angles(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
+typename line_keys<T>::key border_pad(const detail::line_plan& plan) {
+    return plan.mode.mode == border_mode::constant ? line_keys<T>::to_key(static_cast<T>(plan.mode.cval), plan.closing)
+                                                   : line_keys<T>::top;
+}
+
+template <class T>
+void filter_angles_per_line(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
     using traits = line_keys<T>;
     using K = typename traits::key;
     constexpr bool is_float = std::is_floating_point_v<T>;
     const bool closing = plan.closing;
-    const K pad = plan.mode.mode == border_mode::constant ? traits::to_key(static_cast<T>(plan.mode.cval), closing)
-                                                          : traits::top;
-    const auto extension = detail::make_line_extension<K>(plan.length, closing, plan.mode.mode, pad);
+    const auto extension = detail::make_line_extension<K>(plan.length, closing, plan.mode.mode, border_pad<T>(plan));
 
     // The running extremum over angles, as keys in which NaN is the largest (it wins, as with
     // numpy's maximum for openings and minimum for closings, whose keys are reversed).
@@ -93,7 +105,7 @@ void filter_angles(host_view<const T> in, const detail::line_plan& plan, const h
                 const auto put = [&](std::int32_t i, K key) {
                     filtered_keys[i] = detail::constant_border_fix(key, i, n, extension);
                 };
-                if (plan.algorithm == line_algorithm::stack)
+                if (plan.algorithm == line_algorithm::stack)  // automatic: fifo
                     detail::open_stack(get, n, extension, put, scratch.queue_values.data(),
                                        scratch.queue_positions.data());
                 else
@@ -133,11 +145,92 @@ void filter_angles(host_view<const T> in, const detail::line_plan& plan, const h
             for (std::int64_t x = 0; x < in.width(); ++x) out.extremum.row(y)[x] = traits::from_key(best_at(x, y), closing);
 }
 
+
+template <class T>
+bool has_nan(host_view<const T> in) {
+    if constexpr (std::is_floating_point_v<T>) {
+        for (std::int64_t y = 0; y < in.height(); ++y)
+            for (std::int64_t x = 0; x < in.width(); ++x)
+                if (std::isnan(in.row(y)[x])) return true;
+    } else {
+        static_cast<void>(in);
+    }
+    return false;
+}
+
+template <class T>
+void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
+    using traits = line_keys<T>;
+    using K = typename traits::key;
+    const std::int64_t w = in.width(), h = in.height();
+    bool any_steep = false, any_flat = false;
+    for (const auto& a : plan.angles) (a.lines.transposed ? any_flat : any_steep) = true;
+    const bool want_best = !out.extremum.empty() || !out.orientation.empty();
+    const bool want_rank = !out.orientation.empty();
+    const auto image_if = [](bool wanted, std::int64_t width, std::int64_t height, auto type_tag) {
+        using U = decltype(type_tag);
+        return wanted ? host_image<U>(width, height) : host_image<U>();
+    };
+    host_image<T> in_t = image_if(any_flat, h, w, T{});
+    if (any_flat) GRANULA_SIMD_DISPATCH(transpose<T>, in, in_t.view());
+    // Reductions per orientation (steep: image coordinates, flat: transposed).
+    host_image<K> best_s = image_if(want_best && any_steep, w, h, K{}), best_f = image_if(want_best && any_flat, h, w, K{});
+    host_image<std::int32_t> rank_s = image_if(want_rank && any_steep, w, h, std::int32_t{});
+    host_image<std::int32_t> rank_f = image_if(want_rank && any_flat, h, w, std::int32_t{});
+    host_image<T> filtered_t = image_if(!out.filtered.empty() && any_flat, h, w, T{});
+    bool first_s = true, first_f = true;
+    for (std::size_t k = 0; k < plan.angles.size(); ++k) {
+        const detail::line_angle_plan& angle = plan.angles[k];
+        const bool flat = angle.lines.transposed;
+        detail::line_band_job<T> job;
+        job.oriented = flat ? in_t.view() : in;
+        job.lines = &angle.lines;
+        job.extension = detail::make_line_extension<K>(plan.length, plan.closing, plan.mode.mode, border_pad<T>(plan));
+        job.closing = plan.closing;
+        job.best = flat ? best_f.view() : best_s.view();
+        job.rank = flat ? rank_f.view() : rank_s.view();
+        job.angle_rank = static_cast<std::int32_t>(k);
+        job.first = flat ? first_f : first_s;
+        (flat ? first_f : first_s) = false;
+        if (!out.filtered.empty()) job.filtered = flat ? filtered_t.view() : out.filtered[angle.index];
+        const double sum = GRANULA_SIMD_DISPATCH(filter_angle_bands<T>, job);
+        if (flat && !out.filtered.empty())
+            GRANULA_SIMD_DISPATCH(transpose<T>, filtered_t.view(), out.filtered[angle.index]);
+        if (!out.spectrum.empty()) out.spectrum[angle.index] = sum;
+    }
+    if (!want_best) return;
+    // Merge the two orientations: the larger key, ties to the smaller rank (the smaller angle).
+    host_image<K> best_ft = image_if(any_flat, w, h, K{});
+    host_image<std::int32_t> rank_ft = image_if(want_rank && any_flat, w, h, std::int32_t{});
+    if (any_flat) GRANULA_SIMD_DISPATCH(transpose<K>, best_f.view(), best_ft.view());
+    if (want_rank && any_flat) GRANULA_SIMD_DISPATCH(transpose<std::int32_t>, rank_f.view(), rank_ft.view());
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x) {
+            bool use_flat = !any_steep;
+            if (any_steep && any_flat) {
+                const K s = best_s.view()(y, x), f = best_ft.view()(y, x);
+                use_flat = s < f || (s == f && want_rank && rank_ft.view()(y, x) < rank_s.view()(y, x));
+            }
+            const K key = use_flat ? best_ft.view()(y, x) : best_s.view()(y, x);
+            if (!out.extremum.empty()) out.extremum.row(y)[x] = traits::from_key(key, plan.closing);
+            if (want_rank) {
+                const std::int32_t rank = use_flat ? rank_ft.view()(y, x) : rank_s.view()(y, x);
+                out.orientation.row(y)[x] = static_cast<std::int32_t>(plan.angles[rank].index);
+            }
+        }
+}
+
 }  // namespace
 
 template <class T>
 void line_filter_angles(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
-    filter_angles<T>(in, plan, out);
+    const bool vectorisable = plan.algorithm == line_algorithm::automatic &&
+                              (plan.mode.mode == border_mode::ignore || plan.mode.mode == border_mode::constant) &&
+                              !has_nan(in);
+    if (vectorisable)
+        filter_angles_vectorised<T>(in, plan, out);
+    else
+        filter_angles_per_line<T>(in, plan, out);
 }
 
 template void line_filter_angles<std::uint8_t>(host_view<const std::uint8_t>, const detail::line_plan&,

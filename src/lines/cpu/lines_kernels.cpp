@@ -1,0 +1,177 @@
+// The vectorised CPU path of the linear filters (lines/cpu/lines_kernels.hpp).
+//
+// The oriented image has one pixel of every scan line per row: line c's pixel of row r is at
+// column c + shift[r]. A block of `lanes` adjacent lines therefore reads a contiguous run of
+// each row, starting at c0 + shift[r]: the block's samples form a band of rows x lanes in
+// which each lane is one line, and the two stages are lane-parallel van Herk/Gil-Werman
+// windows down the band (the same kernel as the vertical morphology pass). Samples off the
+// image are the border's pad in the first stage and the second stage's outside value
+// (neutral for ignore, cval for constant) in the second, which is exactly the two-stage
+// operator along each line.
+#include "lines/cpu/lines_kernels.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "core/cpu_lane_window.hpp"
+#include "core/parallel.hpp"
+
+namespace granula::GRANULA_SIMD_NAMESPACE {
+namespace {
+
+using detail::line_keys;
+
+// Lanes per block: one 32-byte register of keys (measured: two registers per block ran slower,
+// as for the morphology strips).
+template <class K>
+constexpr std::int64_t band_lanes = 32 / sizeof(K);
+
+// Blocks per parallel task.
+constexpr std::int64_t blocks_per_task = 4;
+
+template <class T>
+struct band_scratch {
+    using K = typename line_keys<T>::key;
+    std::vector<K> source, eroded, second, result, suffix, prefix;
+    void reserve(std::int64_t rows, std::int64_t length, std::int64_t lanes) {
+        const auto band = static_cast<std::size_t>((rows + length) * lanes);
+        for (auto* v : {&source, &eroded, &second, &result}) v->resize(band);
+        suffix.resize(static_cast<std::size_t>(length * lanes));
+        prefix.resize(static_cast<std::size_t>(lanes));
+    }
+};
+
+template <class T>
+double filter_block(const detail::line_band_job<T>& job, std::int64_t c0, band_scratch<T>& s) {
+    using traits = line_keys<T>;
+    using K = typename traits::key;
+    constexpr std::int64_t V = band_lanes<K>;
+    const detail::scan_lines& lines = *job.lines;
+    const std::int64_t columns = lines.columns, L = job.extension.length;
+    const std::int64_t before = job.extension.before, after = L - 1 - before;
+    const bool closing = job.closing;
+    const K pad = job.extension.pad;
+    // The second stage's value off the line: neutral for ignore (the lowest key), cval for constant.
+    const K outside = job.extension.mode == border_mode::constant ? pad : std::numeric_limits<K>::lowest();
+    const std::int64_t c_last = std::min(c0 + V, lines.end_line) - 1;
+    const std::int64_t r0 = std::min(lines.row_begin(c0), lines.row_begin(c_last));
+    const std::int64_t r1 = std::max(lines.row_end(c0), lines.row_end(c_last));
+    const std::int64_t n = r1 - r0;
+    if (n <= 0) return 0;
+
+    // Band row i holds row r0 + i - offset of the stage's source; `before` (`after`) rows of
+    // outside values lead the first (second) stage's source.
+    K* source = s.source.data();
+    K* eroded = s.eroded.data();
+    K* second = s.second.data();
+    K* result = s.result.data();
+    const auto lane_range = [&](std::int64_t r, std::int64_t& lo, std::int64_t& hi) {  // lanes inside row r
+        const std::int64_t base = c0 + lines.shift[r];
+        lo = std::clamp<std::int64_t>(-base, 0, V);
+        hi = std::clamp<std::int64_t>(columns - base, 0, V);
+        if (c0 + hi - 1 > c_last) hi = std::max<std::int64_t>(lo, c_last - c0 + 1);
+    };
+    for (std::int64_t i = 0; i < before; ++i) std::fill_n(source + i * V, V, pad);
+    for (std::int64_t i = 0; i < after; ++i) std::fill_n(source + (before + n + i) * V, V, pad);
+    for (std::int64_t r = r0; r < r1; ++r) {
+        K* row = source + (before + r - r0) * V;
+        std::int64_t lo, hi;
+        lane_range(r, lo, hi);
+        const T* in = job.oriented.row(r) + c0 + lines.shift[r];
+        for (std::int64_t i = 0; i < V; ++i) row[i] = pad;
+        for (std::int64_t i = lo; i < hi; ++i) row[i] = traits::to_key(in[i], closing);
+    }
+    const auto rows_of = [V](K* base) { return [base, V](std::int64_t i) { return base + i * V; }; };
+    window_rows<min_op<K>, V, K>(rows_of(source), rows_of(eroded), n, L, V, s.suffix.data(), s.prefix.data());
+
+    for (std::int64_t i = 0; i < after; ++i) std::fill_n(second + i * V, V, outside);
+    for (std::int64_t i = 0; i < before; ++i) std::fill_n(second + (after + n + i) * V, V, outside);
+    for (std::int64_t r = r0; r < r1; ++r) {
+        const K* e = eroded + (r - r0) * V;
+        K* row = second + (after + r - r0) * V;
+        std::int64_t lo, hi;
+        lane_range(r, lo, hi);
+        for (std::int64_t i = 0; i < V; ++i) row[i] = i >= lo && i < hi ? e[i] : outside;
+    }
+    window_rows<max_op<K>, V, K>(rows_of(second), rows_of(result), n, L, V, s.suffix.data(), s.prefix.data());
+
+    double sum = 0;
+    for (std::int64_t r = r0; r < r1; ++r) {
+        const K* res = result + (r - r0) * V;
+        std::int64_t lo, hi;
+        lane_range(r, lo, hi);
+        const std::int64_t col = c0 + lines.shift[r];
+        K* best = job.best.empty() ? nullptr : job.best.row(r) + col;
+        std::int32_t* rank = job.rank.empty() ? nullptr : job.rank.row(r) + col;
+        T* filtered = job.filtered.empty() ? nullptr : job.filtered.row(r) + col;
+        for (std::int64_t i = lo; i < hi; ++i) sum += static_cast<double>(traits::from_key(res[i], closing));
+        if (filtered)
+            for (std::int64_t i = lo; i < hi; ++i) filtered[i] = traits::from_key(res[i], closing);
+        if (best) {
+            if (job.first) {
+                for (std::int64_t i = lo; i < hi; ++i) best[i] = res[i];
+                if (rank)
+                    for (std::int64_t i = lo; i < hi; ++i) rank[i] = job.angle_rank;
+            } else {
+                for (std::int64_t i = lo; i < hi; ++i) {
+                    const bool better = best[i] < res[i];
+                    best[i] = better ? res[i] : best[i];
+                    if (rank) rank[i] = better ? job.angle_rank : rank[i];
+                }
+            }
+        }
+    }
+    return sum;
+}
+
+}  // namespace
+
+template <class T>
+double filter_angle_bands(const detail::line_band_job<T>& job) {
+    using K = typename line_keys<T>::key;
+    constexpr std::int64_t V = band_lanes<K>;
+    const detail::scan_lines& lines = *job.lines;
+    const std::int64_t blocks = (lines.line_count() + V - 1) / V;
+    const std::int64_t tasks = (blocks + blocks_per_task - 1) / blocks_per_task;
+    std::vector<double> sums(static_cast<std::size_t>(tasks), 0.0);
+    detail::parallel_for(tasks, job.oriented.pixel_count(), [&](std::int64_t task) {
+        thread_local band_scratch<T> scratch;
+        scratch.reserve(lines.rows, job.extension.length, V);
+        double sum = 0;
+        const std::int64_t b_end = std::min(blocks, (task + 1) * blocks_per_task);
+        for (std::int64_t b = task * blocks_per_task; b < b_end; ++b)
+            sum += filter_block<T>(job, lines.first_line + b * V, scratch);
+        sums[task] = sum;
+    });
+    double total = 0;
+    for (const double s : sums) total += s;  // in task order: the same on every thread count
+    return total;
+}
+
+template <class T>
+void transpose(host_view<const T> in, host_view<T> out) {
+    constexpr std::int64_t tile = 64;
+    const std::int64_t w = in.width(), h = in.height();
+    const std::int64_t tiles_y = (h + tile - 1) / tile;
+    detail::parallel_for(tiles_y, in.pixel_count(), [&](std::int64_t ty) {
+        const std::int64_t y0 = ty * tile, y1 = std::min(h, y0 + tile);
+        for (std::int64_t x0 = 0; x0 < w; x0 += tile) {
+            const std::int64_t x1 = std::min(w, x0 + tile);
+            for (std::int64_t x = x0; x < x1; ++x) {
+                T* dst = out.row(x);
+                for (std::int64_t y = y0; y < y1; ++y) dst[y] = in.row(y)[x];
+            }
+        }
+    });
+}
+
+template double filter_angle_bands<std::uint8_t>(const detail::line_band_job<std::uint8_t>&);
+template double filter_angle_bands<std::uint16_t>(const detail::line_band_job<std::uint16_t>&);
+template double filter_angle_bands<float>(const detail::line_band_job<float>&);
+template void transpose<std::uint8_t>(host_view<const std::uint8_t>, host_view<std::uint8_t>);
+template void transpose<std::uint16_t>(host_view<const std::uint16_t>, host_view<std::uint16_t>);
+template void transpose<float>(host_view<const float>, host_view<float>);
+template void transpose<std::int32_t>(host_view<const std::int32_t>, host_view<std::int32_t>);
+
+}  // namespace granula::GRANULA_SIMD_NAMESPACE
