@@ -1,5 +1,6 @@
-// Lane-parallel 1-D min/max windows shared by the CPU kernel sources: van Herk/Gil-Werman
-// (3 comparisons per output whatever the length) and direct windows, over "rows of lanes".
+// Lane-parallel building blocks shared by the CPU kernel sources: 1-D min/max windows over
+// "rows of lanes" (van Herk/Gil-Werman, 3 comparisons per output whatever the length, and
+// direct windows), and register transposes of 16-byte blocks.
 // Included by sources compiled once per instruction set (cmake/GranulaSimd.cmake), inside
 // their granula::GRANULA_SIMD_NAMESPACE; GRANULA_SIMD_SCALAR marks the copy built with
 // vectorisation off.
@@ -9,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 namespace granula::GRANULA_SIMD_NAMESPACE {
 namespace {
@@ -152,6 +154,103 @@ void window_rows(Src src, Dst dst, std::int64_t n, std::int64_t L, std::int64_t 
         }
     }
 }
+
+// ---- transposes ---------------------------------------------------------------------------------
+// A strip's rows are moved in groups of N rows x 64 bytes (G columns): each row's cache line is
+// read (or written) once, whole, through a small contiguous tile, and the tile is transposed as
+// 64 / 16 blocks of N x N, N = 16 bytes / sizeof(T). Touching the rows 16 bytes at a time
+// instead thrashes the L1 cache when the row stride is a multiple of 4 KiB (all rows map to
+// one cache set): that was 3x slower at 4096 columns.
+template <class T>
+constexpr std::int64_t block_n = 16 / sizeof(T);
+template <class T>
+constexpr std::int64_t group_columns = 64 / sizeof(T);
+
+#if defined(GRANULA_SIMD_SCALAR)
+// rows[i][x + j] -> columns[j * K + i], for i < N, j < G.
+template <class T>
+inline void gather_group(const T* const* rows, std::int64_t x, T* columns, std::int64_t K) {
+    for (std::int64_t i = 0; i < block_n<T>; ++i)
+        for (std::int64_t j = 0; j < group_columns<T>; ++j) columns[j * K + i] = rows[i][x + j];
+}
+// columns[j * K + i] -> rows[i][x + j].
+template <class T>
+inline void scatter_group(const T* columns, std::int64_t K, T* const* rows, std::int64_t x) {
+    for (std::int64_t i = 0; i < block_n<T>; ++i)
+        for (std::int64_t j = 0; j < group_columns<T>; ++j) rows[i][x + j] = columns[j * K + i];
+}
+#else
+template <class T>
+struct vec16 {
+    typedef T type __attribute__((vector_size(16)));
+};
+
+template <class V, std::size_t... I>
+inline V interleave_low(V a, V b, std::index_sequence<I...>) {
+    constexpr std::size_t N = sizeof...(I);
+    return __builtin_shufflevector(a, b, (I % 2 ? N + I / 2 : I / 2)...);
+}
+template <class V, std::size_t... I>
+inline V interleave_high(V a, V b, std::index_sequence<I...>) {
+    constexpr std::size_t N = sizeof...(I);
+    return __builtin_shufflevector(a, b, (I % 2 ? N + N / 2 + I / 2 : N / 2 + I / 2)...);
+}
+
+// Interleaving row i with row i + N/2, log2(N) times, transposes an N x N block in registers.
+template <class T>
+inline void transpose_registers(typename vec16<T>::type* r) {
+    using V = typename vec16<T>::type;
+    constexpr std::size_t N = block_n<T>;
+    constexpr auto idx = std::make_index_sequence<N>{};
+#pragma GCC unroll 4
+    for (std::size_t stage = 1; stage < N; stage *= 2) {
+        V t[N];
+#pragma GCC unroll 16
+        for (std::size_t i = 0; i < N / 2; ++i) {
+            t[2 * i] = interleave_low(r[i], r[i + N / 2], idx);
+            t[2 * i + 1] = interleave_high(r[i], r[i + N / 2], idx);
+        }
+#pragma GCC unroll 16
+        for (std::size_t i = 0; i < N; ++i) r[i] = t[i];
+    }
+}
+
+template <class T>
+inline void gather_group(const T* const* rows, std::int64_t x, T* columns, std::int64_t K) {
+    using V = typename vec16<T>::type;
+    constexpr std::int64_t N = block_n<T>, blocks = 4;
+    alignas(64) V tile[N][blocks];
+#pragma GCC unroll 16
+    for (std::int64_t i = 0; i < N; ++i) std::memcpy(tile[i], rows[i] + x, 64);
+#pragma GCC unroll 4
+    for (std::int64_t b = 0; b < blocks; ++b) {
+        V r[N];
+#pragma GCC unroll 16
+        for (std::int64_t i = 0; i < N; ++i) r[i] = tile[i][b];
+        transpose_registers<T>(r);
+#pragma GCC unroll 16
+        for (std::int64_t j = 0; j < N; ++j) std::memcpy(columns + (b * N + j) * K, &r[j], 16);
+    }
+}
+
+template <class T>
+inline void scatter_group(const T* columns, std::int64_t K, T* const* rows, std::int64_t x) {
+    using V = typename vec16<T>::type;
+    constexpr std::int64_t N = block_n<T>, blocks = 4;
+    alignas(64) V tile[N][blocks];
+#pragma GCC unroll 4
+    for (std::int64_t b = 0; b < blocks; ++b) {
+        V r[N];
+#pragma GCC unroll 16
+        for (std::int64_t j = 0; j < N; ++j) std::memcpy(&r[j], columns + (b * N + j) * K, 16);
+        transpose_registers<T>(r);
+#pragma GCC unroll 16
+        for (std::int64_t i = 0; i < N; ++i) tile[i][b] = r[i];
+    }
+#pragma GCC unroll 16
+    for (std::int64_t i = 0; i < N; ++i) std::memcpy(rows[i] + x, tile[i], 64);
+}
+#endif
 
 }  // namespace
 }  // namespace granula::GRANULA_SIMD_NAMESPACE

@@ -187,6 +187,7 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
         job.lines = &angle.lines;
         job.extension = detail::make_line_extension<K>(plan.length, plan.closing, plan.mode.mode, border_pad<T>(plan));
         job.closing = plan.closing;
+        job.want_sum = !out.spectrum.empty();
         job.best = flat ? best_f.view() : best_s.view();
         job.rank = flat ? rank_f.view() : rank_s.view();
         job.angle_rank = static_cast<std::int32_t>(k);

@@ -11,6 +11,7 @@
 #include "lines/cpu/lines_kernels.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -42,8 +43,40 @@ struct band_scratch {
     }
 };
 
+// The outputs of lanes [lo, hi) of one band row (Lanes > 0: lo = 0, hi = Lanes, known at
+// compile time so the loops vectorise).
+template <class T, std::int64_t Lanes>
+inline void scatter_lanes(const detail::line_band_job<T>& job, const typename line_keys<T>::key* res, std::int64_t r,
+                          std::int64_t col, std::int64_t lo, std::int64_t hi,
+                          typename detail::line_band_job<T>::sum_type& sum) {
+    using traits = line_keys<T>;
+    if constexpr (Lanes > 0) lo = 0, hi = Lanes;
+    const bool closing = job.closing;
+    if (job.want_sum) {
+        typename detail::line_band_job<T>::sum_type row_sum = 0;
+        for (std::int64_t i = lo; i < hi; ++i) row_sum += traits::from_key(res[i], closing);
+        sum += row_sum;
+    }
+    if (!job.filtered.empty()) {
+        T* filtered = job.filtered.row(r) + col;
+        for (std::int64_t i = lo; i < hi; ++i) filtered[i] = traits::from_key(res[i], closing);
+    }
+    if (job.best.empty()) return;
+    auto* best = job.best.row(r) + col;
+    std::int32_t* rank = job.rank.empty() ? nullptr : job.rank.row(r) + col;
+    if (job.first) {
+        for (std::int64_t i = lo; i < hi; ++i) best[i] = res[i];
+        if (rank)
+            for (std::int64_t i = lo; i < hi; ++i) rank[i] = job.angle_rank;
+        return;
+    }
+    if (rank)
+        for (std::int64_t i = lo; i < hi; ++i) rank[i] = best[i] < res[i] ? job.angle_rank : rank[i];
+    for (std::int64_t i = lo; i < hi; ++i) best[i] = best[i] < res[i] ? res[i] : best[i];
+}
+
 template <class T>
-double filter_block(const detail::line_band_job<T>& job, std::int64_t c0, band_scratch<T>& s) {
+typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band_job<T>& job, std::int64_t c0, band_scratch<T>& s) {
     using traits = line_keys<T>;
     using K = typename traits::key;
     constexpr std::int64_t V = band_lanes<K>;
@@ -79,6 +112,10 @@ double filter_block(const detail::line_band_job<T>& job, std::int64_t c0, band_s
         std::int64_t lo, hi;
         lane_range(r, lo, hi);
         const T* in = job.oriented.row(r) + c0 + lines.shift[r];
+        if (lo == 0 && hi == V) {  // most rows: a whole vector, loop bounds known at compile time
+            for (std::int64_t i = 0; i < V; ++i) row[i] = traits::to_key(in[i], closing);
+            continue;
+        }
         for (std::int64_t i = 0; i < V; ++i) row[i] = pad;
         for (std::int64_t i = lo; i < hi; ++i) row[i] = traits::to_key(in[i], closing);
     }
@@ -92,35 +129,23 @@ double filter_block(const detail::line_band_job<T>& job, std::int64_t c0, band_s
         K* row = second + (after + r - r0) * V;
         std::int64_t lo, hi;
         lane_range(r, lo, hi);
-        for (std::int64_t i = 0; i < V; ++i) row[i] = i >= lo && i < hi ? e[i] : outside;
+        if (lo == 0 && hi == V)
+            std::memcpy(row, e, V * sizeof(K));
+        else
+            for (std::int64_t i = 0; i < V; ++i) row[i] = i >= lo && i < hi ? e[i] : outside;
     }
     window_rows<max_op<K>, V, K>(rows_of(second), rows_of(result), n, L, V, s.suffix.data(), s.prefix.data());
 
-    double sum = 0;
+    typename detail::line_band_job<T>::sum_type sum = 0;
     for (std::int64_t r = r0; r < r1; ++r) {
         const K* res = result + (r - r0) * V;
         std::int64_t lo, hi;
         lane_range(r, lo, hi);
         const std::int64_t col = c0 + lines.shift[r];
-        K* best = job.best.empty() ? nullptr : job.best.row(r) + col;
-        std::int32_t* rank = job.rank.empty() ? nullptr : job.rank.row(r) + col;
-        T* filtered = job.filtered.empty() ? nullptr : job.filtered.row(r) + col;
-        for (std::int64_t i = lo; i < hi; ++i) sum += static_cast<double>(traits::from_key(res[i], closing));
-        if (filtered)
-            for (std::int64_t i = lo; i < hi; ++i) filtered[i] = traits::from_key(res[i], closing);
-        if (best) {
-            if (job.first) {
-                for (std::int64_t i = lo; i < hi; ++i) best[i] = res[i];
-                if (rank)
-                    for (std::int64_t i = lo; i < hi; ++i) rank[i] = job.angle_rank;
-            } else {
-                for (std::int64_t i = lo; i < hi; ++i) {
-                    const bool better = best[i] < res[i];
-                    best[i] = better ? res[i] : best[i];
-                    if (rank) rank[i] = better ? job.angle_rank : rank[i];
-                }
-            }
-        }
+        if (lo == 0 && hi == V)
+            scatter_lanes<T, V>(job, res, r, col, 0, V, sum);
+        else
+            scatter_lanes<T, 0>(job, res, r, col, lo, hi, sum);
     }
     return sum;
 }
@@ -129,40 +154,52 @@ double filter_block(const detail::line_band_job<T>& job, std::int64_t c0, band_s
 
 template <class T>
 double filter_angle_bands(const detail::line_band_job<T>& job) {
+    using sum_type = typename detail::line_band_job<T>::sum_type;
     using K = typename line_keys<T>::key;
     constexpr std::int64_t V = band_lanes<K>;
     const detail::scan_lines& lines = *job.lines;
     const std::int64_t blocks = (lines.line_count() + V - 1) / V;
     const std::int64_t tasks = (blocks + blocks_per_task - 1) / blocks_per_task;
-    std::vector<double> sums(static_cast<std::size_t>(tasks), 0.0);
+    std::vector<sum_type> sums(static_cast<std::size_t>(tasks), 0);
     detail::parallel_for(tasks, job.oriented.pixel_count(), [&](std::int64_t task) {
         thread_local band_scratch<T> scratch;
         scratch.reserve(lines.rows, job.extension.length, V);
-        double sum = 0;
+        sum_type sum = 0;
         const std::int64_t b_end = std::min(blocks, (task + 1) * blocks_per_task);
         for (std::int64_t b = task * blocks_per_task; b < b_end; ++b)
             sum += filter_block<T>(job, lines.first_line + b * V, scratch);
         sums[task] = sum;
     });
-    double total = 0;
-    for (const double s : sums) total += s;  // in task order: the same on every thread count
-    return total;
+    sum_type total = 0;
+    for (const sum_type s : sums) total += s;  // in task order: the same on every thread count
+    return static_cast<double>(total);
 }
 
 template <class T>
 void transpose(host_view<const T> in, host_view<T> out) {
-    constexpr std::int64_t tile = 64;
+    // Square tiles of G x G pixels (64 bytes a side) are transposed through registers into a
+    // contiguous buffer (gather_group, N rows at a time), then written out a whole cache line
+    // per row: writing 16 bytes to each of G rows a row stride apart thrashes the L1 cache when
+    // the stride is a multiple of 4 KiB. Ragged edges go pixel by pixel.
+    constexpr std::int64_t N = block_n<T>, G = group_columns<T>;
     const std::int64_t w = in.width(), h = in.height();
-    const std::int64_t tiles_y = (h + tile - 1) / tile;
-    detail::parallel_for(tiles_y, in.pixel_count(), [&](std::int64_t ty) {
-        const std::int64_t y0 = ty * tile, y1 = std::min(h, y0 + tile);
-        for (std::int64_t x0 = 0; x0 < w; x0 += tile) {
-            const std::int64_t x1 = std::min(w, x0 + tile);
-            for (std::int64_t x = x0; x < x1; ++x) {
-                T* dst = out.row(x);
-                for (std::int64_t y = y0; y < y1; ++y) dst[y] = in.row(y)[x];
+    const std::int64_t bands = (h + G - 1) / G;
+    detail::parallel_for(bands, in.pixel_count(), [&](std::int64_t band) {
+        alignas(64) T tile[G * G];
+        const std::int64_t y0 = band * G, y1 = std::min(h, y0 + G);
+        std::int64_t x_done = 0;
+        if (y1 - y0 == G) {
+            for (; x_done + G <= w; x_done += G) {
+                for (std::int64_t i = 0; i < G; i += N) {
+                    const T* rows[N];
+                    for (std::int64_t k = 0; k < N; ++k) rows[k] = in.row(y0 + i + k);
+                    gather_group<T>(rows, x_done, tile + i, G);
+                }
+                for (std::int64_t j = 0; j < G; ++j) std::memcpy(out.row(x_done + j) + y0, tile + j * G, G * sizeof(T));
             }
         }
+        for (std::int64_t x = x_done; x < w; ++x)
+            for (std::int64_t y = y0; y < y1; ++y) out.row(x)[y] = in.row(y)[x];
     });
 }
 

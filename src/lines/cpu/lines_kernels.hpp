@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "granula/core/image.hpp"
 #include "lines/scan_line_filter.hpp"
@@ -16,6 +17,8 @@ namespace granula::detail {
 template <class T>
 struct line_band_job {
     using key = typename line_keys<T>::key;
+    // Exact for integer pixels (below 2^64), double for float.
+    using sum_type = std::conditional_t<std::is_floating_point_v<T>, double, std::uint64_t>;
     host_view<const T> oriented;
     const scan_lines* lines = nullptr;
     line_extension<key> extension;  // ignore or constant
@@ -27,11 +30,13 @@ struct line_band_job {
     std::int32_t angle_rank = 0;
     bool first = false;
     host_view<T> filtered;  // empty: not wanted
+    bool want_sum = false;
 };
 
 }  // namespace granula::detail
 
-// filter_angle_bands: runs the job and returns the sum of the filtered values.
+// filter_angle_bands: runs the job and returns the sum of the filtered values (0 unless
+//   want_sum).
 // transpose: out(x, y) = in(y, x).
 #define GRANULA_DECLARE_LINES_KERNELS(ns)                                                  \
     namespace granula::ns {                                                                \
