@@ -16,7 +16,8 @@ struct line_angle_plan {
 
 struct line_plan {
     std::int32_t length = 1;
-    bool closing = false;
+    bool closing = false;            // reversed keys: a closing, or a dilation
+    bool first_stage_only = false;   // an erosion or a dilation
     border mode;
     // fifo or stack; automatic reaches the CPU backend unresolved (its vectorised path where it
     // applies, else fifo).

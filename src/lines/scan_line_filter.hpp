@@ -151,6 +151,25 @@ GRANULA_HOST_DEVICE void open_fifo(const Get& get, std::int32_t n, const line_ex
     for (std::int32_t j = m - L + 1; j < end_out; ++j) emit(j);  // no window starts after m - λ
 }
 
+// The first stage alone (scan-line erosion, or dilation on reversed keys): put(i, min of the
+// extended samples [i, i + λ - 1]) for every line sample i, in order, with the erosion queue of
+// open_fifo (`values` and `positions` hold line_queue_capacity(λ) entries). NaN keys are the
+// lowest, so a NaN in the window gives NaN with no further rule.
+template <class K, class Get, class Put>
+GRANULA_HOST_DEVICE void erode_line(const Get& get, std::int32_t n, const line_extension<K>& e, const Put& put,
+                                    K* values, std::int32_t* positions) {
+    const std::int32_t L = e.length, m = n + L - 1;
+    line_queue<K> erosion{values, positions, line_queue_capacity(L) - 1};
+    for (std::int32_t t = 0; t < m; ++t) {
+        const K v = extended_sample(get, t, n, e);
+        const std::int32_t s = t - L + 1;
+        while (!erosion.empty() && erosion.front_position() < s) ++erosion.head;
+        while (!erosion.empty() && !(erosion.back_value() < v)) --erosion.tail;
+        erosion.push(v, t);
+        if (s >= 0) put(s, erosion.front_value());
+    }
+}
+
 // Morard et al.'s stack of cords: a cord is a run of samples at or above its level; when a
 // lower sample closes it, its pending samples take its level if it reached λ samples ("passed"),
 // else they fall to the cord below. The lowest unpassed cord has the longest run, so it is the

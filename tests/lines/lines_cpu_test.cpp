@@ -52,9 +52,9 @@ using PixelTypes = ::testing::Types<std::uint8_t, std::uint16_t, float>;
 TYPED_TEST_SUITE(LinesCpu, PixelTypes);
 
 // 64 random (angle, length) pairs plus the axes and diagonals, every kind, mode and algorithm,
-// on random sizes: equal to dilation(erosion) (closing: erosion(dilation)) along the same scan
-// lines, bit for bit.
-TYPED_TEST(LinesCpu, EqualsTwoStageReference) {
+// on random sizes: equal to the reference along the same scan lines (openings: dilation of the
+// erosion; closings: erosion of the dilation), bit for bit.
+TYPED_TEST(LinesCpu, EqualsScanLineReference) {
     using T = TypeParam;
     const std::uint64_t seed = 20261121;
     std::mt19937_64 rng(seed);
@@ -66,11 +66,16 @@ TYPED_TEST(LinesCpu, EqualsTwoStageReference) {
         const std::int64_t extent = angle_is_steep(angle) ? h : w;
         const std::int64_t length = std::uniform_int_distribution<std::int64_t>(1, extent)(rng);
         const auto img = random_image<T>(rng, w, h, coin(rng) == 0 ? 3 : 200, trial % 3 == 0);
-        for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing})
+        for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing, line_filter_kind::erosion,
+                                line_filter_kind::dilation})
             for (const border_mode m : line_modes) {
                 const border mode{m, std::is_floating_point_v<T> ? 1.5 : 7.0};
-                const auto want = reference::scanline_opening_or_closing<T>(img.view(), length, angle, mode,
-                                                                            kind == line_filter_kind::closing);
+                const auto want =
+                    kind == line_filter_kind::erosion || kind == line_filter_kind::dilation
+                        ? reference::scanline_erosion_or_dilation<T>(img.view(), length, angle, mode,
+                                                                     kind == line_filter_kind::dilation)
+                        : reference::scanline_opening_or_closing<T>(img.view(), length, angle, mode,
+                                                                    kind == line_filter_kind::closing);
                 for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo, line_algorithm::stack})
                     for (const bool simd : {false, true}) {
                         simd_setting setting(simd);
@@ -234,6 +239,7 @@ TEST(LinesCpuErrors, BadArgumentsAreClearErrors) {
     expect_error([] { angle_range(10, -10, 1); }, "empty");
     expect_error([] { evenly_spaced_angles(0); }, "number of angles");
     expect_error([] { parse_line_algorithm("quick"); }, "allowed: auto, fifo, stack");
+    expect_error([] { parse_line_filter_kind("tophat"); }, "allowed: opening, closing, erosion, dilation");
     expect_error([&] { line_granulometry<std::uint8_t>(img.view(), std::span<const std::int64_t>{}, one, {}); },
                  "lengths is empty");
 }

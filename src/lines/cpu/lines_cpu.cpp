@@ -105,14 +105,17 @@ void filter_angles_per_line(host_view<const T> in, const detail::line_plan& plan
                 const auto put = [&](std::int32_t i, K key) {
                     filtered_keys[i] = detail::constant_border_fix(key, i, n, extension);
                 };
-                if (plan.algorithm == line_algorithm::stack)  // automatic: fifo
+                if (plan.first_stage_only)
+                    detail::erode_line(get, n, extension, [&](std::int32_t i, K key) { filtered_keys[i] = key; },
+                                       scratch.queue_values.data(), scratch.queue_positions.data());
+                else if (plan.algorithm == line_algorithm::stack)  // automatic: fifo
                     detail::open_stack(get, n, extension, put, scratch.queue_values.data(),
                                        scratch.queue_positions.data());
                 else
                     detail::open_fifo(get, n, extension, put, scratch.queue_values.data(),
                                       scratch.queue_positions.data());
                 if constexpr (is_float) {
-                    if (has_nan)
+                    if (has_nan && !plan.first_stage_only)
                         detail::nan_mask<K>([&](std::int32_t i) { return scratch.is_nan[i] != 0; }, n, extension,
                                             [&](std::int32_t i) { filtered_keys[i] = traits::top; });
                 }
@@ -187,6 +190,7 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
         job.lines = &angle.lines;
         job.extension = detail::make_line_extension<K>(plan.length, plan.closing, plan.mode.mode, border_pad<T>(plan));
         job.closing = plan.closing;
+        job.first_stage_only = plan.first_stage_only;
         job.want_sum = !out.spectrum.empty();
         job.best = flat ? best_f.view() : best_s.view();
         job.rank = flat ? rank_f.view() : rank_s.view();

@@ -121,24 +121,25 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
     }
     const auto rows_of = [V](K* base) { return [base, V](std::int64_t i) { return base + i * V; }; };
     window_rows<min_op<K>, V, K>(rows_of(source), rows_of(eroded), n, L, V, s.suffix.data(), s.prefix.data());
-
-    for (std::int64_t i = 0; i < after; ++i) std::fill_n(second + i * V, V, outside);
-    for (std::int64_t i = 0; i < before; ++i) std::fill_n(second + (after + n + i) * V, V, outside);
-    for (std::int64_t r = r0; r < r1; ++r) {
-        const K* e = eroded + (r - r0) * V;
-        K* row = second + (after + r - r0) * V;
-        std::int64_t lo, hi;
-        lane_range(r, lo, hi);
-        if (lo == 0 && hi == V)
-            std::memcpy(row, e, V * sizeof(K));
-        else
-            for (std::int64_t i = 0; i < V; ++i) row[i] = i >= lo && i < hi ? e[i] : outside;
+    if (!job.first_stage_only) {
+        for (std::int64_t i = 0; i < after; ++i) std::fill_n(second + i * V, V, outside);
+        for (std::int64_t i = 0; i < before; ++i) std::fill_n(second + (after + n + i) * V, V, outside);
+        for (std::int64_t r = r0; r < r1; ++r) {
+            const K* e = eroded + (r - r0) * V;
+            K* row = second + (after + r - r0) * V;
+            std::int64_t lo, hi;
+            lane_range(r, lo, hi);
+            if (lo == 0 && hi == V)
+                std::memcpy(row, e, V * sizeof(K));
+            else
+                for (std::int64_t i = 0; i < V; ++i) row[i] = i >= lo && i < hi ? e[i] : outside;
+        }
+        window_rows<max_op<K>, V, K>(rows_of(second), rows_of(result), n, L, V, s.suffix.data(), s.prefix.data());
     }
-    window_rows<max_op<K>, V, K>(rows_of(second), rows_of(result), n, L, V, s.suffix.data(), s.prefix.data());
-
+    const K* filtered = job.first_stage_only ? eroded : result;
     typename detail::line_band_job<T>::sum_type sum = 0;
     for (std::int64_t r = r0; r < r1; ++r) {
-        const K* res = result + (r - r0) * V;
+        const K* res = filtered + (r - r0) * V;
         std::int64_t lo, hi;
         lane_range(r, lo, hi);
         const std::int64_t col = c0 + lines.shift[r];

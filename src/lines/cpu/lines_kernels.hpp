@@ -23,6 +23,7 @@ struct line_band_job {
     const scan_lines* lines = nullptr;
     line_extension<key> extension;  // ignore or constant
     bool closing = false;
+    bool first_stage_only = false;  // erosion (dilation): no second stage
     // The running extremum over angles (keys) and the rank of the angle attaining it; a later
     // angle replaces it only when strictly better, or always when `first`.
     host_view<key> best;
