@@ -161,68 +161,113 @@ bool has_nan(host_view<const T> in) {
     return false;
 }
 
+// The running extremum of some of the angles, per orientation (steep: image coordinates,
+// flat: transposed), with the rank of the angle attaining it.
+template <class T>
+struct angle_reduction {
+    using K = typename line_keys<T>::key;
+    host_image<K> best_s, best_f;
+    host_image<std::int32_t> rank_s, rank_f;
+    host_image<T> filtered_t;  // a flat angle's filtered image before its transpose
+    bool first_s = true, first_f = true;
+};
+
+template <class T, class U>
+host_image<U> image_if(bool wanted, std::int64_t width, std::int64_t height) {
+    return wanted ? host_image<U>(width, height) : host_image<U>();
+}
+
 template <class T>
 void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
     using traits = line_keys<T>;
     using K = typename traits::key;
     const std::int64_t w = in.width(), h = in.height();
+    const auto angle_count = static_cast<std::int64_t>(plan.angles.size());
     bool any_steep = false, any_flat = false;
     for (const auto& a : plan.angles) (a.lines.transposed ? any_flat : any_steep) = true;
     const bool want_best = !out.extremum.empty() || !out.orientation.empty();
     const bool want_rank = !out.orientation.empty();
-    const auto image_if = [](bool wanted, std::int64_t width, std::int64_t height, auto type_tag) {
-        using U = decltype(type_tag);
-        return wanted ? host_image<U>(width, height) : host_image<U>();
-    };
-    host_image<T> in_t = image_if(any_flat, h, w, T{});
+    host_image<T> in_t = image_if<T, T>(any_flat, h, w);
     if (any_flat) GRANULA_SIMD_DISPATCH(transpose<T>, in, in_t.view());
-    // Reductions per orientation (steep: image coordinates, flat: transposed).
-    host_image<K> best_s = image_if(want_best && any_steep, w, h, K{}), best_f = image_if(want_best && any_flat, h, w, K{});
-    host_image<std::int32_t> rank_s = image_if(want_rank && any_steep, w, h, std::int32_t{});
-    host_image<std::int32_t> rank_f = image_if(want_rank && any_flat, h, w, std::int32_t{});
-    host_image<T> filtered_t = image_if(!out.filtered.empty() && any_flat, h, w, T{});
-    bool first_s = true, first_f = true;
-    for (std::size_t k = 0; k < plan.angles.size(); ++k) {
-        const detail::line_angle_plan& angle = plan.angles[k];
-        const bool flat = angle.lines.transposed;
-        detail::line_band_job<T> job;
-        job.oriented = flat ? in_t.view() : in;
-        job.lines = &angle.lines;
-        job.extension = detail::make_line_extension<K>(plan.length, plan.closing, plan.mode.mode, border_pad<T>(plan));
-        job.closing = plan.closing;
-        job.first_stage_only = plan.first_stage_only;
-        job.want_sum = !out.spectrum.empty();
-        job.best = flat ? best_f.view() : best_s.view();
-        job.rank = flat ? rank_f.view() : rank_s.view();
-        job.angle_rank = static_cast<std::int32_t>(k);
-        job.first = flat ? first_f : first_s;
-        (flat ? first_f : first_s) = false;
-        if (!out.filtered.empty()) job.filtered = flat ? filtered_t.view() : out.filtered[angle.index];
-        const double sum = GRANULA_SIMD_DISPATCH(filter_angle_bands<T>, job);
-        if (flat && !out.filtered.empty())
-            GRANULA_SIMD_DISPATCH(transpose<T>, filtered_t.view(), out.filtered[angle.index]);
-        if (!out.spectrum.empty()) out.spectrum[angle.index] = sum;
-    }
-    if (!want_best) return;
-    // Merge the two orientations: the larger key, ties to the smaller rank (the smaller angle).
-    host_image<K> best_ft = image_if(any_flat, w, h, K{});
-    host_image<std::int32_t> rank_ft = image_if(want_rank && any_flat, w, h, std::int32_t{});
-    if (any_flat) GRANULA_SIMD_DISPATCH(transpose<K>, best_f.view(), best_ft.view());
-    if (want_rank && any_flat) GRANULA_SIMD_DISPATCH(transpose<std::int32_t>, rank_f.view(), rank_ft.view());
-    for (std::int64_t y = 0; y < h; ++y)
-        for (std::int64_t x = 0; x < w; ++x) {
-            bool use_flat = !any_steep;
-            if (any_steep && any_flat) {
-                const K s = best_s.view()(y, x), f = best_ft.view()(y, x);
-                use_flat = s < f || (s == f && want_rank && rank_ft.view()(y, x) < rank_s.view()(y, x));
-            }
-            const K key = use_flat ? best_ft.view()(y, x) : best_s.view()(y, x);
-            if (!out.extremum.empty()) out.extremum.row(y)[x] = traits::from_key(key, plan.closing);
-            if (want_rank) {
-                const std::int32_t rank = use_flat ? rank_ft.view()(y, x) : rank_s.view()(y, x);
-                out.orientation.row(y)[x] = static_cast<std::int32_t>(plan.angles[rank].index);
-            }
+
+    // Many angles on an image whose reductions fit in memory once per thread: each thread takes
+    // whole angles into its own reduction (one parallel region for the call; a region per angle
+    // spent most of its time waking threads). Otherwise the angles run one after the other,
+    // each spread over the threads.
+    const std::int64_t threads = std::max(1, num_threads());
+    const bool across_angles = threads > 1 && angle_count >= 2 * threads &&
+                               in.pixel_count() * threads * 10 <= (std::int64_t{1} << 29);
+    const std::int64_t workers = across_angles ? threads : 1;
+    std::vector<angle_reduction<T>> reductions(static_cast<std::size_t>(workers));
+    const auto run = [&](std::int64_t worker) {
+        angle_reduction<T>& r = reductions[worker];
+        r.best_s = image_if<T, K>(want_best && any_steep, w, h);
+        r.best_f = image_if<T, K>(want_best && any_flat, h, w);
+        r.rank_s = image_if<T, std::int32_t>(want_rank && any_steep, w, h);
+        r.rank_f = image_if<T, std::int32_t>(want_rank && any_flat, h, w);
+        r.filtered_t = image_if<T, T>(!out.filtered.empty() && any_flat, h, w);
+        for (std::int64_t k = worker; k < angle_count; k += workers) {
+            const detail::line_angle_plan& angle = plan.angles[k];
+            const bool flat = angle.lines.transposed;
+            detail::line_band_job<T> job;
+            job.oriented = flat ? in_t.view() : in;
+            job.lines = &angle.lines;
+            job.extension = detail::make_line_extension<K>(plan.length, plan.closing, plan.mode.mode, border_pad<T>(plan));
+            job.closing = plan.closing;
+            job.first_stage_only = plan.first_stage_only;
+            job.want_sum = !out.spectrum.empty();
+            job.best = flat ? r.best_f.view() : r.best_s.view();
+            job.rank = flat ? r.rank_f.view() : r.rank_s.view();
+            job.angle_rank = static_cast<std::int32_t>(k);
+            job.first = flat ? r.first_f : r.first_s;
+            (flat ? r.first_f : r.first_s) = false;
+            if (!out.filtered.empty()) job.filtered = flat ? r.filtered_t.view() : out.filtered[angle.index];
+            const double sum = GRANULA_SIMD_DISPATCH(filter_angle_bands<T>, job);
+            if (flat && !out.filtered.empty())
+                GRANULA_SIMD_DISPATCH(transpose<T>, r.filtered_t.view(), out.filtered[angle.index]);
+            if (!out.spectrum.empty()) out.spectrum[angle.index] = sum;
         }
+    };
+    if (across_angles)
+        detail::parallel_for(workers, std::int64_t{1} << 62, run);  // nested regions inside run serially
+    else
+        run(0);
+    if (!want_best) return;
+
+    // Merge the orientations and workers: the larger key, ties to the smaller rank (the
+    // smaller angle).
+    struct source {
+        host_view<const K> best;
+        host_view<const std::int32_t> rank;
+    };
+    std::vector<host_image<K>> transposed_best;
+    std::vector<host_image<std::int32_t>> transposed_rank;
+    std::vector<source> sources;
+    for (angle_reduction<T>& r : reductions) {
+        if (any_steep && !r.first_s) sources.push_back({r.best_s.view(), r.rank_s.view()});
+        if (any_flat && !r.first_f) {
+            transposed_best.push_back(image_if<T, K>(true, w, h));
+            GRANULA_SIMD_DISPATCH(transpose<K>, r.best_f.view(), transposed_best.back().view());
+            host_view<const std::int32_t> rank;
+            if (want_rank) {
+                transposed_rank.push_back(image_if<T, std::int32_t>(true, w, h));
+                GRANULA_SIMD_DISPATCH(transpose<std::int32_t>, r.rank_f.view(), transposed_rank.back().view());
+                rank = transposed_rank.back().view();
+            }
+            sources.push_back({transposed_best.back().view(), rank});
+        }
+    }
+    detail::parallel_for(h, in.pixel_count(), [&](std::int64_t y) {
+        for (std::int64_t x = 0; x < w; ++x) {
+            std::size_t pick = 0;
+            for (std::size_t i = 1; i < sources.size(); ++i) {
+                const K a = sources[i].best.row(y)[x], b = sources[pick].best.row(y)[x];
+                if (b < a || (a == b && want_rank && sources[i].rank.row(y)[x] < sources[pick].rank.row(y)[x])) pick = i;
+            }
+            if (!out.extremum.empty()) out.extremum.row(y)[x] = traits::from_key(sources[pick].best.row(y)[x], plan.closing);
+            if (want_rank) out.orientation.row(y)[x] = static_cast<std::int32_t>(plan.angles[sources[pick].rank.row(y)[x]].index);
+        }
+    });
 }
 
 }  // namespace
