@@ -1,6 +1,10 @@
 #include "granula/core/image.hpp"
 
+#include <cstdint>
 #include <limits>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #include <new>
 
 namespace granula::detail {
@@ -26,7 +30,22 @@ std::size_t checked_image_bytes(std::int64_t width, std::int64_t height, std::in
     return static_cast<std::size_t>(bytes);
 }
 
-void* allocate(host_memory, std::size_t bytes) { return ::operator new(bytes, std::align_val_t{64}); }
+void* allocate(host_memory, std::size_t bytes) {
+    void* p = ::operator new(bytes, std::align_val_t{64});
+#if defined(__linux__)
+    // Large images on 2 MiB pages where the kernel allows it (transparent huge pages in madvise
+    // mode): a pass down the columns or a transpose touches a new 4 KiB page per row, and the
+    // TLB misses cost more than the arithmetic (bench_cpu_lines, 4096x4096 uint8 line opening at
+    // 30 degrees, one thread: 34.5 -> 19.7 ms).
+    constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
+    if (bytes >= 4 * huge) {
+        const auto begin = (reinterpret_cast<std::uintptr_t>(p) + huge - 1) & ~(huge - 1);
+        const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(huge - 1);
+        if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // advice only
+    }
+#endif
+    return p;
+}
 
 void deallocate(host_memory, void* p) noexcept { ::operator delete(p, std::align_val_t{64}); }
 
