@@ -74,14 +74,15 @@ TEST(StructuringElement, ShapesEqualTheirDefinitions) {
         });
         EXPECT_TRUE(same_mask(structuring_element::ellipse(w, h).footprint(), want)) << "ellipse " << w << "x" << h;
     }
-    for (auto [m, n] : {std::pair{1, 1}, {2, 1}, {3, 2}, {4, 3}}) {
+    for (std::int64_t m = 1; m <= 12; ++m)
+        for (std::int64_t n = 1; n <= 12; ++n) {
         const std::int64_t s = m + 2 * n;
         const auto want = defined_mask(s, s, [&](auto dx, auto dy) {
             const std::int64_t x = dx + s / 2, y = dy + s / 2;  // corners: x + y >= n from each side
             return x + y >= n && (s - 1 - x) + y >= n && x + (s - 1 - y) >= n && (s - 1 - x) + (s - 1 - y) >= n;
         });
         EXPECT_TRUE(same_mask(structuring_element::octagon(m, n).footprint(), want)) << "octagon " << m << "," << n;
-    }
+        }
 }
 
 TEST(StructuringElement, MaskKeepsItsBoxAndOrigin) {
