@@ -19,6 +19,12 @@ std::int64_t check_extent(std::int64_t value, const char* what) {
     return value;
 }
 
+// Radii may be 0 (a single pixel), as in scikit-image and MATLAB.
+std::int64_t check_radius(std::int64_t value) {
+    if (value < 0) throw invalid_argument("structuring element radius must be >= 0, got " + std::to_string(value));
+    return value;
+}
+
 // Parses a whole decimal integer; false on anything else.
 bool parse_int(std::string_view text, std::int64_t& value) {
     if (text.empty()) return false;
@@ -191,14 +197,14 @@ structuring_element structuring_element::line(std::int64_t length, double angle)
 }
 
 structuring_element structuring_element::disk(std::int64_t radius) {
-    check_extent(radius, "radius");
+    check_radius(radius);
     const std::int64_t n = 2 * radius + 1;
     return {kind::disk, "disk:" + std::to_string(radius),
             run_terms(centred_mask(n, n, [&](std::int64_t x, std::int64_t y) { return x * x + y * y <= radius * radius; }))};
 }
 
 structuring_element structuring_element::diamond(std::int64_t radius) {
-    check_extent(radius, "radius");
+    check_radius(radius);
     const std::int64_t n = 2 * radius + 1;
     return {kind::diamond, "diamond:" + std::to_string(radius),
             run_terms(centred_mask(n, n, [&](std::int64_t x, std::int64_t y) { return std::abs(x) + std::abs(y) <= radius; }))};

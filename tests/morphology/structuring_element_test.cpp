@@ -178,7 +178,7 @@ TEST(StructuringElement, ParsesTheCliSyntax) {
     EXPECT_EQ(structuring_element::parse("ellipse:5x3"), structuring_element::ellipse(5, 3));
     EXPECT_EQ(structuring_element::parse("line:7:0"), structuring_element::hline(7));
     for (const char* bad : {"", "hline", "hline:", "hline:0", "hline:-3", "hline:3x", "rect:3", "rect:3x0", "rect:x3",
-                            "circle:3", "square:1.5", "hline:99999999999999999999", "disk:0", "disk:-2",
+                            "circle:3", "square:1.5", "hline:99999999999999999999", "disk:-2",
                             "line:5", "line:0:30", "line:5:nan", "line:5:inf", "line:5:abc", "octagon:3",
                             "octagon:0:2", "ellipse:3", "diamond:x"})
         EXPECT_THROW(structuring_element::parse(bad), invalid_argument) << bad;
