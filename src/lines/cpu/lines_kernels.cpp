@@ -11,9 +11,14 @@
 #include "lines/cpu/lines_kernels.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "core/cpu_lane_window.hpp"
 #include "core/parallel.hpp"
@@ -201,6 +206,21 @@ double filter_angle_bands(const detail::line_band_job<T>& job) {
     return wide_cost < wide_speedup * narrow_cost ? run_blocks<T, wide>(job) : run_blocks<T, narrow>(job);
 }
 
+// Writes one 64-byte cache line. Each line of a transpose's output is written once, whole, so
+// when it is aligned a non-temporal store skips reading it into the cache first.
+template <class T>
+inline void store_line(T* dst, const T* src) {
+#if defined(__SSE2__) && !defined(GRANULA_SIMD_SCALAR)
+    if (reinterpret_cast<std::uintptr_t>(dst) % 64 == 0) {
+        for (int k = 0; k < 4; ++k)
+            _mm_stream_si128(reinterpret_cast<__m128i*>(dst) + k,
+                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(src) + k));
+        return;
+    }
+#endif
+    std::memcpy(dst, src, 64);
+}
+
 template <class T>
 void transpose(host_view<const T> in, host_view<T> out) {
     // Square tiles of G x G pixels (64 bytes a side) are transposed through registers into a
@@ -224,7 +244,7 @@ void transpose(host_view<const T> in, host_view<T> out) {
                     for (std::int64_t k = 0; k < N; ++k) rows[k] = in.row(y0 + i + k);
                     gather_group<T>(rows, x_done, tile + i, G);
                 }
-                for (std::int64_t j = 0; j < G; ++j) std::memcpy(out.row(x_done + j) + y0, tile + j * G, G * sizeof(T));
+                for (std::int64_t j = 0; j < G; ++j) store_line(out.row(x_done + j) + y0, tile + j * G);
             }
         }
         for (std::int64_t x = x_done; x < w; ++x)
