@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "core/border_index.hpp"
 #include "granula/core/border.hpp"
@@ -25,20 +26,13 @@ namespace granula::detail {
 template <class T>
 struct line_keys;
 
-template <>
-struct line_keys<std::uint8_t> {
-    using key = std::uint8_t;
-    static constexpr key top = 0xff;
-    GRANULA_HOST_DEVICE static key to_key(std::uint8_t v, bool closing) { return closing ? key(0xff - v) : v; }
-    GRANULA_HOST_DEVICE static std::uint8_t from_key(key k, bool closing) { return closing ? key(0xff - k) : k; }
-};
-
-template <>
-struct line_keys<std::uint16_t> {
-    using key = std::uint16_t;
-    static constexpr key top = 0xffff;
-    GRANULA_HOST_DEVICE static key to_key(std::uint16_t v, bool closing) { return closing ? key(0xffff - v) : v; }
-    GRANULA_HOST_DEVICE static std::uint16_t from_key(key k, bool closing) { return closing ? key(0xffff - k) : k; }
+template <class T>
+    requires std::is_unsigned_v<T>
+struct line_keys<T> {
+    using key = T;
+    static constexpr key top = static_cast<T>(~T{0});
+    GRANULA_HOST_DEVICE static key to_key(T v, bool closing) { return closing ? key(top - v) : v; }
+    GRANULA_HOST_DEVICE static T from_key(key k, bool closing) { return closing ? T(top - k) : k; }
 };
 
 template <>

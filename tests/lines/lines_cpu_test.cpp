@@ -12,6 +12,7 @@
 #include "granula/io/io.hpp"
 #include "reference/scanline_reference.hpp"
 #include "support/morphology_cases.hpp"
+#include "support/simd_setting.hpp"
 
 namespace granula {
 namespace {
@@ -36,12 +37,6 @@ bool angle_is_steep(double angle) {
     const double a = std::fmod(std::fmod(angle, 180.0) + 180.0, 180.0);
     return a > 45.0 && a < 135.0;
 }
-
-struct simd_setting {
-    explicit simd_setting(bool on) : previous(simd_enabled()) { set_simd_enabled(on); }
-    ~simd_setting() { set_simd_enabled(previous); }
-    bool previous;
-};
 
 constexpr border_mode line_modes[] = {border_mode::ignore, border_mode::constant, border_mode::nearest,
                                       border_mode::reflect};
