@@ -45,7 +45,7 @@ namespace {
 // touches a new 4 KiB page per row, and the TLB misses cost more than the arithmetic
 // (bench_cpu_lines, 4096x4096 uint8 line opening at 30 degrees, one thread: 34.5 -> 19.7 ms).
 constexpr std::size_t large_block = std::size_t{8} << 20;
-constexpr std::size_t cached_blocks = 4;
+constexpr std::size_t cached_blocks = 8;
 constexpr std::size_t cached_bytes_max = std::size_t{512} << 20;
 
 class block_cache {
