@@ -181,23 +181,31 @@ TYPED_TEST(LinesCpu, OpeningAndClosingProperties) {
     }
 }
 
-// A real image: the page, 64 random angles and lengths, against the reference.
-TEST(LinesCpuRealImage, PageEqualsReference) {
-    const auto page = io::read_image(std::string(GRANULA_DATA_DIR) + "/page.png");
-    const host_view<const std::uint8_t> full = page.as<std::uint8_t>();
-    const host_view<const std::uint8_t> img = full.subview(100, 40, 120, 70);  // the reference is slow
-    std::mt19937_64 rng(5);
+// Real images of every type (the page, coins in uint16, the page in float32), 64 random angles
+// and lengths each, against the reference.
+template <class T>
+void check_real_image(const std::string& file, std::uint64_t seed) {
+    const auto image = io::read_image(std::string(GRANULA_DATA_DIR) + "/" + file);
+    const host_view<const T> full = image.as<T>();
+    const host_view<const T> img = full.subview(100, 40, 120, 70);  // the reference is slow
+    std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> any_angle(0.0, 180.0);
     for (int trial = 0; trial < 64; ++trial) {
         const double angle = any_angle(rng);
         const std::int64_t length = std::uniform_int_distribution<std::int64_t>(2, 60)(rng);
         const auto kind = trial % 2 ? line_filter_kind::closing : line_filter_kind::opening;
-        host_image<std::uint8_t> got(img.width(), img.height());
-        line_filter<std::uint8_t>(img, got.view(), angle, {length, kind});
-        const auto want = reference::scanline_opening_or_closing<std::uint8_t>(img, length, angle, {},
-                                                                               kind == line_filter_kind::closing);
-        ASSERT_TRUE(equal_images<std::uint8_t>(got.view(), want.view())) << angle << " " << length;
+        host_image<T> got(img.width(), img.height());
+        line_filter<T>(img, got.view(), angle, {length, kind});
+        const auto want =
+            reference::scanline_opening_or_closing<T>(img, length, angle, {}, kind == line_filter_kind::closing);
+        ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << file << " " << angle << " " << length;
     }
+}
+
+TEST(LinesCpuRealImage, PageCoinsAndFloatPageEqualReference) {
+    check_real_image<std::uint8_t>("page.png", 5);
+    check_real_image<std::uint16_t>("coins16.png", 6);
+    check_real_image<float>("page_float32.npy", 7);
 }
 
 TEST(LinesCpuErrors, BadArgumentsAreClearErrors) {
