@@ -92,6 +92,8 @@ void validate_outputs(const image_view<const T, Space>& in, std::size_t angle_co
 // The CPU's automatic choice (bench/cpu: fifo's regular writes beat the stack's on every
 // length measured).
 constexpr line_algorithm cpu_automatic = line_algorithm::fifo;
+// The GPU's (bench/gpu/lines_bench.cpp on an H200, docs/benchmarks.md): MEASURE.
+constexpr line_algorithm gpu_automatic = line_algorithm::fifo;
 
 detail::line_plan make_plan(std::int64_t width, std::int64_t height, std::span<const double> angles,
                             const line_params& p, line_algorithm automatic) {
@@ -169,7 +171,7 @@ void line_filter_angles(device_view<const T> in, std::span<const double> angles,
     validate_outputs(in, angles.size(), out);
     resolve_device(device::cuda);  // throws when there is no CUDA backend or device
 #if defined(GRANULA_HAVE_CUDA)
-    throw unsupported("linear filters on the GPU are not built yet");
+    cuda::line_filter_angles<T>(in, make_plan(in.width(), in.height(), angles, params, gpu_automatic), out, s);
 #else
     static_cast<void>(s);
 #endif

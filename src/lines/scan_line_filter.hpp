@@ -202,26 +202,41 @@ GRANULA_HOST_DEVICE void open_stack(const Get& get, std::int32_t n, const line_e
     if (written < end_out) write(end_out, levels[base & mask]);
 }
 
-// The NaN rule for float lines (see the top of this file), applied after the opening when the
-// line holds a NaN: isnan_at(i) tells whether line sample i is NaN, set_nan(i) makes output i NaN.
+// The NaN rule for float lines (see the top of this file), as a stream: query(j) tells whether
+// the extended line has a NaN within λ - 1 samples of extended position j, for j increasing
+// from `first` on. It reads each sample once, as far as j + λ - 1, so the CUDA kernels ask it
+// while the outputs stream out. isnan_at(i) tells whether line sample i is NaN.
+template <class K, class IsNan>
+struct nan_window {
+    IsNan isnan_at;
+    std::int32_t n;
+    line_extension<K> e;
+    std::int64_t next, last;  // next extended sample to read; the last NaN read
+
+    GRANULA_HOST_DEVICE nan_window(const IsNan& isnan, std::int32_t samples, const line_extension<K>& ext,
+                                   std::int64_t first)
+        : isnan_at(isnan), n(samples), e(ext), next(first - (ext.length - 1) > 0 ? first - (ext.length - 1) : 0),
+          last(-2 * static_cast<std::int64_t>(ext.length)) {}
+
+    GRANULA_HOST_DEVICE bool query(std::int64_t j) {
+        // Extension samples copy line samples (nearest, reflect) or are numbers (ignore, constant).
+        const std::int64_t L = e.length, m = n + L - 1;
+        for (; next < m && next <= j + L - 1; ++next) {
+            const std::int64_t i = border_index(next - e.before, n, e.mode);
+            if (i >= 0 && isnan_at(static_cast<std::int32_t>(i))) last = next;
+        }
+        return j - last <= L - 1;
+    }
+};
+
+// The NaN rule applied after the opening of a whole line that holds a NaN: set_nan(i) makes
+// output i NaN.
 template <class K, class IsNan, class SetNan>
 GRANULA_HOST_DEVICE void nan_mask(const IsNan& isnan_at, std::int32_t n, const line_extension<K>& e,
                                   const SetNan& set_nan) {
-    // Extension samples copy line samples (nearest, reflect) or are numbers (ignore, constant).
-    const std::int64_t L = e.length, m = n + L - 1;
-    const auto nan_at = [&](std::int64_t j) {
-        const std::int64_t i = border_index(j - e.before, n, e.mode);
-        return i >= 0 && isnan_at(static_cast<std::int32_t>(i));
-    };
-    const auto output = [&](std::int64_t j) { return j >= e.before && j < e.before + n; };
-    for (std::int64_t j = 0, last = -L; j < m; ++j) {  // a NaN up to λ - 1 before
-        if (nan_at(j)) last = j;
-        if (output(j) && j - last <= L - 1) set_nan(static_cast<std::int32_t>(j - e.before));
-    }
-    for (std::int64_t j = m - 1, next = m + L; j >= 0; --j) {  // or up to λ - 1 after
-        if (nan_at(j)) next = j;
-        if (output(j) && next - j <= L - 1) set_nan(static_cast<std::int32_t>(j - e.before));
-    }
+    nan_window<K, IsNan> window(isnan_at, n, e, e.before);
+    for (std::int32_t i = 0; i < n; ++i)
+        if (window.query(e.before + i)) set_nan(i);
 }
 
 // Under border_mode::constant the second stage also sees cval outside the line: outputs whose
