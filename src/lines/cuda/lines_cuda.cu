@@ -56,7 +56,7 @@ struct lines_tuning {
     // Zones: only when the lines of all angles give fewer than `waves` full loads of the GPU;
     // a zone has at least zone_min_rows rows and zone_overlap_factor * (λ - 1), so the overlap
     // read twice stays a fraction of the zone.
-    static constexpr int waves = 4;
+    static constexpr int waves = 2;
     static constexpr i64 zone_min_rows = 128;
     static constexpr i64 zone_overlap_factor = 4;
     // Global-memory queues (λ too long for shared memory): at most this many bytes of them.
@@ -188,6 +188,55 @@ __device__ void open_zone(const Get& get, i32 n, const gd::line_extension<K>& e,
     run(sub_get, p1 - p0, sub, sub_put);
 }
 
+// Line samples for the 1-D algorithms, which read them in order (apart from border
+// reflections): each sample's load is issued `ahead` reads before it is used, into one of four
+// registers (picked by a switch on i % 4, so they stay registers), and each shift 2 * ahead
+// reads before, so the warp does not wait on memory at every sample. Reads out of order load
+// directly.
+template <class T>
+struct line_reader {
+    static constexpr i32 ahead = 4;
+    const T* origin;   // the line's pixel of row r0 is origin[shift[0]]
+    i64 stride;
+    const i32* shift;  // from row r0
+    i32 n;
+    i32 next;  // the sample slot (next % 4) holds
+    T v0, v1, v2, v3;
+    i32 s0, s1, s2, s3;  // slot k: the shift of its sample + ahead
+
+    __device__ T direct(i32 i) const { return origin[i * stride + shift[i]]; }
+
+    template <int k>
+    __device__ void fill(i32 first, T& v, i32& s) const {
+        const i32 j = first + ((k - first) & 3);
+        if (j < n) v = direct(j);
+        if (j + ahead < n) s = shift[j + ahead];
+    }
+    __device__ void start(i32 first) {
+        next = first;
+        fill<0>(first, v0, s0);
+        fill<1>(first, v1, s1);
+        fill<2>(first, v2, s2);
+        fill<3>(first, v3, s3);
+    }
+    __device__ T rotate(i32 i, T& v, i32& s) const {
+        const T out = v;
+        if (i + ahead < n) v = origin[(i + ahead) * stride + s];
+        if (i + 2 * ahead < n) s = shift[i + 2 * ahead];
+        return out;
+    }
+    __device__ T read(i32 i) {
+        if (i != next) return direct(i);
+        ++next;
+        switch (i & 3) {
+        case 0: return rotate(i, v0, s0);
+        case 1: return rotate(i, v1, s1);
+        case 2: return rotate(i, v2, s2);
+        default: return rotate(i, v3, s3);
+        }
+    }
+};
+
 template <class T, line_algorithm A>
 __device__ double filter_line(const launch_args<T>& a, const angle_job<T>& job, i64 local_block,
                               typename gd::line_keys<T>::key* values, i32* positions) {
@@ -203,20 +252,19 @@ __device__ double filter_line(const launch_args<T>& a, const angle_job<T>& job, 
     const i64 za = max(r0, zone * job.zone_rows), zb = min(r1, (zone + 1) * job.zone_rows);
     if (za >= zb) return 0;
     const auto n = static_cast<i32>(r1 - r0);
+    const auto first = static_cast<i32>(za - r0), end = static_cast<i32>(zb - r0);
     const T* src = job.transposed ? a.transposed : a.input;
     const i64 stride = job.transposed ? a.transposed_stride : a.input_stride;
     const bool closing = a.closing;
     const auto e = gd::make_line_extension<K>(a.length, closing, a.mode, a.pad);
-    const auto sample = [=](i32 i) {
-        const i64 r = r0 + i;
-        return src[r * stride + c + shift[r]];
-    };
-    const auto get = [=](i32 i) { return traits::to_key(sample(i), closing); };
-    const auto is_nan = [=](i32 i) {
-        const T v = sample(i);
+    line_reader<T> reader{src + r0 * stride + c, stride, shift + r0, n};
+    reader.start(max(0, first - (a.length - 1)));  // the first sample open_zone reads in order
+    const auto get = [&reader, closing](i32 i) { return traits::to_key(reader.read(i), closing); };
+    const auto is_nan = [&reader](i32 i) {
+        const T v = reader.direct(i);
         return v != v;
     };
-    gd::nan_window<K, decltype(is_nan)> nan(is_nan, n, e, e.before + (za - r0));
+    gd::nan_window<K, decltype(is_nan)> nan(is_nan, n, e, e.before + first);
     typename best_word<T>::type* best = job.transposed ? a.best_flat : a.best_steep;
     const i64 best_stride = job.transposed ? a.height : a.width;
     double sum = 0;
@@ -230,7 +278,7 @@ __device__ double filter_line(const launch_args<T>& a, const angle_job<T>& job, 
         if (job.filtered) job.filtered[r * job.filtered_stride + col] = value;
         if (best) atomicMax(best + r * best_stride + col, pack_best<T>(key, job.rank));
     };
-    open_zone<A>(get, n, e, static_cast<i32>(za - r0), static_cast<i32>(zb - r0), put, values, positions);
+    open_zone<A>(get, n, e, first, end, put, values, positions);
     return sum;
 }
 
