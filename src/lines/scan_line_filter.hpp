@@ -94,20 +94,32 @@ GRANULA_HOST_DEVICE inline K extended_sample(const Get& get, std::int32_t j, std
     return i < 0 ? e.pad : get(static_cast<std::int32_t>(i));
 }
 
-// A circular buffer of capacity `mask + 1` (a power of two >= λ) used as a deque.
-template <class K>
+// A circular buffer of capacity `mask + 1` (a power of two >= λ) used as a deque. Positions are
+// stored as P: std::int32_t, or std::uint16_t where memory is scarce (the CUDA backend's shared
+// memory): a queue's positions lie within 2λ of the sample being read, so 16 bits order them
+// (modulo 2^16) while λ < line_queue_max_short_length.
+inline constexpr std::int32_t line_queue_max_short_length = 16384;
+
+template <class K, class P = std::int32_t>
 struct line_queue {
     K* value;
-    std::int32_t* position;
+    P* position;
     std::int32_t mask;
     std::int32_t head = 0, tail = 0;  // entries [head, tail)
     GRANULA_HOST_DEVICE bool empty() const { return head == tail; }
     GRANULA_HOST_DEVICE K front_value() const { return value[head & mask]; }
-    GRANULA_HOST_DEVICE std::int32_t front_position() const { return position[head & mask]; }
+    // Whether the front entry's position is before x.
+    GRANULA_HOST_DEVICE bool front_before(std::int32_t x) const {
+        const P p = position[head & mask];
+        if constexpr (sizeof(P) == sizeof(std::int32_t))
+            return p < x;
+        else
+            return static_cast<std::int16_t>(static_cast<std::uint16_t>(p - static_cast<P>(x))) < 0;
+    }
     GRANULA_HOST_DEVICE K back_value() const { return value[(tail - 1) & mask]; }
     GRANULA_HOST_DEVICE void push(K v, std::int32_t p) {
         value[tail & mask] = v;
-        position[tail & mask] = p;
+        position[tail & mask] = static_cast<P>(p);
         ++tail;
     }
 };
@@ -123,27 +135,27 @@ GRANULA_HOST_DEVICE inline std::int32_t line_queue_capacity(std::int32_t length)
 // queues of at most λ entries: the erosion's candidates (increasing values), and the pending
 // outputs' dilation candidates (decreasing values). Sample j is written when sample j + λ - 1
 // has been read. put(i, key) receives every line sample i in [0, n) once, in order.
-// `values` and `positions` hold 2 * line_queue_capacity(λ) entries each.
-template <class K, class Get, class Put>
+// `values` and `positions` hold 2 * line_queue_capacity(λ) entries each (P: see line_queue).
+template <class K, class Get, class Put, class P>
 GRANULA_HOST_DEVICE void open_fifo(const Get& get, std::int32_t n, const line_extension<K>& e, const Put& put,
-                                   K* values, std::int32_t* positions) {
+                                   K* values, P* positions) {
     const std::int32_t L = e.length, m = n + L - 1, capacity = line_queue_capacity(L);
-    line_queue<K> erosion{values, positions, capacity - 1};
-    line_queue<K> dilation{values + capacity, positions + capacity, capacity - 1};
+    line_queue<K, P> erosion{values, positions, capacity - 1};
+    line_queue<K, P> dilation{values + capacity, positions + capacity, capacity - 1};
     const std::int32_t first_out = e.before, end_out = e.before + n;
     const auto emit = [&](std::int32_t j) {  // every window containing j has been eroded
-        while (dilation.front_position() < j - L + 1) ++dilation.head;
+        while (dilation.front_before(j - L + 1)) ++dilation.head;
         if (j >= first_out && j < end_out) put(j - first_out, dilation.front_value());
     };
     for (std::int32_t t = 0; t < m; ++t) {
         const K v = extended_sample(get, t, n, e);
         const std::int32_t s = t - L + 1;  // start of the window that ends at t
-        while (!erosion.empty() && erosion.front_position() < s) ++erosion.head;
+        while (!erosion.empty() && erosion.front_before(s)) ++erosion.head;
         while (!erosion.empty() && !(erosion.back_value() < v)) --erosion.tail;
         erosion.push(v, t);
         if (s < 0) continue;
         const K eroded = erosion.front_value();
-        while (!dilation.empty() && dilation.front_position() < s - L + 1) ++dilation.head;
+        while (!dilation.empty() && dilation.front_before(s - L + 1)) ++dilation.head;
         while (!dilation.empty() && !(eroded < dilation.back_value())) --dilation.tail;
         dilation.push(eroded, s);
         emit(s);

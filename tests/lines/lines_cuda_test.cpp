@@ -127,15 +127,15 @@ TYPED_TEST(LinesCuda, LongLinesEqualCpu) {
     GRANULA_REQUIRE_GPU();
     using T = TypeParam;
     std::mt19937_64 rng(17);
-    const auto img = random_image<T>(rng, 12000, 3, 200, std::is_floating_point_v<T>);
+    const auto img = random_image<T>(rng, 17000, 3, 200, std::is_floating_point_v<T>);
     const device_image<T> d_in = upload<T>(img.view());
-    for (const std::int64_t length : {700, 2047, 12000})
+    for (const std::int64_t length : {700, 2047, 16384, 17000})
         for (const auto algorithm : {line_algorithm::fifo, line_algorithm::stack})
             for (const border_mode m : {border_mode::ignore, border_mode::reflect}) {
                 const line_params params{length, line_filter_kind::opening, {m}, algorithm};
-                host_image<T> want(12000, 3);
+                host_image<T> want(17000, 3);
                 line_filter<T>(img.view(), want.view(), 0.5, params);
-                device_image<T> d_out(12000, 3);
+                device_image<T> d_out(17000, 3);
                 line_filter<T>(d_in.view(), d_out.view(), 0.5, params);
                 ASSERT_TRUE(equal_images<T>(download<T>(d_out.view()).view(), want.view()))
                     << length << " " << to_string(algorithm) << " " << to_string(m);

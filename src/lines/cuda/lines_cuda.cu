@@ -153,7 +153,8 @@ struct launch_args {
     unsigned char* global_queues;  // per-thread queues when they are not in shared memory
     i64 thread_queue_bytes;
     i32 entries;       // queue entries per thread
-    i32 value_stride;  // bytes between two threads' value slabs in shared memory
+    i32 position_stride;  // entries between two threads' position slabs in shared memory
+    i32 value_stride;     // bytes between two threads' value slabs in shared memory
     i32 length;
     bool closing;
     border_mode mode;
@@ -164,9 +165,9 @@ struct launch_args {
 // The standard opening of the extended line at line samples [first, end): the whole line when
 // the zone is the whole line, else the sub-line of extended samples that the windows holding a
 // zone sample cover (see the top of this file).
-template <line_algorithm A, class K, class Get, class Put>
+template <line_algorithm A, class K, class Get, class Put, class P>
 __device__ void open_zone(const Get& get, i32 n, const gd::line_extension<K>& e, i32 first, i32 end, const Put& put,
-                          K* values, i32* positions) {
+                          K* values, P* positions) {
     const auto run = [&](const auto& g, i32 count, const gd::line_extension<K>& ext, const auto& p) {
         if constexpr (A == line_algorithm::stack)
             gd::open_stack(g, count, ext, p, values, positions);
@@ -237,9 +238,9 @@ struct line_reader {
     }
 };
 
-template <class T, line_algorithm A>
+template <class T, line_algorithm A, class P>
 __device__ double filter_line(const launch_args<T>& a, const angle_job<T>& job, i64 local_block,
-                              typename gd::line_keys<T>::key* values, i32* positions) {
+                              typename gd::line_keys<T>::key* values, P* positions) {
     using traits = gd::line_keys<T>;
     using K = typename traits::key;
     const i64 line = (local_block % job.line_blocks) * blockDim.x + threadIdx.x;
@@ -297,20 +298,22 @@ __device__ double block_sum(double v) {
     return total;
 }
 
-template <class T, line_algorithm A>
+// P: the queue positions' type (std::uint16_t for fifo queues while λ allows, see line_queue).
+template <class T, line_algorithm A, class P>
 __global__ void __launch_bounds__(max_block_threads) filter_lines_kernel(const launch_args<T> a) {
     using K = typename gd::line_keys<T>::key;
     extern __shared__ __align__(16) unsigned char shared_queues[];
     K* values;
-    i32* positions;
+    P* positions;
     if (a.global_queues) {
         unsigned char* mine =
             a.global_queues + (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) * a.thread_queue_bytes;
-        positions = reinterpret_cast<i32*>(mine);
-        values = reinterpret_cast<K*>(mine + 4 * static_cast<i64>(a.entries));
+        positions = reinterpret_cast<P*>(mine);
+        values = reinterpret_cast<K*>(mine + sizeof(P) * static_cast<i64>(a.entries));
     } else {
-        positions = reinterpret_cast<i32*>(shared_queues) + threadIdx.x * (a.entries + 1);
-        values = reinterpret_cast<K*>(shared_queues + 4 * blockDim.x * (a.entries + 1) + threadIdx.x * a.value_stride);
+        positions = reinterpret_cast<P*>(shared_queues) + threadIdx.x * a.position_stride;
+        values = reinterpret_cast<K*>(shared_queues + sizeof(P) * blockDim.x * a.position_stride +
+                                      threadIdx.x * a.value_stride);
     }
     for (i64 block = blockIdx.x; block < a.block_count; block += gridDim.x) {
         int lo = 0, hi = a.angle_count - 1;  // the angle whose blocks hold this one
@@ -320,7 +323,7 @@ __global__ void __launch_bounds__(max_block_threads) filter_lines_kernel(const l
             else hi = mid - 1;
         }
         const angle_job<T> job = a.jobs[lo];
-        const double sum = filter_line<T, A>(a, job, block - job.block_begin, values, positions);
+        const double sum = filter_line<T, A, P>(a, job, block - job.block_begin, values, positions);
         if (a.block_sums) {
             const double total = block_sum(sum);
             if (threadIdx.x == 0) a.block_sums[block] = total;
@@ -413,7 +416,7 @@ std::size_t append(std::vector<unsigned char>& blob, const U* items, std::size_t
     return offset;
 }
 
-template <class T, line_algorithm A>
+template <class T, line_algorithm A, class P>
 void filter(device_view<const T> in, const gd::line_plan& plan, const device_line_outputs<T>& out, cudaStream_t s) {
     using traits = gd::line_keys<T>;
     using K = typename traits::key;
@@ -427,21 +430,27 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
 
     // Queue storage and block shape.
     const i32 entries = A == line_algorithm::stack ? gd::line_stack_capacity(L) : 2 * gd::line_queue_capacity(L);
+    // Slabs one word longer than needed: odd word strides spread equal indices over the banks.
+    const auto position_stride = static_cast<i32>(entries + 4 / sizeof(P));
     const auto value_stride = static_cast<i32>(align_up(static_cast<std::size_t>(entries) * sizeof(K), 4) + 4);
-    const i64 per_thread_shared = 4 * (static_cast<i64>(entries) + 1) + value_stride;
+    const i64 per_thread_shared = static_cast<i64>(sizeof(P)) * position_stride + value_stride;
     const i64 shared_limit = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin) - 1024;  // static shared
     int threads = lines_tuning::block_threads;
     if (threads * per_thread_shared > shared_limit) threads = 32;
     const bool queues_in_shared = threads * per_thread_shared <= shared_limit;
     const std::size_t shared_bytes = queues_in_shared ? static_cast<std::size_t>(threads * per_thread_shared) : 0;
-    const auto kernel = filter_lines_kernel<T, A>;
+    const auto kernel = filter_lines_kernel<T, A, P>;
+    // All of the unified L1/shared memory that the queues can use (the driver may else pick a
+    // carveout that fits fewer blocks).
+    check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
+               "cudaFuncSetAttribute (linear filter carveout)");
     check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)),
                "cudaFuncSetAttribute (linear filter shared memory)");
     int blocks_per_sm = 0;
     check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, threads, shared_bytes),
                "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     const i64 thread_queue_bytes =
-        static_cast<i64>(align_up(static_cast<std::size_t>(entries) * (4 + sizeof(K)), 16));
+        static_cast<i64>(align_up(static_cast<std::size_t>(entries) * (sizeof(P) + sizeof(K)), 16));
     i64 resident = static_cast<i64>(device_attribute(cudaDevAttrMultiProcessorCount)) * std::max(1, blocks_per_sm) * threads;
     if (!queues_in_shared)
         resident = std::min(resident, std::max<i64>(threads, lines_tuning::global_queue_budget / thread_queue_bytes));
@@ -542,6 +551,7 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
     a.global_queues = global_queues.as<unsigned char>();
     a.thread_queue_bytes = thread_queue_bytes;
     a.entries = entries;
+    a.position_stride = position_stride;
     a.value_stride = value_stride;
     a.length = L;
     a.closing = plan.closing;
@@ -584,10 +594,13 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
 template <class T>
 void line_filter_angles(device_view<const T> in, const detail::line_plan& plan, const device_line_outputs<T>& out,
                         stream s) {
+    const cudaStream_t cs = to_cuda(s.native_handle());
     if (plan.algorithm == line_algorithm::stack)
-        filter<T, line_algorithm::stack>(in, plan, out, to_cuda(s.native_handle()));
+        filter<T, line_algorithm::stack, i32>(in, plan, out, cs);
+    else if (plan.length < gd::line_queue_max_short_length)
+        filter<T, line_algorithm::fifo, std::uint16_t>(in, plan, out, cs);
     else
-        filter<T, line_algorithm::fifo>(in, plan, out, to_cuda(s.native_handle()));
+        filter<T, line_algorithm::fifo, i32>(in, plan, out, cs);
 }
 
 template void line_filter_angles<std::uint8_t>(device_view<const std::uint8_t>, const detail::line_plan&,
