@@ -49,7 +49,20 @@ using gd::to_cuda;
 using i64 = std::int64_t;
 using i32 = std::int32_t;
 
-// Launch shapes, measured on one H200 (bench/gpu/lines_bench.cpp; docs/benchmarks.md).
+// Launch shapes and storage, measured on one H200 (bench/gpu/lines_bench.cpp: the 640x640
+// uint8 orientation map over 180 angles at λ = 41, and single openings of 8000x8000 uint8 at
+// λ = 41 / 101; whole public calls, median of 15; docs/benchmarks.md). What each step changed:
+//   1. int32 queue positions, zones below 4 waves:  640² 180 angles fifo 3.97 ms (stack 7.22);
+//      8000² 90° 2.50 ms (λ = 41), 6.02 ms (λ = 101).
+//   2. loads four samples ahead (line_reader), zones below 2 waves: 3.39 ms; 2.47 / 5.75 ms -
+//      the single opening did not move, so the wait is not on global memory.
+//   3. uint16 fifo positions (line_queue<K, P>) and the max-shared carveout: 2.68 ms;
+//      2.16 / 3.58 ms. The queues bound occupancy: λ = 41 uint8 fifo needs 392 B of shared
+//      memory per thread (8 blocks of 64 per SM, 25% theoretical occupancy), λ = 101 776 B.
+// Nsight Compute on step 3's 640² map: 19.8% achieved occupancy, 0.44 instructions issued per
+// scheduler and cycle, the top stall a fixed-latency dependency, 21 of 32 threads active: the
+// queues' data-dependent loops diverge within a warp, which pays the longest per sample.
+// Stack is 2-3x slower than fifo in every case (its bursts of writes diverge more).
 struct lines_tuning {
     // Lines per block when the block's queues fit in shared memory (else 32).
     static constexpr int block_threads = 64;
