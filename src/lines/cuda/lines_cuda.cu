@@ -457,7 +457,9 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
     // carveout that fits fewer blocks).
     check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
                "cudaFuncSetAttribute (linear filter carveout)");
-    check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)),
+    // The same limit on every call, so that calls from several host threads cannot lower it
+    // under one another's launch.
+    check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_limit)),
                "cudaFuncSetAttribute (linear filter shared memory)");
     int blocks_per_sm = 0;
     check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, threads, shared_bytes),
