@@ -15,9 +15,10 @@
 //     rows widened by λ - 1 on each side (every window that holds a sample of the zone), so
 //     its outputs are exact. The padding of that sub-line is the lowest key: windows that
 //     reach into it never win the dilation.
-//   - Queues (open_fifo) or stacks (open_stack) live in shared memory, one slab per thread
-//     with an odd word stride; when a block's slabs do not fit, in global memory with a grid
-//     bounded by a scratch budget.
+//   - Queues (open_fifo, 16-bit positions while λ < 16384) or stacks (open_stack) live in
+//     shared memory, one slab per thread with an odd word stride; when a block's slabs do not
+//     fit, in global memory with a grid bounded by a scratch budget. Samples are loaded four
+//     reads ahead (line_reader).
 //   - Extremum and orientation: one atomicMax per output on a word key << r | (max - rank),
 //     rank = position in the plan (sorted by angle value), so the largest key wins and ties go
 //     to the smallest angle; one word buffer for steep angles, one in oriented (transposed)
@@ -358,7 +359,7 @@ __global__ void spectrum_kernel(const angle_job<T>* jobs, const i32* index_of_ra
 
 constexpr int tile = 32, tile_rows = 8;
 
-// dst (w x h... transposed): dst[x][y] = src[y][x] for a src of width x height.
+// dst[x][y] = src[y][x] for a src of width x height (dst: width rows of height elements).
 template <class E>
 __global__ void transpose_kernel(const E* src, i64 src_stride, E* dst, i64 dst_stride, i64 width, i64 height) {
     __shared__ E block[tile][tile + 1];
