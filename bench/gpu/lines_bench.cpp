@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
     }
     using granula::line_algorithm;
     std::vector<row> rows;
-    const line_algorithm algorithms[] = {line_algorithm::fifo, line_algorithm::stack};
+    const line_algorithm algorithms[] = {line_algorithm::automatic, line_algorithm::fifo, line_algorithm::stack};
 
     // 640x640 orientation map over 180 angles.
     {

@@ -19,9 +19,9 @@ struct line_plan {
     bool closing = false;            // reversed keys: a closing, or a dilation
     bool first_stage_only = false;   // an erosion or a dilation
     border mode;
-    // fifo or stack; automatic reaches the CPU backend unresolved (its vectorised path where it
-    // applies, else fifo).
-    line_algorithm algorithm = line_algorithm::fifo;
+    // automatic: each backend picks (its two-stage van Herk/Gil-Werman path where it applies,
+    // else fifo).
+    line_algorithm algorithm = line_algorithm::automatic;
     // Sorted by angle value (stable), so that a later angle replaces the running extremum only
     // when strictly better: ties go to the smallest angle.
     std::vector<line_angle_plan> angles;

@@ -96,19 +96,14 @@ void validate_outputs(const image_view<const T, Space>& in, std::size_t angle_co
     }
 }
 
-// The GPU's automatic choice (bench/gpu/lines_bench.cpp on an H200, docs/benchmarks.md): fifo,
-// 2-3x faster than the stack there (640x640, 180 angles, λ = 41: 2.7 against 9.1 ms), whose
-// write bursts diverge. The CPU backend resolves automatic itself.
-constexpr line_algorithm gpu_automatic = line_algorithm::fifo;
-
 detail::line_plan make_plan(std::int64_t width, std::int64_t height, std::span<const double> angles,
-                            const line_params& p, line_algorithm automatic) {
+                            const line_params& p) {
     detail::line_plan plan;
     plan.length = static_cast<std::int32_t>(p.length);
     plan.closing = p.kind == line_filter_kind::closing || p.kind == line_filter_kind::dilation;
     plan.first_stage_only = p.kind == line_filter_kind::erosion || p.kind == line_filter_kind::dilation;
     plan.mode = p.mode;
-    plan.algorithm = p.algorithm == line_algorithm::automatic ? automatic : p.algorithm;
+    plan.algorithm = p.algorithm;
     std::vector<std::int64_t> order(angles.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return angles[a] < angles[b]; });
@@ -173,7 +168,7 @@ void line_filter_angles(host_view<const T> in, std::span<const double> angles, c
                         const host_line_outputs<T>& out) {
     validate_input(in, angles, params);
     validate_outputs(in, angles.size(), out);
-    cpu::line_filter_angles<T>(in, make_plan(in.width(), in.height(), angles, params, line_algorithm::automatic), out);
+    cpu::line_filter_angles<T>(in, make_plan(in.width(), in.height(), angles, params), out);
 }
 
 template <pixel T>
@@ -183,7 +178,7 @@ void line_filter_angles(device_view<const T> in, std::span<const double> angles,
     validate_outputs(in, angles.size(), out);
     resolve_device(device::cuda);  // throws when there is no CUDA backend or device
 #if defined(GRANULA_HAVE_CUDA)
-    cuda::line_filter_angles<T>(in, make_plan(in.width(), in.height(), angles, params, gpu_automatic), out, s);
+    cuda::line_filter_angles<T>(in, make_plan(in.width(), in.height(), angles, params), out, s);
 #else
     static_cast<void>(s);
 #endif

@@ -96,7 +96,7 @@ TYPED_TEST(LinesCuda, SingleAngleEqualsCpu) {
                                 line_filter_kind::dilation})
             for (const border_mode m : line_modes) {
                 const border mode{m, std::is_floating_point_v<T> ? 1.5 : 7.0};
-                for (const auto algorithm : {line_algorithm::fifo, line_algorithm::stack}) {
+                for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo, line_algorithm::stack}) {
                     const line_params params{length, kind, mode, algorithm};
                     host_image<T> want(w, h);
                     line_filter<T>(img.view(), want.view(), angle, params);
@@ -131,7 +131,7 @@ TYPED_TEST(LinesCuda, LongLinesEqualCpu) {
     const auto img = random_image<T>(rng, 17000, 3, 200, std::is_floating_point_v<T>);
     const device_image<T> d_in = upload<T>(img.view());
     for (const std::int64_t length : {700, 2047, 16384, 17000})
-        for (const auto algorithm : {line_algorithm::fifo, line_algorithm::stack})
+        for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo, line_algorithm::stack})
             for (const border_mode m : {border_mode::ignore, border_mode::reflect}) {
                 const line_params params{length, line_filter_kind::opening, {m}, algorithm};
                 host_image<T> want(17000, 3);
@@ -212,7 +212,7 @@ TYPED_TEST(LinesCuda, ReductionsOverAnglesEqualCpu) {
     for (const shape s : {shape{45, 38, 9}, shape{1, 30, 5}, shape{30, 1, 5}, shape{613, 7, 4}, shape{7, 613, 4},
                           shape{301, 257, 21}})
         for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing})
-            for (const auto algorithm : {line_algorithm::fifo, line_algorithm::stack}) {
+            for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo, line_algorithm::stack}) {
                 // Few levels: many ties between angles.
                 const auto img = random_image<T>(rng, s.w, s.h, 4, std::is_floating_point_v<T>);
                 std::vector<double> usable;  // the length must fit every angle
@@ -232,7 +232,7 @@ TEST(LinesCudaLarge, OrientationMap640x640Over180Angles) {
     GRANULA_REQUIRE_GPU();
     std::mt19937_64 rng(21);
     const auto img = random_image<std::uint8_t>(rng, 640, 640, 256, false);
-    for (const auto algorithm : {line_algorithm::fifo, line_algorithm::stack})
+    for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo, line_algorithm::stack})
         expect_angles_equal_cpu<std::uint8_t>(img.view(), evenly_spaced_angles(180),
                                               {41, line_filter_kind::opening, {}, algorithm}, false,
                                               std::string(to_string(algorithm)));
