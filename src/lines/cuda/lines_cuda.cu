@@ -148,6 +148,7 @@ struct angle_job {
     i64 filtered_stride;
     i32 transposed;
     i32 rank;  // position in the plan: angles sorted by value
+    i64 scratch_offset, scratch_stride;  // the two-pass path's first-stage results (lines per row)
 };
 
 template <class T>
@@ -316,79 +317,146 @@ __device__ double filter_line(const launch_args<T>& a, const angle_job<T>& job, 
 // every line sample's result to stage_scratch; stage 2 (max over the reflected window) reads it
 // and writes the outputs. A block's threads are adjacent lines of one zone of rows, and they
 // walk the zone's rows together, so every load and store of a warp is one row segment; samples
-// off a thread's line are the extension (the pad in stage 1, `outside` in stage 2), which is
-// exactly the border rule (ignore or constant). Each thread keeps the suffix minima of its
-// current block of λ rows in a shared-memory slab (one word per entry, threads interleaved).
+// off a line are the extension (the pad in stage 1, `outside` in stage 2), which is exactly the
+// border rule (ignore or constant). Each thread keeps the suffix minima of its current block of
+// λ rows in a shared-memory slab (one word per entry, threads interleaved). uint8 threads take
+// four adjacent lines in one 32-bit word (SIMD min/max, __vminu4): their bytes of a row are
+// consecutive, fetched as two aligned words and a funnel shift.
+template <class T>
+struct lane_pack {  // one line per thread: the key itself
+    using K = typename gd::line_keys<T>::key;
+    using word = K;
+    static constexpr int lanes = 1;
+    __device__ static word broadcast(K k) { return k; }
+    __device__ static word min(word u, word v) { return v < u ? v : u; }
+    __device__ static word max(word u, word v) { return u < v ? v : u; }
+    __device__ static K lane(word w, int) { return w; }
+    // Lanes [lo, hi) of w, the others `fill`.
+    __device__ static word select(word w, word fill, int lo, int hi) { return lo < hi ? w : fill; }
+    __device__ static word load(const T* row, i64 x, bool closing) {
+        return gd::line_keys<T>::to_key(row[x], closing);
+    }
+};
+template <>
+struct lane_pack<std::uint8_t> {
+    using K = std::uint8_t;
+    using word = unsigned;
+    static constexpr int lanes = 4;
+    __device__ static word broadcast(K k) { return 0x01010101u * k; }
+    __device__ static word min(word u, word v) { return __vminu4(u, v); }
+    __device__ static word max(word u, word v) { return __vmaxu4(u, v); }
+    __device__ static K lane(word w, int j) { return static_cast<K>(w >> (8 * j)); }
+    __device__ static word select(word w, word fill, int lo, int hi) {
+        const word keep = lo >= hi ? 0u : (0xffffffffu >> (8 * (4 - hi))) & (0xffffffffu << (8 * lo));
+        return (w & keep) | (fill & ~keep);
+    }
+    // The 4 bytes from x on (any alignment; a 4-byte-aligned word that holds one of them cannot
+    // cross into another page). Closing keys are the bytes' complements.
+    __device__ static word load(const std::uint8_t* row, i64 x, bool closing) {
+        const auto address = reinterpret_cast<std::uintptr_t>(row + x);
+        const auto* aligned = reinterpret_cast<const unsigned*>(address & ~std::uintptr_t{3});
+        const unsigned shift = 8 * static_cast<unsigned>(address & 3);
+        const word w = shift ? __funnelshift_r(aligned[0], aligned[1], shift) : aligned[0];
+        return closing ? ~w : w;
+    }
+};
+
 template <class T, int Stage>
 __device__ double vhgw_zone(const launch_args<T>& a, const angle_job<T>& job, i64 local_block, unsigned* slab) {
     using traits = gd::line_keys<T>;
     using K = typename traits::key;
-    const i64 line = (local_block % job.line_blocks) * blockDim.x + threadIdx.x;
+    using pack = lane_pack<T>;
+    using word = typename pack::word;
+    constexpr int lanes = pack::lanes;
+    const i64 line = ((local_block % job.line_blocks) * blockDim.x + threadIdx.x) * lanes;  // first of the thread's
     const i64 zone = local_block / job.line_blocks;
     const i64 z0 = zone * job.zone_rows, z1 = min(job.rows, z0 + job.zone_rows);
     if (line >= job.line_count) return 0;
     const i64 c = job.first_line + line;
+    const int lanes_here = static_cast<int>(min(static_cast<i64>(lanes), job.line_count - line));
     const i32* shift = a.shifts + job.shift_offset;
     // Skip lines that miss the zone (the shift is monotone, so testing its ends is enough).
     const i64 x_first = c + shift[z0], x_last = c + shift[z1 - 1];
-    if (max(x_first, x_last) < 0 || min(x_first, x_last) >= job.columns) return 0;
+    if (max(x_first, x_last) + lanes - 1 < 0 || min(x_first, x_last) >= job.columns) return 0;
     const i32 L = a.length;
     const i32 before = a.closing ? (L - 1) / 2 : L / 2, after = L - 1 - before;
     const i32 lead = Stage == 1 ? before : after;  // rows of window before the output row
     const T* src = job.transposed ? a.transposed : a.input;
     const i64 src_stride = job.transposed ? a.transposed_stride : a.input_stride;
-    K* scratch = a.stage_scratch + job.rank * a.width * a.height;
-    const i64 scratch_stride = job.columns;
-    const auto column_of = [&](i64 r) -> i64 {  // the line's column at row r, or -1 off the line
-        if (r < 0 || r >= job.rows) return -1;
+    // The first stage's results: row r, line `line` at scratch[r * stride + line] (lanes
+    // adjacent, aligned to a word).
+    K* scratch = a.stage_scratch + job.scratch_offset;
+    // The lanes of row r on the image, [lo, hi) (empty off the oriented rows).
+    const auto lanes_on_image = [&](i64 r, int& lo, int& hi) {
+        lo = hi = 0;
+        if (r < 0 || r >= job.rows) return;
         const i64 x = c + shift[r];
-        return x >= 0 && x < job.columns ? x : -1;
+        lo = static_cast<int>(max(i64{0}, min(static_cast<i64>(lanes_here), -x)));
+        hi = static_cast<int>(max(static_cast<i64>(lo), min(static_cast<i64>(lanes_here), job.columns - x)));
     };
-    const auto sample = [&](i64 r) -> K {
-        const i64 x = column_of(r);
+    const word pad = pack::broadcast(a.pad), outside = pack::broadcast(a.outside);
+    const auto sample = [&](i64 r) -> word {
+        int lo, hi;
+        lanes_on_image(r, lo, hi);
+        if (lo >= hi) return Stage == 1 ? pad : outside;
+        word w;
         if constexpr (Stage == 1) {
-            return x < 0 ? a.pad : traits::to_key(src[r * src_stride + x], a.closing);
+            const T* row = src + r * src_stride;
+            const i64 x = c + shift[r];
+            if constexpr (lanes == 1) {
+                w = pack::load(row, x, a.closing);
+            } else if (lo == 0 && hi == lanes) {
+                w = pack::load(row, x, a.closing);
+            } else {  // partly off the image: byte by byte
+                w = 0;
+                for (int j = lo; j < hi; ++j)
+                    w |= static_cast<word>(traits::to_key(row[x + j], a.closing)) << (8 * j);
+            }
+            return pack::select(w, pad, lo, hi);
         } else {
-            if (x < 0) return a.outside;
-            const K k = scratch[r * scratch_stride + x];
+            w = *reinterpret_cast<const word*>(scratch + r * job.scratch_stride + line);
             if constexpr (std::is_floating_point_v<T>)
-                if (k == traits::nan_key) return traits::top;  // NaN wins the second stage too
-            return k;
+                if (w == traits::nan_key) w = traits::top;  // NaN wins the second stage too
+            return pack::select(w, outside, lo, hi);
         }
     };
-    const auto better = [](K u, K v) { return Stage == 1 ? (v < u ? v : u) : (u < v ? v : u); };
-    const K identity = Stage == 1 ? traits::top : std::numeric_limits<K>::lowest();
+    const auto better = [](word u, word v) { return Stage == 1 ? pack::min(u, v) : pack::max(u, v); };
+    const word identity = pack::broadcast(Stage == 1 ? traits::top : std::numeric_limits<K>::lowest());
     double sum = 0;
     typename best_word<T>::type* best = job.transposed ? a.best_flat : a.best_steep;
     const i64 best_stride = job.transposed ? a.height : a.width;
     const bool last_stage = Stage == 2 || a.first_stage_only;
-    const auto emit = [&](i64 r, K key) {
-        const i64 x = column_of(r);
-        if (x < 0) return;
+    const auto emit = [&](i64 r, word w) {
         if (!last_stage) {
-            scratch[r * scratch_stride + x] = key;
+            *reinterpret_cast<word*>(scratch + r * job.scratch_stride + line) = w;
             return;
         }
-        const T value = traits::from_key(key, a.closing);
-        sum += static_cast<double>(value);
-        if (job.filtered) job.filtered[r * job.filtered_stride + x] = value;
-        if (best) atomicMax(best + r * best_stride + x, pack_best<T>(key, job.rank));
+        int lo, hi;
+        lanes_on_image(r, lo, hi);
+        const i64 x = c + shift[r];
+        for (int j = lo; j < hi; ++j) {
+            const K key = pack::lane(w, j);
+            const T value = traits::from_key(key, a.closing);
+            sum += static_cast<double>(value);
+            if (job.filtered) job.filtered[r * job.filtered_stride + x + j] = value;
+            if (best) atomicMax(best + r * best_stride + x + j, pack_best<T>(key, job.rank));
+        }
     };
     // Output row r takes rows [r - lead, r - lead + L - 1]; blocks of L window starts.
     const unsigned stride = blockDim.x;
     for (i64 k0 = z0; k0 < z1; k0 += L) {
         const i64 s0 = k0 - lead;
-        K acc = identity;
+        word acc = identity;
         for (i32 t = L - 1; t >= 0; --t) {
             acc = better(acc, sample(s0 + t));
             slab[t * stride] = static_cast<unsigned>(acc);
         }
         emit(k0, acc);
-        K run = identity;
+        word run = identity;
         const i64 t_end = min(static_cast<i64>(L), z1 - k0);
         for (i32 t = 1; t < t_end; ++t) {
             run = better(run, sample(s0 + L + t - 1));
-            emit(k0 + t, better(static_cast<K>(slab[t * stride]), run));
+            emit(k0 + t, better(static_cast<word>(slab[t * stride]), run));
         }
     }
     return sum;
@@ -547,6 +615,9 @@ std::size_t append(std::vector<unsigned char>& blob, const U* items, std::size_t
     return offset;
 }
 
+// Lines per row of the two-pass scratch: whole words of four uint8 lanes.
+inline i64 two_pass_scratch_stride(i64 line_count) { return (line_count + 3) / 4 * 4; }
+
 template <class T, line_algorithm A, class P>
 void filter(device_view<const T> in, const gd::line_plan& plan, const device_line_outputs<T>& out, cudaStream_t s) {
     using traits = gd::line_keys<T>;
@@ -600,19 +671,21 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
     if (!queues_in_shared)
         resident = std::min(resident, std::max<i64>(threads, lines_tuning::global_queue_budget / thread_queue_bytes));
 
-    // Zones: only when the lines of all angles are too few to fill the GPU.
-    i64 total_lines = 0;
+    // Zones: only when the threads (lines, or groups of lanes) of all angles are too few to fill
+    // the GPU.
+    const i64 lines_per_thread = two_pass ? lane_pack<T>::lanes : 1;
+    i64 total_threads = 0;
     bool any_flat = false, any_steep = false;
     for (const auto& angle : plan.angles) {
-        total_lines += angle.lines.line_count();
+        total_threads += (angle.lines.line_count() + lines_per_thread - 1) / lines_per_thread;
         (angle.lines.transposed ? any_flat : any_steep) = true;
     }
     const i64 target = lines_tuning::waves * resident;
     i64 zone_rows = std::max(width, height);
-    if (total_lines < target) {
-        const i64 samples = static_cast<i64>(angle_count) * width * height;
+    if (total_threads < target) {
+        const i64 thread_rows = static_cast<i64>(angle_count) * width * height / lines_per_thread;
         zone_rows = std::max({lines_tuning::zone_min_rows, lines_tuning::zone_overlap_factor * (L - 1),
-                              (samples + target - 1) / target});
+                              (thread_rows + target - 1) / target});
     }
 
     // Flat angles' filtered images are written oriented, then transposed into place.
@@ -624,7 +697,7 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
     // Tables.
     std::vector<angle_job<T>> jobs(static_cast<std::size_t>(angle_count));
     std::vector<i32> shifts, index_of_rank(static_cast<std::size_t>(angle_count));
-    i64 block_count = 0, flat_slot = 0;
+    i64 block_count = 0, flat_slot = 0, scratch_elements = 0;
     for (i32 k = 0; k < angle_count; ++k) {
         const gd::scan_lines& lines = plan.angles[k].lines;
         angle_job<T>& job = jobs[k];
@@ -635,7 +708,7 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
         job.first_line = lines.first_line;
         job.line_count = lines.line_count();
         job.zone_rows = std::min(zone_rows, lines.rows);
-        job.line_blocks = (job.line_count + threads - 1) / threads;
+        job.line_blocks = (job.line_count + threads * lines_per_thread - 1) / (threads * lines_per_thread);
         job.block_begin = block_count;
         block_count += (lines.rows + job.zone_rows - 1) / job.zone_rows * job.line_blocks;
         job.filtered = nullptr;
@@ -652,6 +725,9 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
         }
         job.transposed = lines.transposed ? 1 : 0;
         job.rank = k;
+        job.scratch_stride = two_pass_scratch_stride(job.line_count);
+        job.scratch_offset = scratch_elements;
+        scratch_elements += two_pass ? lines.rows * job.scratch_stride : 0;
         index_of_rank[k] = static_cast<i32>(plan.angles[k].index);
     }
     std::vector<unsigned char> blob;
@@ -679,9 +755,8 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
                                       : std::min<i64>(block_count, std::max<i64>(1, resident / threads));
     device_buffer global_queues(queues_in_shared ? 0 : static_cast<std::size_t>(grid * threads * thread_queue_bytes), s);
 
-    device_buffer stage_scratch(two_pass && !plan.first_stage_only
-                                    ? static_cast<std::size_t>(angle_count * width * height) * sizeof(K)
-                                    : 0,
+    device_buffer stage_scratch(two_pass && !plan.first_stage_only ? static_cast<std::size_t>(scratch_elements) * sizeof(K)
+                                                                   : 0,
                                 s);
     launch_args<T> a{};
     a.jobs = jobs_dev;
@@ -764,8 +839,11 @@ bool two_pass_applies(device_view<const T> in, const gd::line_plan& plan) {
     if (m != border_mode::ignore && m != border_mode::constant) return false;
     const i64 shared_limit = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin) - 1024;
     if (32 * 4 * static_cast<i64>(plan.length) > shared_limit) return false;
-    const i64 scratch = static_cast<i64>(plan.angles.size()) * in.width() * in.height() *
-                        static_cast<i64>(sizeof(typename gd::line_keys<T>::key));
+    i64 scratch = 0;
+    for (const auto& angle : plan.angles)
+        scratch += angle.lines.rows * two_pass_scratch_stride(angle.lines.line_count()) *
+                   static_cast<i64>(sizeof(typename gd::line_keys<T>::key));
+    static_cast<void>(in);
     return plan.first_stage_only || scratch <= lines_tuning::two_pass_scratch_budget;
 }
 
