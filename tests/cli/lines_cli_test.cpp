@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -17,6 +18,7 @@
 #include "granula/granula.hpp"
 #include "granula/io/io.hpp"
 #include "io/io_test_support.hpp"
+#include "support/require_gpu.hpp"
 
 namespace granula::cli_test {
 namespace {
@@ -211,6 +213,30 @@ TEST(CliLines, DeskewPrintsTheAngleAndStraightens) {
         for (std::int64_t x = 0; x < page.width(); ++x) ASSERT_EQ(got.as<std::uint8_t>()(y, x), expected.view()(y, x));
     const cli_result closing = run_cli({"deskew", input, "--method", "closing", "--length", "100", "--fill", "0"}, dir);
     EXPECT_EQ(closing.status, 0) << closing.err;
+}
+
+// --device cuda writes the same files as --device cpu.
+TEST(CliLinesGpu, CudaEqualsTheCpu) {
+    GRANULA_REQUIRE_GPU();
+    scratch_dir dir;
+    host_image<std::uint8_t> img;
+    const std::string input = write_stripes(dir, img);
+    for (const std::string device : {"cpu", "cuda"}) {
+        const std::string out = dir.file(device);
+        std::filesystem::create_directories(out);
+        for (const std::string command : {"orientation", "spectrum"}) {
+            const cli_result r =
+                run_cli({command, input, "--length", "15", "--angles", "30", "--out-dir", out, "--device", device}, dir);
+            ASSERT_EQ(r.status, 0) << device << " " << command << ": " << r.err;
+        }
+        const cli_result r = run_cli({"granulometry", input, "--lengths", "3:31:4", "--out", out + "/g.csv",
+                                      "--device", device},
+                                     dir);
+        ASSERT_EQ(r.status, 0) << device << ": " << r.err;
+    }
+    for (const std::string file : {"stripes_supremum.png", "stripes_orientation.png", "stripes_spectrum.csv",
+                                   "stripes_spectrum.svg", "g.csv"})
+        EXPECT_EQ(read_text(dir.file("cuda/" + file)), read_text(dir.file("cpu/" + file))) << file;
 }
 
 TEST(CliLines, Errors) {
