@@ -23,6 +23,10 @@ constexpr std::array<std::pair<deskew_method, std::string_view>, 2> method_names
 constexpr double length_fraction = 0.6;  // default λ = 0.6 x the page width
 constexpr std::int64_t background_divisor = 8;  // the background closing is λ / 8 long
 constexpr std::int64_t join_divisor = 16;       // the characters are joined along λ / 16
+// Pages at least twice as wide are first reduced by the integer factor width / reduced_width
+// (measured on data/page.png enlarged 6 times, 2304 px wide: the text method's error stays within
+// 0.03 degrees and the time drops from about 30 s to 5-10 s on 2 cores).
+constexpr std::int64_t reduced_width = 1024;
 // Angles beyond the range are scored too, so that a peak near an end of the range still has
 // both flanks; the result is clamped to the range.
 constexpr double margin_degrees = 3.0;
@@ -31,8 +35,29 @@ constexpr double margin_degrees = 3.0;
 std::int64_t line_length(std::int64_t requested, std::span<const double> angles, std::int64_t w, std::int64_t h) {
     std::int64_t fit = w + h;
     for (const double a : angles) fit = std::min(fit, detail::scan_line_extent(a, w, h));
-    if (requested > 0) return requested;  // line_filter_angles reports one that does not fit
+    if (requested > fit)
+        throw invalid_argument("line length " + std::to_string(requested) + " does not fit the " + std::to_string(w) +
+                               "x" + std::to_string(h) + " page: the scan lines of the angles tried hold " +
+                               std::to_string(fit) + " pixels");
+    if (requested > 0) return requested;
     return std::max<std::int64_t>(1, std::min<std::int64_t>(fit, static_cast<std::int64_t>(length_fraction * static_cast<double>(w))));
+}
+
+// The page reduced by the factor k: each pixel the minimum (the darkest) of its k x k block, so
+// that print and thin dark lines survive.
+template <class T>
+host_image<T> reduce_by_minimum(host_view<const T> page, std::int64_t k) {
+    const std::int64_t w = (page.width() + k - 1) / k, h = (page.height() + k - 1) / k;
+    host_image<T> out(w, h);
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x) {
+            T v = page(y * k, x * k);
+            for (std::int64_t yy = y * k; yy < std::min(page.height(), (y + 1) * k); ++yy)
+                for (std::int64_t xx = x * k; xx < std::min(page.width(), (x + 1) * k); ++xx)
+                    v = std::min(v, page(yy, xx));
+            out.view()(y, x) = v;
+        }
+    return out;
 }
 
 // The centre of the peak (valley when `lowest`) around the best sample: the centroid of the
@@ -64,36 +89,36 @@ double peak_centre(std::span<const double> angles, std::span<const double> score
 }
 
 template <class T>
-host_image<float> to_float(host_view<const T> in) {
-    host_image<float> out(in.width(), in.height());
-    for (std::int64_t y = 0; y < in.height(); ++y)
-        for (std::int64_t x = 0; x < in.width(); ++x) {
-            const float v = static_cast<float>(in(y, x));
-            if (std::isnan(v))
-                throw invalid_argument("the page has a NaN pixel at row " + std::to_string(y) + ", column " +
-                                       std::to_string(x) + "; rotation detection needs numbers");
-            out.view()(y, x) = v;
-        }
-    return out;
+void require_numbers(host_view<const T> page) {
+    if constexpr (std::is_floating_point_v<T>)
+        for (std::int64_t y = 0; y < page.height(); ++y)
+            for (std::int64_t x = 0; x < page.width(); ++x)
+                if (std::isnan(page(y, x)))
+                    throw invalid_argument("the page has a NaN pixel at row " + std::to_string(y) + ", column " +
+                                           std::to_string(x) + "; rotation detection needs numbers");
 }
 
-// The text's darkness: closing by a vertical line longer than the characters, minus the page.
-// The closing follows the page's light background (uneven lighting, dark borders), so what is
-// left is the print alone, bright on black.
-host_image<float> darkness(host_view<const float> page, std::int64_t length) {
-    host_image<float> background(page.width(), page.height());
+// The print's darkness: the page's closing by a vertical line longer than the characters, minus
+// the page. The closing follows the page's light background (uneven lighting, dark borders), so
+// what is left is the print alone, bright on black. Never negative (closings are extensive), so
+// it keeps the pixel type.
+template <class T>
+host_image<T> darkness(host_view<const T> page, std::int64_t length) {
+    host_image<T> background(page.width(), page.height());
     line_params p;
     p.length = std::min(length, page.height());
     p.kind = line_filter_kind::closing;
-    line_filter<float>(page, background.view(), 90.0, p);
+    line_filter<T>(page, background.view(), 90.0, p);
     for (std::int64_t y = 0; y < page.height(); ++y)
-        for (std::int64_t x = 0; x < page.width(); ++x) background.view()(y, x) -= page(y, x);
+        for (std::int64_t x = 0; x < page.width(); ++x)
+            background.view()(y, x) = static_cast<T>(background.view()(y, x) - page(y, x));
     return background;
 }
 
-std::vector<double> text_line_scores(host_view<const float> page, std::span<const double> angles, std::int64_t length) {
-    const host_image<float> dark = darkness(page, std::max<std::int64_t>(3, length / background_divisor));
-    host_image<float> joined(page.width(), page.height());
+template <class T>
+std::vector<double> text_line_scores(host_view<const T> page, std::span<const double> angles, std::int64_t length) {
+    const host_image<T> dark = darkness<T>(page, std::max<std::int64_t>(3, length / background_divisor));
+    host_image<T> joined(page.width(), page.height());
     std::vector<double> scores(angles.size());
     line_params join;
     join.length = std::max<std::int64_t>(1, length / join_divisor);
@@ -101,10 +126,10 @@ std::vector<double> text_line_scores(host_view<const float> page, std::span<cons
     line_params open;
     open.length = length;
     for (std::size_t i = 0; i < angles.size(); ++i) {
-        line_filter<float>(dark.view(), joined.view(), angles[i], join);
-        host_line_outputs<float> out;
+        line_filter<T>(dark.view(), joined.view(), angles[i], join);
+        host_line_outputs<T> out;
         out.spectrum = std::span<double>(&scores[i], 1);
-        line_filter_angles<float>(joined.view(), std::span<const double>(&angles[i], 1), open, out);
+        line_filter_angles<T>(joined.view(), std::span<const double>(&angles[i], 1), open, out);
     }
     return scores;
 }
@@ -132,18 +157,25 @@ deskew_result detect_rotation(host_view<const T> page, const deskew_params& para
     deskew_result result;
     angle_range(params.first, params.last, params.step);  // validates the range
     result.angles = angle_range(params.first - margin_degrees, params.last + margin_degrees, params.step);
-    const std::int64_t length = line_length(params.length, result.angles, page.width(), page.height());
-    const host_image<float> grey = to_float<T>(page);
+    std::int64_t length = line_length(params.length, result.angles, page.width(), page.height());
+    require_numbers<T>(page);
+    const std::int64_t k = std::max<std::int64_t>(1, page.width() / reduced_width);
+    host_image<T> reduced;
+    if (k > 1) {  // angles do not change with the scale; λ and the page shrink together
+        reduced = reduce_by_minimum<T>(page, k);
+        page = reduced.view();
+        length = std::max<std::int64_t>(1, (length + k / 2) / k);
+    }
     if (params.method == deskew_method::closing_spectrum) {
         result.spectrum.resize(result.angles.size());
         line_params p;
         p.length = length;
         p.kind = line_filter_kind::closing;
-        host_line_outputs<float> out;
+        host_line_outputs<T> out;
         out.spectrum = result.spectrum;
-        line_filter_angles<float>(grey.view(), result.angles, p, out);
+        line_filter_angles<T>(page, result.angles, p, out);
     } else {
-        result.spectrum = text_line_scores(grey.view(), result.angles, length);
+        result.spectrum = text_line_scores<T>(page, result.angles, length);
     }
     result.angle = std::clamp(peak_centre(result.angles, result.spectrum, params.method == deskew_method::closing_spectrum), params.first, params.last);
     return result;

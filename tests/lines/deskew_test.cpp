@@ -39,8 +39,7 @@ TEST(Deskew, TextPageRotatedByKnownAngles) {
 
 // Staves: five 1-pixel dark lines each, note heads and stems, on a light page. Both methods find
 // the rotation within 0.05 degrees (measured: 0.024 at most); the closing spectrum is lowest where the staff lines lie.
-host_image<std::uint8_t> music_sheet() {
-    const std::int64_t w = 480, h = 300;
+host_image<std::uint8_t> music_sheet(std::int64_t w = 480, std::int64_t h = 300) {
     host_image<std::uint8_t> sheet(w, h);
     fill<std::uint8_t>(sheet.view(), 235);
     for (int staff = 0; staff < 3; ++staff)
@@ -73,6 +72,21 @@ TEST(Deskew, MusicSheetBothMethods) {
             }
         }
     }
+}
+
+// A page at least 2048 pixels wide is reduced (by the minimum of each 2x2 block here) before
+// the search: the staves keep their accuracy, with λ chosen or given in the page's pixels.
+TEST(Deskew, WidePagesAreReduced) {
+    const auto sheet = music_sheet(2100, 300);
+    const auto page = rotated(sheet.view(), -2.6, 235);
+    deskew_params params;
+    params.first = -4, params.last = 4;
+    params.method = deskew_method::closing_spectrum;
+    EXPECT_NEAR(detect_rotation<std::uint8_t>(page.view(), params).angle, -2.6, 0.05);
+    params.length = 2000;
+    EXPECT_NEAR(detect_rotation<std::uint8_t>(page.view(), params).angle, -2.6, 0.05);
+    params.length = 2101;
+    EXPECT_THROW(detect_rotation<std::uint8_t>(page.view(), params), invalid_argument);
 }
 
 TEST(Deskew, RangeLengthAndTypes) {

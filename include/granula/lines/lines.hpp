@@ -114,6 +114,8 @@ std::vector<double> line_granulometry(device_view<const T> in, std::span<const s
 // (sub-step), clamped to [first, last]; 0 (clamped) when the scores are all equal.
 // λ = length, or 0.6 x the page width when length is 0, at most what every angle's scan lines
 // hold. Pixels are read as grey values, dark print on a light page; NaN is an invalid_argument.
+// A page at least 2048 pixels wide is first reduced by k = width / 1024 (whole), each k x k block
+// to its minimum (its darkest pixel), and λ by k: angles do not change with the scale.
 enum class deskew_method {
     closing_spectrum,  // the paper's: arg min of the spectrum of closings by line(λ, α): dark
                        // lines on a light page (staves, rules) survive only when aligned
