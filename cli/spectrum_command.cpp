@@ -56,6 +56,9 @@ std::string svg_of(std::span<const double> angles, std::span<const double> spect
     std::snprintf(buf, sizeof buf, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">angle (degrees)</text>\n",
                   (left + width - right) / 2, height - 10);
     svg += buf;
+    std::snprintf(buf, sizeof buf, "<text transform=\"translate(16 %g) rotate(-90)\" text-anchor=\"middle\">sum</text>\n",
+                  (top + height - bottom) / 2);
+    svg += buf;
     for (const double v : {lo, hi}) {
         std::snprintf(buf, sizeof buf, "<text x=\"%g\" y=\"%g\" text-anchor=\"end\">%.4g</text>\n", left - 6, py(v) + 4, v);
         svg += buf;
