@@ -34,12 +34,8 @@ device parse_device_option(const parsed_arguments& parsed) {
 number_range parse_range(std::string_view option, std::string_view text, bool step_allowed) {
     std::vector<std::string_view> parts;
     std::size_t start = 0;
-    // A ':' right after the start or another ':' cannot end a number: "-10:10" splits at 3.
-    for (std::size_t i = 1; i < text.size(); ++i)
-        if (text[i] == ':' && text[i - 1] != ':') {
-            parts.push_back(text.substr(start, i - start));
-            start = i + 1;
-        }
+    for (std::size_t colon; (colon = text.find(':', start)) != std::string_view::npos; start = colon + 1)
+        parts.push_back(text.substr(start, colon - start));
     parts.push_back(text.substr(start));
     if (parts.size() != 2 && !(step_allowed && parts.size() == 3))
         throw usage_error("--" + std::string(option) + " takes FIRST:LAST" + (step_allowed ? "[:STEP]" : "") + ", got '" +

@@ -15,7 +15,7 @@
 
 namespace granula::cli {
 
-inline constexpr option_spec length_option{"length", "L", "line length λ in pixels, >= 1; required"};
+inline constexpr option_spec length_option{"length", "L", "line length in pixels, >= 1; required"};
 inline constexpr option_spec angles_option{"angles", "N", "N angles evenly spaced over [0, 180) degrees (default: 180)"};
 inline constexpr option_spec closing_option{"closing", "", "closings (dark structure) instead of openings (bright)"};
 inline constexpr option_spec algorithm_option{"algorithm", "auto|fifo|stack", "the scan-line algorithm (default: auto)"};

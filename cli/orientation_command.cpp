@@ -92,16 +92,16 @@ int run_orientation(std::span<const std::string_view> arguments) {
     visit_pixel_type(image.type(), [&](auto tag) {
         using T = typename decltype(tag)::type;
         const host_view<const T> e = extremum.as<const T>();
-        double lo = INFINITY, hi = -INFINITY;
+        double lo = INFINITY, hi = -INFINITY;  // over the finite values
         for (std::int64_t y = 0; y < h; ++y)
             for (std::int64_t x = 0; x < w; ++x)
-                if (!std::isnan(static_cast<double>(e(y, x))))
+                if (std::isfinite(static_cast<double>(e(y, x))))
                     lo = std::min(lo, static_cast<double>(e(y, x))), hi = std::max(hi, static_cast<double>(e(y, x)));
         const double range = hi > lo ? hi - lo : 1.0;
         for (std::int64_t y = 0; y < h; ++y)
             for (std::int64_t x = 0; x < w; ++x) {
-                const double value = static_cast<double>(e(y, x));
-                double v = std::isnan(value) ? 0.0 : (value - lo) / range;
+                const double value = static_cast<double>(e(y, x));  // NaN and -inf: 0, +inf: 1
+                double v = std::isfinite(value) ? (value - lo) / range : value > 0 ? 1.0 : 0.0;
                 if (closing) v = 1.0 - v;
                 hsv_to_rgb(hue_of(angles[orientation.view()(y, x)]), std::clamp(v, 0.0, 1.0), rgb.view().row(y) + 3 * x);
             }
