@@ -18,7 +18,7 @@ constexpr option_spec deskew_options[] = {
     {"method", "text|closing",
      "text: openings along the joined text lines (text pages); closing: the paper's closings by long lines (staves, "
      "ruled lines) (default: text)"},
-    {"length", "L", "line length in pixels (default: 0.6 x the image width)"},
+    {"length", "L", "line length in pixels (default: 0.6 x the image width, its height for a range around 90)"},
     {"out", "FILE", "write the straightened page (rotated by minus the angle), the input's pixel type"},
     {"fill", "V", "value of the pixels the rotation brings in (default: the page's largest value, white paper)"},
     to_grey_option,

@@ -282,7 +282,8 @@ def deskew(image, range=(-10.0, 10.0), step=0.1, method="text", length=None):
         Step between the angles tried, > 0.
     method : {'text', 'closing'}
     length : int, optional
-        Line length in pixels; default 0.6 x the image width.
+        Line length in pixels; default 0.6 x the image width (its height for a range around 90
+        degrees, vertical text).
 
     Returns
     -------

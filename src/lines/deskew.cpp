@@ -20,10 +20,10 @@ constexpr std::array<std::pair<deskew_method, std::string_view>, 2> method_names
 
 // Measured on data/page.png rotated by 52 angles in [-9.7, 9.8] and on synthetic staves
 // (docs/semantics.md, "Linear openings and analyses"):
-constexpr double length_fraction = 0.6;  // default λ = 0.6 x the page width
+constexpr double length_fraction = 0.6;  // default λ = 0.6 x the page width (text_extent)
 constexpr std::int64_t background_divisor = 8;  // the background closing is λ / 8 long
 constexpr std::int64_t join_divisor = 16;       // the characters are joined along λ / 16
-// Pages at least twice as wide are first reduced by the integer factor width / reduced_width
+// Pages at least twice as wide (text_extent) are first reduced by the integer factor width / reduced_width
 // (measured on data/page.png enlarged 6 times, 2304 px wide: the text method's error stays within
 // 0.03 degrees and the time drops from about 30 s to 5-10 s on 2 cores).
 constexpr std::int64_t reduced_width = 1024;
@@ -31,7 +31,13 @@ constexpr std::int64_t reduced_width = 1024;
 // both flanks; the result is clamped to the range.
 constexpr double margin_degrees = 3.0;
 
-// λ: the given length, or a fraction of the width; at most what every angle's scan lines hold.
+// The page's extent along the middle of the angles: its width for -10..10 degrees.
+std::int64_t text_extent(std::span<const double> angles, std::int64_t w, std::int64_t h) {
+    return detail::scan_line_extent(0.5 * (angles.front() + angles.back()), w, h);
+}
+
+// λ: the given length, or a fraction of the text extent; at most what every angle's scan lines
+// hold.
 std::int64_t line_length(std::int64_t requested, std::span<const double> angles, std::int64_t w, std::int64_t h) {
     std::int64_t fit = w + h;
     for (const double a : angles) fit = std::min(fit, detail::scan_line_extent(a, w, h));
@@ -40,7 +46,7 @@ std::int64_t line_length(std::int64_t requested, std::span<const double> angles,
                                "x" + std::to_string(h) + " page: the scan lines of the angles tried hold " +
                                std::to_string(fit) + " pixels");
     if (requested > 0) return requested;
-    return std::max<std::int64_t>(1, std::min<std::int64_t>(fit, static_cast<std::int64_t>(length_fraction * static_cast<double>(w))));
+    return std::max<std::int64_t>(1, std::min<std::int64_t>(fit, static_cast<std::int64_t>(length_fraction * static_cast<double>(text_extent(angles, w, h)))));
 }
 
 // The page reduced by the factor k: each pixel the minimum (the darkest) of its k x k block, so
@@ -98,17 +104,17 @@ void require_numbers(host_view<const T> page) {
                                            std::to_string(x) + "; rotation detection needs numbers");
 }
 
-// The print's darkness: the page's closing by a vertical line longer than the characters, minus
-// the page. The closing follows the page's light background (uneven lighting, dark borders), so
+// The print's darkness: the page's closing by a line across the text lines (at `across`
+// degrees) longer than the characters, minus the page. The closing follows the page's light background (uneven lighting, dark borders), so
 // what is left is the print alone, bright on black. Never negative (closings are extensive), so
 // it keeps the pixel type.
 template <class T>
-host_image<T> darkness(host_view<const T> page, std::int64_t length) {
+host_image<T> darkness(host_view<const T> page, double across, std::int64_t length) {
     host_image<T> background(page.width(), page.height());
     line_params p;
-    p.length = std::min(length, page.height());
+    p.length = std::min(length, detail::scan_line_extent(across, page.width(), page.height()));
     p.kind = line_filter_kind::closing;
-    line_filter<T>(page, background.view(), 90.0, p);
+    line_filter<T>(page, background.view(), across, p);
     for (std::int64_t y = 0; y < page.height(); ++y)
         for (std::int64_t x = 0; x < page.width(); ++x)
             background.view()(y, x) = static_cast<T>(background.view()(y, x) - page(y, x));
@@ -117,7 +123,9 @@ host_image<T> darkness(host_view<const T> page, std::int64_t length) {
 
 template <class T>
 std::vector<double> text_line_scores(host_view<const T> page, std::span<const double> angles, std::int64_t length) {
-    const host_image<T> dark = darkness<T>(page, std::max<std::int64_t>(3, length / background_divisor));
+    // Across the middle of the range: vertical for the usual -10..10 degrees.
+    const double across = 0.5 * (angles.front() + angles.back()) + 90.0;
+    const host_image<T> dark = darkness<T>(page, across, std::max<std::int64_t>(3, length / background_divisor));
     host_image<T> joined(page.width(), page.height());
     std::vector<double> scores(angles.size());
     line_params join;
@@ -159,7 +167,7 @@ deskew_result detect_rotation(host_view<const T> page, const deskew_params& para
     result.angles = angle_range(params.first - margin_degrees, params.last + margin_degrees, params.step);
     std::int64_t length = line_length(params.length, result.angles, page.width(), page.height());
     require_numbers<T>(page);
-    const std::int64_t k = std::max<std::int64_t>(1, page.width() / reduced_width);
+    const std::int64_t k = std::max<std::int64_t>(1, text_extent(result.angles, page.width(), page.height()) / reduced_width);
     host_image<T> reduced;
     if (k > 1) {  // angles do not change with the scale; λ and the page shrink together
         reduced = reduce_by_minimum<T>(page, k);
