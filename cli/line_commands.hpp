@@ -22,7 +22,6 @@ inline constexpr option_spec algorithm_option{"algorithm", "auto|fifo|stack", "t
 inline constexpr option_spec device_option{"device", "auto|cpu|cuda",
                                            "where to compute; auto: CUDA when a GPU is present (default: auto)"};
 inline constexpr option_spec to_grey_option{"to-grey", "", "read colour input as grey (BT.601 luma) instead of refusing it"};
-inline constexpr option_spec out_dir_option{"out-dir", "DIR", "folder for the output files (default: the current one)"};
 
 // --length (required unless `required` is false, then 0), --closing, --algorithm.
 line_params parse_line_params(const parsed_arguments& parsed, std::string_view command, bool length_required = true);

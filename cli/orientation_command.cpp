@@ -13,7 +13,15 @@ namespace granula::cli {
 namespace {
 
 constexpr option_spec orientation_options[] = {
-    length_option, angles_option, closing_option, out_dir_option, device_option, algorithm_option, to_grey_option,
+    length_option,
+    angles_option,
+    closing_option,
+    {"out-dir", "DIR",
+     "write STEM_supremum.png (STEM_infimum with --closing; .npy for float32) and STEM_orientation.png here, STEM "
+     "the input's name (default: .)"},
+    device_option,
+    algorithm_option,
+    to_grey_option,
 };
 
 // Hue h in [0, 1) at full saturation and value v in [0, 1], as 8-bit RGB.
@@ -75,12 +83,12 @@ int run_orientation(std::span<const std::string_view> arguments) {
     const device where = parse_device_option(parsed);
     const std::string input(parsed.positional[0]);
     const bool closing = params.kind == line_filter_kind::closing;
-    const std::string extremum_path =
-        output_path(parsed, input, std::string(closing ? "infimum" : "supremum") + ".png");
     const std::string map_path = output_path(parsed, input, "orientation.png");
-
     const any_host_image image = io::read_image(input, {.to_grey = parsed.has_flag("to-grey")});
-    io::check_write_format(extremum_path, image.type());
+    // PNG for 8- and 16-bit images, NPY for float32 (which PNG cannot hold).
+    const std::string extremum_path =
+        output_path(parsed, input, std::string(closing ? "infimum" : "supremum") +
+                                       (image.type() == pixel_type::float32 ? ".npy" : ".png"));
     const std::int64_t w = image.width(), h = image.height();
     const any_host_image extremum = make_host_image(image.type(), w, h);
     host_image<std::int32_t> orientation(w, h);

@@ -12,7 +12,13 @@ namespace granula::cli {
 namespace {
 
 constexpr option_spec spectrum_options[] = {
-    length_option, angles_option, closing_option, out_dir_option, device_option, algorithm_option, to_grey_option,
+    length_option,
+    angles_option,
+    closing_option,
+    {"out-dir", "DIR", "write STEM_spectrum.csv and STEM_spectrum.svg here, STEM the input's name (default: .)"},
+    device_option,
+    algorithm_option,
+    to_grey_option,
 };
 
 std::string csv_of(std::span<const double> angles, std::span<const double> spectrum) {

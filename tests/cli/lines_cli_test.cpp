@@ -131,6 +131,27 @@ TEST(CliLines, OrientationWritesTheExtremumAndAHueMap) {
     EXPECT_GT(pixel(cy - radius + 1, cx)[1], 200);
 }
 
+// float32 images: the infimum of closings as NPY (PNG holds no float32), the map as PNG.
+TEST(CliLines, OrientationOfFloatImagesWritesNpy) {
+    scratch_dir dir;
+    const std::string input = std::string(GRANULA_DATA_DIR) + "/page_float32.npy";
+    const cli_result r = run_cli({"orientation", input, "--length", "15", "--angles", "8", "--closing", "--out-dir",
+                                  dir.file(""), "--device", "cpu"},
+                                 dir);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const any_host_image page = io::read_image(input);
+    host_image<float> expected(page.width(), page.height());
+    host_line_outputs<float> outputs;
+    outputs.extremum = expected.view();
+    line_params p{15};
+    p.kind = line_filter_kind::closing;
+    line_filter_angles<float>(page.as<const float>(), evenly_spaced_angles(8), p, outputs);
+    const any_host_image got = io::read_image(dir.file("page_float32_infimum.npy"));
+    for (std::int64_t y = 0; y < page.height(); ++y)
+        for (std::int64_t x = 0; x < page.width(); ++x) ASSERT_EQ(got.as<float>()(y, x), expected.view()(y, x));
+    EXPECT_TRUE(std::filesystem::exists(dir.file("page_float32_orientation.png")));
+}
+
 TEST(CliLines, SpectrumCsvAndSvg) {
     scratch_dir dir;
     host_image<std::uint8_t> img;
