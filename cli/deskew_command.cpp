@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "line_commands.hpp"
 #include "granula/geometry/geometry.hpp"
 #include "granula/io/io.hpp"
+#include "line_commands.hpp"
 
 namespace granula::cli {
 
@@ -50,7 +50,8 @@ int run_deskew(std::span<const std::string_view> arguments) {
     const any_host_image page = io::read_image(input, {.to_grey = parsed.has_flag("to-grey")});
     if (out_path) io::check_write_format(std::string(*out_path), page.type());
     const deskew_result result = as_usage_error([&] {
-        return visit_pixel_type(page.type(), [&](auto tag) { return detect_rotation(page.as<const typename decltype(tag)::type>(), p); });
+        return visit_pixel_type(
+            page.type(), [&](auto tag) { return detect_rotation(page.as<const typename decltype(tag)::type>(), p); });
     });
     std::printf("%.2f\n", result.angle);
     if (!out_path) return 0;
@@ -65,7 +66,8 @@ int run_deskew(std::span<const std::string_view> arguments) {
             value = -INFINITY;
             for (std::int64_t y = 0; y < in.height(); ++y)
                 for (std::int64_t x = 0; x < in.width(); ++x)
-                    if (!std::isnan(static_cast<double>(in(y, x)))) value = std::max(value, static_cast<double>(in(y, x)));
+                    if (!std::isnan(static_cast<double>(in(y, x))))
+                        value = std::max(value, static_cast<double>(in(y, x)));
         }
         as_usage_error([&] { rotate<T>(in, straight.as<T>(), -result.angle, value); });
     });

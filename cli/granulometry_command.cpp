@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <limits>
 
-#include "line_commands.hpp"
 #include "granula/io/io.hpp"
+#include "line_commands.hpp"
 
 namespace granula::cli {
 
@@ -26,7 +26,8 @@ std::vector<std::int64_t> parse_lengths(std::string_view text) {
     const auto whole = [](double v) { return v == std::floor(v) && std::abs(v) < 1e15; };
     if (!whole(r.first) || !whole(r.last) || !whole(r.step))
         throw usage_error("--lengths takes whole numbers FIRST:LAST[:STEP], got '" + std::string(text) + "'");
-    if (r.first < 1) throw usage_error("--lengths: line length " + std::string(text) + " is invalid; lengths must be >= 1");
+    if (r.first < 1)
+        throw usage_error("--lengths: line length " + std::string(text) + " is invalid; lengths must be >= 1");
     if (r.step < 1) throw usage_error("--lengths: the step must be >= 1, got '" + std::string(text) + "'");
     if (r.last < r.first) throw usage_error("--lengths: FIRST must not exceed LAST, got '" + std::string(text) + "'");
     if ((r.last - r.first) / r.step > 100000) throw usage_error("--lengths gives more than 100000 lengths");
@@ -54,7 +55,8 @@ int run_granulometry(std::span<const std::string_view> arguments) {
     const line_params params = parse_line_params(parsed, "granulometry", false);
     const std::vector<double> angles = parse_angle_count(parsed, 12);
     const device where = parse_device_option(parsed);
-    const any_host_image image = io::read_image(std::string(parsed.positional[0]), {.to_grey = parsed.has_flag("to-grey")});
+    const any_host_image image =
+        io::read_image(std::string(parsed.positional[0]), {.to_grey = parsed.has_flag("to-grey")});
     const std::vector<double> sums = as_usage_error([&] {
         return visit_pixel_type(image.type(), [&](auto tag) {
             using T = typename decltype(tag)::type;

@@ -38,8 +38,8 @@ number_range parse_range(std::string_view option, std::string_view text, bool st
         parts.push_back(text.substr(start, colon - start));
     parts.push_back(text.substr(start));
     if (parts.size() != 2 && !(step_allowed && parts.size() == 3))
-        throw usage_error("--" + std::string(option) + " takes FIRST:LAST" + (step_allowed ? "[:STEP]" : "") + ", got '" +
-                          std::string(text) + "'");
+        throw usage_error("--" + std::string(option) + " takes FIRST:LAST" + (step_allowed ? "[:STEP]" : "") +
+                          ", got '" + std::string(text) + "'");
     number_range r;
     r.first = parse_number(option, parts[0]);
     r.last = parse_number(option, parts[1]);
@@ -60,9 +60,8 @@ void write_text_file(const std::string& path, const std::string& text) {
     if (!out) throw io_error(path + ": write failed");
 }
 
-void filter_angles(const any_host_image& image, std::span<const double> angles, const line_params& params,
-                   device where, const any_host_view& extremum, host_view<std::int32_t> orientation,
-                   std::span<double> spectrum) {
+void filter_angles(const any_host_image& image, std::span<const double> angles, const line_params& params, device where,
+                   const any_host_view& extremum, host_view<std::int32_t> orientation, std::span<double> spectrum) {
     visit_pixel_type(image.type(), [&](auto tag) {
         using T = typename decltype(tag)::type;
         const host_view<const T> in = image.as<const T>();
@@ -84,7 +83,8 @@ void filter_angles(const any_host_image& image, std::span<const double> angles, 
         out.spectrum = spectrum;
         line_filter_angles<T>(device_view<const T>(d_in.view()), angles, params, out);
         if (extremum.data) copy<T>(device_view<const T>(d_extremum.view()), extremum.as<T>());
-        if (!orientation.empty()) copy<std::int32_t>(device_view<const std::int32_t>(d_orientation.view()), orientation);
+        if (!orientation.empty())
+            copy<std::int32_t>(device_view<const std::int32_t>(d_orientation.view()), orientation);
         stream{}.synchronize();
     });
 }

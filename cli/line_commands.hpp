@@ -16,12 +16,15 @@
 namespace granula::cli {
 
 inline constexpr option_spec length_option{"length", "L", "line length in pixels, >= 1; required"};
-inline constexpr option_spec angles_option{"angles", "N", "N angles evenly spaced over [0, 180) degrees (default: 180)"};
+inline constexpr option_spec angles_option{"angles", "N",
+                                           "N angles evenly spaced over [0, 180) degrees (default: 180)"};
 inline constexpr option_spec closing_option{"closing", "", "closings (dark structure) instead of openings (bright)"};
-inline constexpr option_spec algorithm_option{"algorithm", "auto|fifo|stack", "the scan-line algorithm (default: auto)"};
+inline constexpr option_spec algorithm_option{"algorithm", "auto|fifo|stack",
+                                              "the scan-line algorithm (default: auto)"};
 inline constexpr option_spec device_option{"device", "auto|cpu|cuda",
                                            "where to compute; auto: CUDA when a GPU is present (default: auto)"};
-inline constexpr option_spec to_grey_option{"to-grey", "", "read colour input as grey (BT.601 luma) instead of refusing it"};
+inline constexpr option_spec to_grey_option{"to-grey", "",
+                                            "read colour input as grey (BT.601 luma) instead of refusing it"};
 
 // --length (required unless `required` is false, then 0), --closing, --algorithm.
 line_params parse_line_params(const parsed_arguments& parsed, std::string_view command, bool length_required = true);
@@ -39,9 +42,8 @@ number_range parse_range(std::string_view option, std::string_view text, bool st
 std::string output_path(const parsed_arguments& parsed, std::string_view input, std::string_view suffix);
 
 // line_filter_angles on the chosen device: the host outputs are filled from the device's.
-void filter_angles(const any_host_image& image, std::span<const double> angles, const line_params& params,
-                   device where, const any_host_view& extremum, host_view<std::int32_t> orientation,
-                   std::span<double> spectrum);
+void filter_angles(const any_host_image& image, std::span<const double> angles, const line_params& params, device where,
+                   const any_host_view& extremum, host_view<std::int32_t> orientation, std::span<double> spectrum);
 
 // Writes a text file (CSV, SVG); an io_error names the file when it cannot.
 void write_text_file(const std::string& path, const std::string& text);

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "line_commands.hpp"
 #include "granula/io/io.hpp"
+#include "line_commands.hpp"
 
 namespace granula::cli {
 
@@ -77,7 +77,8 @@ int run_orientation(std::span<const std::string_view> arguments) {
         print_command_help(self, orientation_options);
         return 0;
     }
-    if (parsed.positional.size() != 1) throw usage_error("orientation needs one IMAGE; see 'granula orientation --help'");
+    if (parsed.positional.size() != 1)
+        throw usage_error("orientation needs one IMAGE; see 'granula orientation --help'");
     const line_params params = parse_line_params(parsed, "orientation");
     const std::vector<double> angles = parse_angle_count(parsed, 180);
     const device where = parse_device_option(parsed);
@@ -86,9 +87,9 @@ int run_orientation(std::span<const std::string_view> arguments) {
     const std::string map_path = output_path(parsed, input, "orientation.png");
     const any_host_image image = io::read_image(input, {.to_grey = parsed.has_flag("to-grey")});
     // PNG for 8- and 16-bit images, NPY for float32 (which PNG cannot hold).
-    const std::string extremum_path =
-        output_path(parsed, input, std::string(closing ? "infimum" : "supremum") +
-                                       (image.type() == pixel_type::float32 ? ".npy" : ".png"));
+    const std::string extremum_path = output_path(
+        parsed, input,
+        std::string(closing ? "infimum" : "supremum") + (image.type() == pixel_type::float32 ? ".npy" : ".png"));
     const std::int64_t w = image.width(), h = image.height();
     const any_host_image extremum = make_host_image(image.type(), w, h);
     host_image<std::int32_t> orientation(w, h);
@@ -111,7 +112,8 @@ int run_orientation(std::span<const std::string_view> arguments) {
                 const double value = static_cast<double>(e(y, x));  // NaN and -inf: 0, +inf: 1
                 double v = std::isfinite(value) ? (value - lo) / range : value > 0 ? 1.0 : 0.0;
                 if (closing) v = 1.0 - v;
-                hsv_to_rgb(hue_of(angles[orientation.view()(y, x)]), std::clamp(v, 0.0, 1.0), rgb.view().row(y) + 3 * x);
+                hsv_to_rgb(hue_of(angles[orientation.view()(y, x)]), std::clamp(v, 0.0, 1.0),
+                           rgb.view().row(y) + 3 * x);
             }
     });
     draw_wheel(rgb.view(), w, h);

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "line_commands.hpp"
 #include "granula/io/io.hpp"
+#include "line_commands.hpp"
 
 namespace granula::cli {
 
@@ -40,33 +40,37 @@ std::string svg_of(std::span<const double> angles, std::span<const double> spect
     const auto py = [&](double value) { return height - bottom - (height - top - bottom) * (value - lo) / range; };
     std::string svg;
     char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" viewBox=\"0 0 %g %g\" "
-                  "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-                  width, height, width, height);
+    std::snprintf(
+        buf, sizeof buf,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" viewBox=\"0 0 %g %g\" "
+        "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+        width, height, width, height);
     svg += buf;
     std::string escaped;
-    for (const char c : title) escaped += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : std::string(1, c);
+    for (const char c : title)
+        escaped += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : std::string(1, c);
     std::snprintf(buf, sizeof buf, "<text x=\"%g\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">", width / 2);
     svg += buf + escaped + "</text>\n";
-    std::snprintf(buf, sizeof buf,
-                  "<path d=\"M%g %gH%gM%g %gV%g\" stroke=\"black\" fill=\"none\"/>\n", left, height - bottom,
-                  width - right, left, top, height - bottom);
+    std::snprintf(buf, sizeof buf, "<path d=\"M%g %gH%gM%g %gV%g\" stroke=\"black\" fill=\"none\"/>\n", left,
+                  height - bottom, width - right, left, top, height - bottom);
     svg += buf;
     for (int a = 0; a <= 180; a += 30) {
-        std::snprintf(buf, sizeof buf,
-                      "<path d=\"M%g %gv5\" stroke=\"black\"/><text x=\"%g\" y=\"%g\" text-anchor=\"middle\">%d</text>\n",
-                      px(a), height - bottom, px(a), height - bottom + 18, a);
+        std::snprintf(
+            buf, sizeof buf,
+            "<path d=\"M%g %gv5\" stroke=\"black\"/><text x=\"%g\" y=\"%g\" text-anchor=\"middle\">%d</text>\n", px(a),
+            height - bottom, px(a), height - bottom + 18, a);
         svg += buf;
     }
     std::snprintf(buf, sizeof buf, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">angle (degrees)</text>\n",
                   (left + width - right) / 2, height - 10);
     svg += buf;
-    std::snprintf(buf, sizeof buf, "<text transform=\"translate(16 %g) rotate(-90)\" text-anchor=\"middle\">sum</text>\n",
+    std::snprintf(buf, sizeof buf,
+                  "<text transform=\"translate(16 %g) rotate(-90)\" text-anchor=\"middle\">sum</text>\n",
                   (top + height - bottom) / 2);
     svg += buf;
     for (const double v : {lo, hi}) {
-        std::snprintf(buf, sizeof buf, "<text x=\"%g\" y=\"%g\" text-anchor=\"end\">%.4g</text>\n", left - 6, py(v) + 4, v);
+        std::snprintf(buf, sizeof buf, "<text x=\"%g\" y=\"%g\" text-anchor=\"end\">%.4g</text>\n", left - 6, py(v) + 4,
+                      v);
         svg += buf;
     }
     svg += "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1.5\" points=\"";
@@ -101,8 +105,8 @@ int run_spectrum(std::span<const std::string_view> arguments) {
     const bool closing = params.kind == line_filter_kind::closing;
     write_text_file(csv_path, csv_of(angles, spectrum));
     write_text_file(svg_path, svg_of(angles, spectrum,
-                                std::string("angular spectrum of ") + (closing ? "closings" : "openings") + ", length " +
-                                    std::to_string(params.length) + ": " + input));
+                                     std::string("angular spectrum of ") + (closing ? "closings" : "openings") +
+                                         ", length " + std::to_string(params.length) + ": " + input));
     std::printf("%s\n%s\n", csv_path.c_str(), svg_path.c_str());
     return 0;
 }

@@ -1,6 +1,8 @@
 // Bindings of the linear filters and their analyses (granula/lines/lines.hpp) and of rotate
 // (granula/geometry/geometry.hpp), called by python/granula/lines.py with arrays borrowed through
 // import_image() and outputs it allocated. Errors translate as in module.cpp.
+#include "granula/lines/lines.hpp"
+
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -13,7 +15,6 @@
 
 #include "arrays.hpp"
 #include "granula/geometry/geometry.hpp"
-#include "granula/lines/lines.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -96,8 +97,9 @@ std::vector<double> line_angles_run(nb::handle image, const std::vector<double>&
 }
 
 std::vector<double> granulometry_run(nb::handle image, const std::vector<std::int64_t>& lengths,
-                                     const std::vector<double>& angles, const std::string& kind, const std::string& mode,
-                                     double cval, const std::string& algorithm, std::uintptr_t cuda_stream) {
+                                     const std::vector<double>& angles, const std::string& kind,
+                                     const std::string& mode, double cval, const std::string& algorithm,
+                                     std::uintptr_t cuda_stream) {
     const image_arg in = import_image(image, "image", false);
     const line_params p = make_params(1, kind, mode, cval, algorithm);
     nb::gil_scoped_release released;

@@ -35,11 +35,12 @@ T to_pixel(double v) {
 
 template <pixel T>
 void rotate(host_view<const T> in, host_view<T> out, double angle, double fill) {
-    if (!std::isfinite(angle)) throw invalid_argument("rotation angle " + std::to_string(angle) + " is not a finite number of degrees");
+    if (!std::isfinite(angle))
+        throw invalid_argument("rotation angle " + std::to_string(angle) + " is not a finite number of degrees");
     if (out.width() != in.width() || out.height() != in.height())
-        throw invalid_argument("rotate: the output is " + std::to_string(out.width()) + "x" + std::to_string(out.height()) +
-                               " but the input is " + std::to_string(in.width()) + "x" + std::to_string(in.height()) +
-                               "; they must match");
+        throw invalid_argument("rotate: the output is " + std::to_string(out.width()) + "x" +
+                               std::to_string(out.height()) + " but the input is " + std::to_string(in.width()) + "x" +
+                               std::to_string(in.height()) + "; they must match");
     if (overlaps(in, out)) throw invalid_argument("rotate: the output overlaps the input; give separate memory");
     const double lo = std::numeric_limits<T>::lowest(), hi = std::numeric_limits<T>::max();
     const bool fill_ok = std::is_floating_point_v<T> ? std::isnan(fill) || std::isinf(fill) || std::abs(fill) <= hi
@@ -66,8 +67,10 @@ void rotate(host_view<const T> in, host_view<T> out, double angle, double fill) 
                 continue;
             }
             const double fx = std::floor(sx), fy = std::floor(sy);
-            const std::int64_t x0 = std::min<std::int64_t>(std::max<std::int64_t>(static_cast<std::int64_t>(fx), 0), w - 1);
-            const std::int64_t y0 = std::min<std::int64_t>(std::max<std::int64_t>(static_cast<std::int64_t>(fy), 0), h - 1);
+            const std::int64_t x0 =
+                std::min<std::int64_t>(std::max<std::int64_t>(static_cast<std::int64_t>(fx), 0), w - 1);
+            const std::int64_t y0 =
+                std::min<std::int64_t>(std::max<std::int64_t>(static_cast<std::int64_t>(fy), 0), h - 1);
             const std::int64_t x1 = std::min<std::int64_t>(x0 + 1, w - 1), y1 = std::min<std::int64_t>(y0 + 1, h - 1);
             const double ax = std::min(std::max(sx - static_cast<double>(x0), 0.0), 1.0);
             const double ay = std::min(std::max(sy - static_cast<double>(y0), 0.0), 1.0);

@@ -20,7 +20,7 @@ constexpr std::array<std::pair<deskew_method, std::string_view>, 2> method_names
 
 // Measured on data/page.png rotated by 52 angles in [-9.7, 9.8] and on synthetic staves
 // (docs/semantics.md, "Linear openings and analyses"):
-constexpr double length_fraction = 0.6;  // default λ = 0.6 x the page width (text_extent)
+constexpr double length_fraction = 0.6;         // default λ = 0.6 x the page width (text_extent)
 constexpr std::int64_t background_divisor = 8;  // the background closing is λ / 8 long
 constexpr std::int64_t join_divisor = 16;       // the characters are joined along λ / 16
 // Pages at least twice as wide (text_extent) are first reduced by the integer factor width / reduced_width
@@ -46,7 +46,9 @@ std::int64_t line_length(std::int64_t requested, std::span<const double> angles,
                                "x" + std::to_string(h) + " page: the scan lines of the angles tried hold " +
                                std::to_string(fit) + " pixels");
     if (requested > 0) return requested;
-    return std::max<std::int64_t>(1, std::min<std::int64_t>(fit, static_cast<std::int64_t>(length_fraction * static_cast<double>(text_extent(angles, w, h)))));
+    return std::max<std::int64_t>(
+        1, std::min<std::int64_t>(
+               fit, static_cast<std::int64_t>(length_fraction * static_cast<double>(text_extent(angles, w, h)))));
 }
 
 // The page reduced by the factor k: each pixel the minimum (the darkest) of its k x k block, so
@@ -70,8 +72,8 @@ host_image<T> reduce_by_minimum(host_view<const T> page, std::int64_t k) {
 // contiguous samples around it that lie beyond half-way between the best value and the
 // opposite extreme of the range, weighted by how far beyond. It is sub-step accurate for the
 // flat-topped peaks long lines give (a line of length λ stays inside a band of thickness t over
-// about ±asin(t / λ)). Falls back to the best sample when the peak is cut by an end of the range
-// or the spectrum is flat.
+// about ±asin(t / λ)). Falls back to the best sample when the peak is cut by an end of the range,
+// and gives 0 when the spectrum is flat.
 double peak_centre(std::span<const double> angles, std::span<const double> score, bool lowest) {
     const auto sign = lowest ? -1.0 : 1.0;
     std::size_t best = 0;
@@ -105,9 +107,9 @@ void require_numbers(host_view<const T> page) {
 }
 
 // The print's darkness: the page's closing by a line across the text lines (at `across`
-// degrees) longer than the characters, minus the page. The closing follows the page's light background (uneven lighting, dark borders), so
-// what is left is the print alone, bright on black. Never negative (closings are extensive), so
-// it keeps the pixel type.
+// degrees) longer than the characters, minus the page. The closing follows the page's light background (uneven
+// lighting, dark borders), so what is left is the print alone, bright on black. Never negative (closings are
+// extensive), so it keeps the pixel type.
 template <class T>
 host_image<T> darkness(host_view<const T> page, double across, std::int64_t length) {
     host_image<T> background(page.width(), page.height());
@@ -167,7 +169,8 @@ deskew_result detect_rotation(host_view<const T> page, const deskew_params& para
     result.angles = angle_range(params.first - margin_degrees, params.last + margin_degrees, params.step);
     std::int64_t length = line_length(params.length, result.angles, page.width(), page.height());
     require_numbers<T>(page);
-    const std::int64_t k = std::max<std::int64_t>(1, text_extent(result.angles, page.width(), page.height()) / reduced_width);
+    const std::int64_t k =
+        std::max<std::int64_t>(1, text_extent(result.angles, page.width(), page.height()) / reduced_width);
     host_image<T> reduced;
     if (k > 1) {  // angles do not change with the scale; λ and the page shrink together
         reduced = reduce_by_minimum<T>(page, k);
@@ -185,11 +188,14 @@ deskew_result detect_rotation(host_view<const T> page, const deskew_params& para
     } else {
         result.spectrum = text_line_scores<T>(page, result.angles, length);
     }
-    result.angle = std::clamp(peak_centre(result.angles, result.spectrum, params.method == deskew_method::closing_spectrum), params.first, params.last);
+    result.angle =
+        std::clamp(peak_centre(result.angles, result.spectrum, params.method == deskew_method::closing_spectrum),
+                   params.first, params.last);
     return result;
 }
 
-#define GRANULA_INSTANTIATE(T, name) template deskew_result detect_rotation<T>(host_view<const T>, const deskew_params&);
+#define GRANULA_INSTANTIATE(T, name) \
+    template deskew_result detect_rotation<T>(host_view<const T>, const deskew_params&);
 GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
 #undef GRANULA_INSTANTIATE
 

@@ -89,9 +89,8 @@ TEST(CliLines, OrientationWritesTheExtremumAndAHueMap) {
     scratch_dir dir;
     host_image<std::uint8_t> img;
     const std::string input = write_stripes(dir, img);
-    const cli_result r = run_cli({"orientation", input, "--length", "9", "--angles", "12", "--out-dir", dir.file(""),
-                                  "--device", "cpu"},
-                                 dir);
+    const cli_result r = run_cli(
+        {"orientation", input, "--length", "9", "--angles", "12", "--out-dir", dir.file(""), "--device", "cpu"}, dir);
     ASSERT_EQ(r.status, 0) << r.err;
     const std::string supremum = dir.file("stripes_supremum.png"), map = dir.file("stripes_orientation.png");
     EXPECT_EQ(r.out, supremum + "\n" + map + "\n");
@@ -156,8 +155,8 @@ TEST(CliLines, SpectrumCsvAndSvg) {
     scratch_dir dir;
     host_image<std::uint8_t> img;
     const std::string input = write_stripes(dir, img);
-    const cli_result r =
-        run_cli({"spectrum", input, "--length", "21", "--angles", "8", "--out-dir", dir.file(""), "--device", "cpu"}, dir);
+    const cli_result r = run_cli(
+        {"spectrum", input, "--length", "21", "--angles", "8", "--out-dir", dir.file(""), "--device", "cpu"}, dir);
     ASSERT_EQ(r.status, 0) << r.err;
     const auto angles = evenly_spaced_angles(8);
     std::vector<double> spectrum(8);
@@ -184,8 +183,8 @@ TEST(CliLines, GranulometryCsv) {
     const std::string input = write_stripes(dir, img);
     const std::string csv = dir.file("g.csv");
     for (const bool closing : {false, true}) {
-        std::vector<std::string> args = {"granulometry", input, "--lengths", "1:31:5", "--angles", "4", "--out", csv,
-                                         "--device", "cpu"};
+        std::vector<std::string> args = {"granulometry", input, "--lengths", "1:31:5", "--angles", "4",
+                                         "--out",        csv,   "--device",  "cpu"};
         if (closing) args.push_back("--closing");
         const cli_result r = run_cli(args, dir);
         ASSERT_EQ(r.status, 0) << r.err;
@@ -246,17 +245,16 @@ TEST(CliLinesGpu, CudaEqualsTheCpu) {
         const std::string out = dir.file(device);
         std::filesystem::create_directories(out);
         for (const std::string command : {"orientation", "spectrum"}) {
-            const cli_result r =
-                run_cli({command, input, "--length", "15", "--angles", "30", "--out-dir", out, "--device", device}, dir);
+            const cli_result r = run_cli(
+                {command, input, "--length", "15", "--angles", "30", "--out-dir", out, "--device", device}, dir);
             ASSERT_EQ(r.status, 0) << device << " " << command << ": " << r.err;
         }
-        const cli_result r = run_cli({"granulometry", input, "--lengths", "3:31:4", "--out", out + "/g.csv",
-                                      "--device", device},
-                                     dir);
+        const cli_result r =
+            run_cli({"granulometry", input, "--lengths", "3:31:4", "--out", out + "/g.csv", "--device", device}, dir);
         ASSERT_EQ(r.status, 0) << device << ": " << r.err;
     }
-    for (const std::string file : {"stripes_supremum.png", "stripes_orientation.png", "stripes_spectrum.csv",
-                                   "stripes_spectrum.svg", "g.csv"})
+    for (const std::string file :
+         {"stripes_supremum.png", "stripes_orientation.png", "stripes_spectrum.csv", "stripes_spectrum.svg", "g.csv"})
         EXPECT_EQ(read_text(dir.file("cuda/" + file)), read_text(dir.file("cpu/" + file))) << file;
 }
 

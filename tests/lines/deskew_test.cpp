@@ -21,8 +21,8 @@ host_image<std::uint8_t> rotated(host_view<const std::uint8_t> page, double angl
 
 // data/page.png, a photographed page whose text lines bend (about -1.0 degrees over the left
 // half, +0.5 over the right by a projection-profile search), with a skew of about -0.2 degrees
-// as a whole (the same search's six best angles span -0.24 .. -0.14). Rotated by known angles with white fill, the text-line method recovers
-// each within 0.1 degrees of the angle plus its result on the unrotated page.
+// as a whole (the same search's six best angles span -0.24 .. -0.14). Rotated by known angles with white fill, the
+// text-line method recovers each within 0.1 degrees of the angle plus its result on the unrotated page.
 TEST(Deskew, TextPageRotatedByKnownAngles) {
     const auto file = io::read_image(std::string(GRANULA_DATA_DIR) + "/page.png");
     const host_view<const std::uint8_t> page = file.as<const std::uint8_t>();
@@ -108,7 +108,7 @@ TEST(Deskew, RangeLengthAndTypes) {
     deskew_params params;
     params.first = -2, params.last = 2, params.step = 0.5;
     const deskew_result r = detect_rotation<std::uint8_t>(page.view(), params);
-    EXPECT_EQ(r.angle, 2.0);  // clamped to the range
+    EXPECT_EQ(r.angle, 2.0);                   // clamped to the range
     EXPECT_DOUBLE_EQ(r.angles.front(), -5.0);  // 3 degrees beyond either end
     EXPECT_NEAR(r.angles.back(), 5.0, 1e-9);
     params = {};

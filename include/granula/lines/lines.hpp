@@ -113,7 +113,8 @@ std::vector<double> line_granulometry(device_view<const T> in, std::span<const s
 // keeps both flanks); the result is the centroid of the best peak above its half height
 // (sub-step), clamped to [first, last]; 0 (clamped) when the scores are all equal.
 // λ = length, or when length is 0, 0.6 x the page's extent along the middle of the range (its
-// width for -10..10 degrees, its height for 80..100), at most what every angle's scan lines hold. Pixels are read as grey values, dark print on a light page; NaN is an invalid_argument.
+// width for -10..10 degrees, its height for 80..100), at most what every angle's scan lines hold.
+// Pixels are read as grey values, dark print on a light page; NaN is an invalid_argument.
 // A page whose extent is at least 2048 pixels is first reduced by k = extent / 1024 (whole), each
 // k x k block to its minimum (its darkest pixel), and λ by k: angles do not change with scale.
 enum class deskew_method {
