@@ -53,4 +53,24 @@ BENCHMARK(BM_erosion<float>)->Apply(shapes)->Unit(benchmark::kMillisecond)->UseR
 
 }  // namespace
 
+// The general path: an element by its spec (docs/semantics.md), 4096x4096 uint8, one thread.
+void BM_erosion_element(benchmark::State& state, const char* spec) {
+    const std::int64_t n = 4096;
+    granula::host_image<std::uint8_t> img(n, n), out(n, n);
+    std::mt19937_64 rng(1);
+    for (std::int64_t y = 0; y < n; ++y)
+        for (std::int64_t x = 0; x < n; ++x) img.view()(y, x) = static_cast<std::uint8_t>(rng());
+    const auto se = granula::structuring_element::parse(spec);
+    granula::set_num_threads(1);
+    for (auto _ : state) {
+        granula::erosion(img.view(), out.view(), se);
+        benchmark::DoNotOptimize(out.data());
+    }
+    state.SetItemsProcessed(state.iterations() * n * n);
+    granula::set_num_threads(0);
+}
+BENCHMARK_CAPTURE(BM_erosion_element, line_255_30, "line:255:30")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_erosion_element, disk_31, "disk:31")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_erosion_element, octagon_27_18, "octagon:27:18")->Unit(benchmark::kMillisecond)->UseRealTime();
+
 BENCHMARK_MAIN();

@@ -209,7 +209,7 @@ def disk(radius):
     Parameters
     ----------
     radius : int
-        At least 1.
+        At least 0 (0: a single pixel).
 
     Returns
     -------
@@ -219,7 +219,7 @@ def disk(radius):
     Raises
     ------
     ValueError
-        If ``radius`` is less than 1.
+        If ``radius`` is negative.
 
     Examples
     --------
@@ -238,7 +238,7 @@ def diamond(radius):
     Parameters
     ----------
     radius : int
-        At least 1.
+        At least 0 (0: a single pixel).
 
     Returns
     -------
@@ -247,7 +247,7 @@ def diamond(radius):
     Raises
     ------
     ValueError
-        If ``radius`` is less than 1.
+        If ``radius`` is negative.
 
     Examples
     --------

@@ -97,7 +97,7 @@ def test_mask_origin_moves_the_result(rng):
     [
         (lambda: footprints.line(5, float("nan")), "finite"),
         (lambda: footprints.line(0, 30), "must be >= 1"),
-        (lambda: footprints.disk(0), "must be >= 1"),
+        (lambda: footprints.disk(-1), "must be >= 0"),
         (lambda: footprints.octagon(2, 0), "must be >= 1"),
         (lambda: footprints.mask(np.zeros((3, 3), dtype=bool)), "no set pixel"),
         (lambda: footprints.mask(np.array([[0, 2, 1]])), "only 0 and 1"),
@@ -108,3 +108,30 @@ def test_mask_origin_moves_the_result(rng):
 def test_bad_footprints(make, message):
     with pytest.raises(ValueError, match=message):
         make()
+
+
+def matlab_reference(name):
+    """MATLAB's strel('disk', r, 0) and strel('diamond', r) for r = 0..10, as scikit-image ships
+    them in its Debian package (scripts/install-deps extracts it into build/reference)."""
+    import os
+    from pathlib import Path
+
+    candidates = [os.environ.get("GRANULA_SKIMAGE_DATA", ""),
+                  Path(__file__).resolve().parents[2] / "build/reference/usr/lib/python3/dist-packages/skimage/data",
+                  "/usr/lib/python3/dist-packages/skimage/data"]
+    for folder in candidates:
+        path = Path(folder) / name
+        if folder and path.is_file():
+            return np.load(path)
+    pytest.skip(f"{name} not found (scripts/install-deps extracts python3-skimage's data into build/reference)")
+
+
+@pytest.mark.parametrize("shape, make", [("disk", footprints.disk), ("diamond", footprints.diamond)])
+def test_masks_equal_matlab(shape, make):
+    data = matlab_reference(f"{shape}-matlab-output.npz")
+    assert len(data.files) == 11
+    for key in data.files:
+        mask, origin = make(int(key)).footprint()
+        expected = data[key].astype(bool)
+        np.testing.assert_array_equal(mask, expected, err_msg=f"{shape} radius {int(key)}")
+        assert origin == (expected.shape[0] // 2, expected.shape[1] // 2)

@@ -16,9 +16,12 @@ struct line_angle_plan {
 
 struct line_plan {
     std::int32_t length = 1;
-    bool closing = false;
+    bool closing = false;            // reversed keys: a closing, or a dilation
+    bool first_stage_only = false;   // an erosion or a dilation
     border mode;
-    line_algorithm algorithm = line_algorithm::fifo;  // fifo or stack, resolved by the front
+    // automatic: each backend picks (its two-stage van Herk/Gil-Werman path where it applies,
+    // else fifo).
+    line_algorithm algorithm = line_algorithm::automatic;
     // Sorted by angle value (stable), so that a later angle replaces the running extremum only
     // when strictly better: ties go to the smallest angle.
     std::vector<line_angle_plan> angles;

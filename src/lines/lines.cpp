@@ -22,6 +22,13 @@
 namespace granula {
 namespace {
 
+constexpr std::array<std::pair<line_filter_kind, std::string_view>, 4> kind_names{{
+    {line_filter_kind::opening, "opening"},
+    {line_filter_kind::closing, "closing"},
+    {line_filter_kind::erosion, "erosion"},
+    {line_filter_kind::dilation, "dilation"},
+}};
+
 constexpr std::array<std::pair<line_algorithm, std::string_view>, 3> algorithm_names{{
     {line_algorithm::automatic, "auto"},
     {line_algorithm::fifo, "fifo"},
@@ -89,17 +96,14 @@ void validate_outputs(const image_view<const T, Space>& in, std::size_t angle_co
     }
 }
 
-// The CPU's automatic choice (bench/cpu: fifo's regular writes beat the stack's on every
-// length measured).
-constexpr line_algorithm cpu_automatic = line_algorithm::fifo;
-
 detail::line_plan make_plan(std::int64_t width, std::int64_t height, std::span<const double> angles,
-                            const line_params& p, line_algorithm automatic) {
+                            const line_params& p) {
     detail::line_plan plan;
     plan.length = static_cast<std::int32_t>(p.length);
-    plan.closing = p.kind == line_filter_kind::closing;
+    plan.closing = p.kind == line_filter_kind::closing || p.kind == line_filter_kind::dilation;
+    plan.first_stage_only = p.kind == line_filter_kind::erosion || p.kind == line_filter_kind::dilation;
     plan.mode = p.mode;
-    plan.algorithm = p.algorithm == line_algorithm::automatic ? automatic : p.algorithm;
+    plan.algorithm = p.algorithm;
     std::vector<std::int64_t> order(angles.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return angles[a] < angles[b]; });
@@ -109,7 +113,11 @@ detail::line_plan make_plan(std::int64_t width, std::int64_t height, std::span<c
 
 }  // namespace
 
-std::string_view to_string(line_filter_kind kind) { return kind == line_filter_kind::opening ? "opening" : "closing"; }
+std::string_view to_string(line_filter_kind kind) {
+    for (const auto& [k, name] : kind_names)
+        if (k == kind) return name;
+    return "?";
+}
 
 std::string_view to_string(line_algorithm algorithm) {
     for (const auto& [a, name] : algorithm_names)
@@ -118,9 +126,10 @@ std::string_view to_string(line_algorithm algorithm) {
 }
 
 line_filter_kind parse_line_filter_kind(std::string_view name) {
-    if (name == "opening") return line_filter_kind::opening;
-    if (name == "closing") return line_filter_kind::closing;
-    throw invalid_argument("unknown linear filter '" + std::string(name) + "'; allowed: opening, closing");
+    for (const auto& [k, n] : kind_names)
+        if (n == name) return k;
+    throw invalid_argument("unknown linear filter '" + std::string(name) +
+                           "'; allowed: opening, closing, erosion, dilation");
 }
 
 line_algorithm parse_line_algorithm(std::string_view name) {
@@ -159,7 +168,7 @@ void line_filter_angles(host_view<const T> in, std::span<const double> angles, c
                         const host_line_outputs<T>& out) {
     validate_input(in, angles, params);
     validate_outputs(in, angles.size(), out);
-    cpu::line_filter_angles<T>(in, make_plan(in.width(), in.height(), angles, params, cpu_automatic), out);
+    cpu::line_filter_angles<T>(in, make_plan(in.width(), in.height(), angles, params), out);
 }
 
 template <pixel T>
@@ -169,7 +178,7 @@ void line_filter_angles(device_view<const T> in, std::span<const double> angles,
     validate_outputs(in, angles.size(), out);
     resolve_device(device::cuda);  // throws when there is no CUDA backend or device
 #if defined(GRANULA_HAVE_CUDA)
-    throw unsupported("linear filters on the GPU are not built yet");
+    cuda::line_filter_angles<T>(in, make_plan(in.width(), in.height(), angles, params), out, s);
 #else
     static_cast<void>(s);
 #endif

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "core/border_index.hpp"
 #include "granula/core/border.hpp"
@@ -25,20 +26,13 @@ namespace granula::detail {
 template <class T>
 struct line_keys;
 
-template <>
-struct line_keys<std::uint8_t> {
-    using key = std::uint8_t;
-    static constexpr key top = 0xff;
-    GRANULA_HOST_DEVICE static key to_key(std::uint8_t v, bool closing) { return closing ? key(0xff - v) : v; }
-    GRANULA_HOST_DEVICE static std::uint8_t from_key(key k, bool closing) { return closing ? key(0xff - k) : k; }
-};
-
-template <>
-struct line_keys<std::uint16_t> {
-    using key = std::uint16_t;
-    static constexpr key top = 0xffff;
-    GRANULA_HOST_DEVICE static key to_key(std::uint16_t v, bool closing) { return closing ? key(0xffff - v) : v; }
-    GRANULA_HOST_DEVICE static std::uint16_t from_key(key k, bool closing) { return closing ? key(0xffff - k) : k; }
+template <class T>
+    requires std::is_unsigned_v<T>
+struct line_keys<T> {
+    using key = T;
+    static constexpr key top = static_cast<T>(~T{0});
+    GRANULA_HOST_DEVICE static key to_key(T v, bool closing) { return closing ? key(top - v) : v; }
+    GRANULA_HOST_DEVICE static T from_key(key k, bool closing) { return closing ? T(top - k) : k; }
 };
 
 template <>
@@ -94,20 +88,32 @@ GRANULA_HOST_DEVICE inline K extended_sample(const Get& get, std::int32_t j, std
     return i < 0 ? e.pad : get(static_cast<std::int32_t>(i));
 }
 
-// A circular buffer of capacity `mask + 1` (a power of two >= λ) used as a deque.
-template <class K>
+// A circular buffer of capacity `mask + 1` (a power of two >= λ) used as a deque. Positions are
+// stored as P: std::int32_t, or std::uint16_t where memory is scarce (the CUDA backend's shared
+// memory): a queue's positions lie within 2λ of the sample being read, so 16 bits order them
+// (modulo 2^16) while λ < line_queue_max_short_length.
+inline constexpr std::int32_t line_queue_max_short_length = 16384;
+
+template <class K, class P = std::int32_t>
 struct line_queue {
     K* value;
-    std::int32_t* position;
+    P* position;
     std::int32_t mask;
     std::int32_t head = 0, tail = 0;  // entries [head, tail)
     GRANULA_HOST_DEVICE bool empty() const { return head == tail; }
     GRANULA_HOST_DEVICE K front_value() const { return value[head & mask]; }
-    GRANULA_HOST_DEVICE std::int32_t front_position() const { return position[head & mask]; }
+    // Whether the front entry's position is before x.
+    GRANULA_HOST_DEVICE bool front_before(std::int32_t x) const {
+        const P p = position[head & mask];
+        if constexpr (sizeof(P) == sizeof(std::int32_t))
+            return p < x;
+        else
+            return static_cast<std::int16_t>(static_cast<std::uint16_t>(p - static_cast<P>(x))) < 0;
+    }
     GRANULA_HOST_DEVICE K back_value() const { return value[(tail - 1) & mask]; }
     GRANULA_HOST_DEVICE void push(K v, std::int32_t p) {
         value[tail & mask] = v;
-        position[tail & mask] = p;
+        position[tail & mask] = static_cast<P>(p);
         ++tail;
     }
 };
@@ -123,32 +129,58 @@ GRANULA_HOST_DEVICE inline std::int32_t line_queue_capacity(std::int32_t length)
 // queues of at most λ entries: the erosion's candidates (increasing values), and the pending
 // outputs' dilation candidates (decreasing values). Sample j is written when sample j + λ - 1
 // has been read. put(i, key) receives every line sample i in [0, n) once, in order.
-// `values` and `positions` hold 2 * line_queue_capacity(λ) entries each.
-template <class K, class Get, class Put>
+// `values` and `positions` hold 2 * line_queue_capacity(λ) entries each (P: see line_queue).
+template <class K, class Get, class Put, class P>
 GRANULA_HOST_DEVICE void open_fifo(const Get& get, std::int32_t n, const line_extension<K>& e, const Put& put,
-                                   K* values, std::int32_t* positions) {
+                                   K* values, P* positions) {
     const std::int32_t L = e.length, m = n + L - 1, capacity = line_queue_capacity(L);
-    line_queue<K> erosion{values, positions, capacity - 1};
-    line_queue<K> dilation{values + capacity, positions + capacity, capacity - 1};
+    line_queue<K, P> erosion{values, positions, capacity - 1};
+    line_queue<K, P> dilation{values + capacity, positions + capacity, capacity - 1};
     const std::int32_t first_out = e.before, end_out = e.before + n;
     const auto emit = [&](std::int32_t j) {  // every window containing j has been eroded
-        while (dilation.front_position() < j - L + 1) ++dilation.head;
+        while (dilation.front_before(j - L + 1)) ++dilation.head;
         if (j >= first_out && j < end_out) put(j - first_out, dilation.front_value());
     };
     for (std::int32_t t = 0; t < m; ++t) {
         const K v = extended_sample(get, t, n, e);
         const std::int32_t s = t - L + 1;  // start of the window that ends at t
-        while (!erosion.empty() && erosion.front_position() < s) ++erosion.head;
+        while (!erosion.empty() && erosion.front_before(s)) ++erosion.head;
         while (!erosion.empty() && !(erosion.back_value() < v)) --erosion.tail;
         erosion.push(v, t);
         if (s < 0) continue;
         const K eroded = erosion.front_value();
-        while (!dilation.empty() && dilation.front_position() < s - L + 1) ++dilation.head;
+        while (!dilation.empty() && dilation.front_before(s - L + 1)) ++dilation.head;
         while (!dilation.empty() && !(eroded < dilation.back_value())) --dilation.tail;
         dilation.push(eroded, s);
         emit(s);
     }
     for (std::int32_t j = m - L + 1; j < end_out; ++j) emit(j);  // no window starts after m - λ
+}
+
+// Sliding minimum: put(s, min of ext(s .. s + λ - 1)) for s in [first, end), in order, reading
+// ext(j) once for j in [first, end + λ - 1), with the erosion queue of open_fifo (`values` and
+// `positions` hold line_queue_capacity(λ) entries; P: see line_queue).
+template <class K, class Ext, class Put, class P>
+GRANULA_HOST_DEVICE void sliding_min(const Ext& ext, std::int32_t first, std::int32_t end, std::int32_t L,
+                                     const Put& put, K* values, P* positions) {
+    line_queue<K, P> erosion{values, positions, line_queue_capacity(L) - 1};
+    for (std::int32_t t = first; t < end + L - 1; ++t) {
+        const K v = ext(t);
+        const std::int32_t s = t - L + 1;
+        while (!erosion.empty() && erosion.front_before(s)) ++erosion.head;
+        while (!erosion.empty() && !(erosion.back_value() < v)) --erosion.tail;
+        erosion.push(v, t);
+        if (s >= first) put(s, erosion.front_value());
+    }
+}
+
+// The first stage alone (scan-line erosion, or dilation on reversed keys): put(i, min of the
+// extended samples [i, i + λ - 1]) for every line sample i, in order. NaN keys are the lowest,
+// so a NaN in the window gives NaN with no further rule.
+template <class K, class Get, class Put, class P>
+GRANULA_HOST_DEVICE void erode_line(const Get& get, std::int32_t n, const line_extension<K>& e, const Put& put,
+                                    K* values, P* positions) {
+    sliding_min([&](std::int32_t j) { return extended_sample(get, j, n, e); }, 0, n, e.length, put, values, positions);
 }
 
 // Morard et al.'s stack of cords: a cord is a run of samples at or above its level; when a
@@ -202,26 +234,41 @@ GRANULA_HOST_DEVICE void open_stack(const Get& get, std::int32_t n, const line_e
     if (written < end_out) write(end_out, levels[base & mask]);
 }
 
-// The NaN rule for float lines (see the top of this file), applied after the opening when the
-// line holds a NaN: isnan_at(i) tells whether line sample i is NaN, set_nan(i) makes output i NaN.
+// The NaN rule for float lines (see the top of this file), as a stream: query(j) tells whether
+// the extended line has a NaN within λ - 1 samples of extended position j, for j increasing
+// from `first` on. It reads each sample once, as far as j + λ - 1, so the CUDA kernels ask it
+// while the outputs stream out. isnan_at(i) tells whether line sample i is NaN.
+template <class K, class IsNan>
+struct nan_window {
+    IsNan isnan_at;
+    std::int32_t n;
+    line_extension<K> e;
+    std::int64_t next, last;  // next extended sample to read; the last NaN read
+
+    GRANULA_HOST_DEVICE nan_window(const IsNan& isnan, std::int32_t samples, const line_extension<K>& ext,
+                                   std::int64_t first)
+        : isnan_at(isnan), n(samples), e(ext), next(first - (ext.length - 1) > 0 ? first - (ext.length - 1) : 0),
+          last(-2 * static_cast<std::int64_t>(ext.length)) {}
+
+    GRANULA_HOST_DEVICE bool query(std::int64_t j) {
+        // Extension samples copy line samples (nearest, reflect) or are numbers (ignore, constant).
+        const std::int64_t L = e.length, m = n + L - 1;
+        for (; next < m && next <= j + L - 1; ++next) {
+            const std::int64_t i = border_index(next - e.before, n, e.mode);
+            if (i >= 0 && isnan_at(static_cast<std::int32_t>(i))) last = next;
+        }
+        return j - last <= L - 1;
+    }
+};
+
+// The NaN rule applied after the opening of a whole line that holds a NaN: set_nan(i) makes
+// output i NaN.
 template <class K, class IsNan, class SetNan>
 GRANULA_HOST_DEVICE void nan_mask(const IsNan& isnan_at, std::int32_t n, const line_extension<K>& e,
                                   const SetNan& set_nan) {
-    // Extension samples copy line samples (nearest, reflect) or are numbers (ignore, constant).
-    const std::int64_t L = e.length, m = n + L - 1;
-    const auto nan_at = [&](std::int64_t j) {
-        const std::int64_t i = border_index(j - e.before, n, e.mode);
-        return i >= 0 && isnan_at(static_cast<std::int32_t>(i));
-    };
-    const auto output = [&](std::int64_t j) { return j >= e.before && j < e.before + n; };
-    for (std::int64_t j = 0, last = -L; j < m; ++j) {  // a NaN up to λ - 1 before
-        if (nan_at(j)) last = j;
-        if (output(j) && j - last <= L - 1) set_nan(static_cast<std::int32_t>(j - e.before));
-    }
-    for (std::int64_t j = m - 1, next = m + L; j >= 0; --j) {  // or up to λ - 1 after
-        if (nan_at(j)) next = j;
-        if (output(j) && next - j <= L - 1) set_nan(static_cast<std::int32_t>(j - e.before));
-    }
+    nan_window<K, IsNan> window(isnan_at, n, e, e.before);
+    for (std::int32_t i = 0; i < n; ++i)
+        if (window.query(e.before + i)) set_nan(i);
 }
 
 // Under border_mode::constant the second stage also sees cval outside the line: outputs whose

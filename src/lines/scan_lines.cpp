@@ -50,24 +50,6 @@ scan_lines make_scan_lines(double angle_degrees, std::int64_t width, std::int64_
     return lines;
 }
 
-// x = c + shift[row] moves by at most one column per row, monotonically, so the rows inside
-// the image are one interval, found by binary search.
-std::int64_t scan_lines::row_begin(std::int64_t c) const {
-    const bool rising = shift.empty() || shift.back() >= shift.front();
-    const auto it = rising ? std::partition_point(shift.begin(), shift.end(), [&](std::int32_t s) { return c + s < 0; })
-                           : std::partition_point(shift.begin(), shift.end(),
-                                                  [&](std::int32_t s) { return c + s >= columns; });
-    return it - shift.begin();
-}
-
-std::int64_t scan_lines::row_end(std::int64_t c) const {
-    const bool rising = shift.empty() || shift.back() >= shift.front();
-    const auto it = rising ? std::partition_point(shift.begin(), shift.end(),
-                                                  [&](std::int32_t s) { return c + s < columns; })
-                           : std::partition_point(shift.begin(), shift.end(), [&](std::int32_t s) { return c + s >= 0; });
-    return it - shift.begin();
-}
-
 std::int64_t scan_line_extent(double angle_degrees, std::int64_t width, std::int64_t height) {
     return reduce(angle_degrees).steep ? height : width;
 }

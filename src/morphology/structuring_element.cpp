@@ -19,6 +19,12 @@ std::int64_t check_extent(std::int64_t value, const char* what) {
     return value;
 }
 
+// Radii may be 0 (a single pixel), as in scikit-image and MATLAB.
+std::int64_t check_radius(std::int64_t value) {
+    if (value < 0) throw invalid_argument("structuring element radius must be >= 0, got " + std::to_string(value));
+    return value;
+}
+
 // Parses a whole decimal integer; false on anything else.
 bool parse_int(std::string_view text, std::int64_t& value) {
     if (text.empty()) return false;
@@ -191,14 +197,14 @@ structuring_element structuring_element::line(std::int64_t length, double angle)
 }
 
 structuring_element structuring_element::disk(std::int64_t radius) {
-    check_extent(radius, "radius");
+    check_radius(radius);
     const std::int64_t n = 2 * radius + 1;
     return {kind::disk, "disk:" + std::to_string(radius),
             run_terms(centred_mask(n, n, [&](std::int64_t x, std::int64_t y) { return x * x + y * y <= radius * radius; }))};
 }
 
 structuring_element structuring_element::diamond(std::int64_t radius) {
-    check_extent(radius, "radius");
+    check_radius(radius);
     const std::int64_t n = 2 * radius + 1;
     return {kind::diamond, "diamond:" + std::to_string(radius),
             run_terms(centred_mask(n, n, [&](std::int64_t x, std::int64_t y) { return std::abs(x) + std::abs(y) <= radius; }))};
@@ -207,14 +213,23 @@ structuring_element structuring_element::diamond(std::int64_t radius) {
 structuring_element structuring_element::octagon(std::int64_t m, std::int64_t n) {
     check_extent(m, "side m");
     check_extent(n, "slanted side n");
-    const std::int64_t size = m + 2 * n, c = size / 2;
-    // Corners cut by the 45-degree sides through (0, n) and (n, 0) of the size x size box.
-    const auto inside = [&](std::int64_t dx, std::int64_t dy) {
-        const std::int64_t x = dx + c, y = dy + c, r = size - 1 - x, b = size - 1 - y;
-        return x + y >= n && r + y >= n && x + b >= n && r + b >= n;
+    // The (m + 2n)-square with its corners cut at 45 degrees is the Minkowski sum of a
+    // horizontal and a vertical run of m pixels and two diagonals of n + 1 pixels: four 1-D
+    // passes, O(1) per pixel whatever the size. The offsets centre it (origin at size / 2).
+    // With m = 1 (a diamond) the diagonals alone reach every other pixel only: the pixels of
+    // the other parity are a second term, the diamond of radius n - 1 (one pixel when n = 1).
+    const std::int64_t c = (m + 2 * n) / 2;
+    const auto diagonals = [](std::int64_t length) {
+        std::vector<line_segment> d;
+        if (length > 1) d = {{length, 1, 1, 0}, {length, 1, -1, 0}};
+        return d;
     };
-    return {kind::octagon, "octagon:" + std::to_string(m) + ":" + std::to_string(n),
-            run_terms(centred_mask(size, size, inside))};
+    decomposition_term t{-c, n - c, {}};
+    if (m > 1) t.segments = {{m, 1, 0, 0}, {m, 0, 1, 0}};
+    for (const line_segment& d : diagonals(n + 1)) t.segments.push_back(d);
+    std::vector<decomposition_term> terms{std::move(t)};
+    if (m == 1) terms.push_back({1 - c, n - c, diagonals(n)});
+    return {kind::octagon, "octagon:" + std::to_string(m) + ":" + std::to_string(n), std::move(terms)};
 }
 
 structuring_element structuring_element::ellipse(std::int64_t width, std::int64_t height) {

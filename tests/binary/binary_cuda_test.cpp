@@ -16,6 +16,7 @@
 #endif
 #include "granula/granula.hpp"
 #include "support/morphology_cases.hpp"
+#include "support/random_images.hpp"
 #include "support/require_gpu.hpp"
 
 namespace granula {
@@ -25,13 +26,7 @@ namespace {
 using test_support::all_modes;
 using test_support::equal_images;
 
-host_image<std::uint8_t> random_binary(std::mt19937_64& rng, std::int64_t w, std::int64_t h, double density) {
-    host_image<std::uint8_t> img(w, h);
-    std::bernoulli_distribution one(density);
-    for (std::int64_t y = 0; y < h; ++y)
-        for (std::int64_t x = 0; x < w; ++x) img.view()(y, x) = one(rng) ? 1 : 0;
-    return img;
-}
+using test_support::random_binary;
 
 // A w x h device bit view inside a buffer of random words (random word offset
 // and row padding).

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "granula/granula.hpp"
+#include "support/random_images.hpp"
 #include "support/require_gpu.hpp"
 
 namespace granula {
@@ -20,20 +21,13 @@ namespace {
 constexpr border_mode modes[] = {border_mode::constant, border_mode::nearest, border_mode::reflect,
                                  border_mode::mirror, border_mode::wrap};
 
-template <class T>
-host_image<T> random_image(std::mt19937_64& rng, std::int64_t w, std::int64_t h) {
-    host_image<T> img(w, h);
-    std::uniform_real_distribution<double> d(0, std::is_floating_point_v<T> ? 10.0 : double(std::numeric_limits<T>::max()));
-    for (std::int64_t y = 0; y < h; ++y)
-        for (std::int64_t x = 0; x < w; ++x) img.view()(y, x) = static_cast<T>(d(rng));
-    return img;
-}
+using test_support::random_uniform_image;
 
 // Runs params on the GPU through strided device views and on the CPU; returns the largest
 // difference relative to the larger of the input's and the result's scale.
 template <class T, class U>
 double gpu_vs_cpu(std::mt19937_64& rng, std::int64_t w, std::int64_t h, const gaussian_params& p) {
-    const auto in = random_image<T>(rng, w, h);
+    const auto in = random_uniform_image<T>(rng, w, h);
     host_image<U> want(w, h);
     gaussian<T, U>(host_view<const T>(in.view()), want.view(), p);
     device_image<T> din_buffer(w + 5, h + 2);
@@ -98,7 +92,7 @@ TEST(GaussianCuda, OneAxisLargeSigmaAndLargeImage) {
 TEST(GaussianCuda, InPlaceAndYvvIsCpuOnly) {
     GRANULA_REQUIRE_GPU();
     std::mt19937_64 rng(13);
-    const auto in = random_image<float>(rng, 129, 65);
+    const auto in = random_uniform_image<float>(rng, 129, 65);
     const gaussian_params p = gaussian_params::isotropic(5.0);
     const auto want = gaussian<float>(host_view<const float>(in.view()), p);
     device_image<float> d = upload<float>(host_view<const float>(in.view()));

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "granula/granula.hpp"
+#include "support/random_images.hpp"
 #include "reference/gaussian_reference.hpp"
 
 namespace granula {
@@ -20,14 +21,7 @@ namespace {
 constexpr border_mode modes[] = {border_mode::constant, border_mode::nearest, border_mode::reflect,
                                  border_mode::mirror, border_mode::wrap};
 
-template <class T>
-host_image<T> random_image(std::mt19937_64& rng, std::int64_t w, std::int64_t h) {
-    host_image<T> img(w, h);
-    std::uniform_real_distribution<double> d(0, std::is_floating_point_v<T> ? 10.0 : double(std::numeric_limits<T>::max()));
-    for (std::int64_t y = 0; y < h; ++y)
-        for (std::int64_t x = 0; x < w; ++x) img.view()(y, x) = static_cast<T>(d(rng));
-    return img;
-}
+using test_support::random_uniform_image;
 
 // A w x h view at a random offset inside a larger buffer (so the row stride exceeds the width).
 template <class T>
@@ -37,7 +31,7 @@ struct strided {
     strided(std::mt19937_64& rng, std::int64_t w, std::int64_t h) {
         std::uniform_int_distribution<std::int64_t> pad(1, 9);
         const std::int64_t x0 = pad(rng), y0 = pad(rng) % 3;
-        buffer = random_image<T>(rng, w + x0 + pad(rng), h + y0 + 1);
+        buffer = random_uniform_image<T>(rng, w + x0 + pad(rng), h + y0 + 1);
         view = buffer.view().subview(x0, y0, w, h);
     }
 };
@@ -216,7 +210,7 @@ TEST(GaussianProperties, ConstantImagesStayConstant) {
 
 TEST(GaussianProperties, SigmaZeroReturnsTheInputExactly) {
     std::mt19937_64 rng(4);
-    auto in = random_image<float>(rng, 13, 7);
+    auto in = random_uniform_image<float>(rng, 13, 7);
     in.view()(3, 4) = std::numeric_limits<float>::quiet_NaN();
     gaussian_params p;
     p.order = {2, 1};  // ignored where sigma is 0, as in scipy
@@ -231,7 +225,7 @@ TEST(GaussianProperties, SigmaZeroReturnsTheInputExactly) {
 TEST(GaussianProperties, InputTypeOutputIsRoundedAndClamped) {
     std::mt19937_64 rng(5);
     for (gaussian_method m : {gaussian_method::fir, gaussian_method::deriche}) {
-        auto in = random_image<std::uint16_t>(rng, 40, 23);
+        auto in = random_uniform_image<std::uint16_t>(rng, 40, 23);
         gaussian_params p = gaussian_params::isotropic(3.0, 0);
         p.order = {0, 1};  // negative values appear and clamp to 0
         p.method = m;
@@ -251,7 +245,7 @@ TEST(GaussianProperties, InputTypeOutputIsRoundedAndClamped) {
 
 TEST(GaussianProperties, InPlaceAndThreadsGiveTheSameResult) {
     std::mt19937_64 rng(6);
-    auto in = random_image<float>(rng, 613, 509);  // over the parallel threshold
+    auto in = random_uniform_image<float>(rng, 613, 509);  // over the parallel threshold
     gaussian_params p = gaussian_params::isotropic(6.0);
     set_num_threads(1);
     const auto one = gaussian<float>(host_view<const float>(in.view()), p);

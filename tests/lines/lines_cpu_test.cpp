@@ -12,6 +12,7 @@
 #include "granula/io/io.hpp"
 #include "reference/scanline_reference.hpp"
 #include "support/morphology_cases.hpp"
+#include "support/simd_setting.hpp"
 
 namespace granula {
 namespace {
@@ -46,9 +47,9 @@ using PixelTypes = ::testing::Types<std::uint8_t, std::uint16_t, float>;
 TYPED_TEST_SUITE(LinesCpu, PixelTypes);
 
 // 64 random (angle, length) pairs plus the axes and diagonals, every kind, mode and algorithm,
-// on random sizes: equal to dilation(erosion) (closing: erosion(dilation)) along the same scan
-// lines, bit for bit.
-TYPED_TEST(LinesCpu, EqualsTwoStageReference) {
+// on random sizes: equal to the reference along the same scan lines (openings: dilation of the
+// erosion; closings: erosion of the dilation), bit for bit.
+TYPED_TEST(LinesCpu, EqualsScanLineReference) {
     using T = TypeParam;
     const std::uint64_t seed = 20261121;
     std::mt19937_64 rng(seed);
@@ -60,19 +61,26 @@ TYPED_TEST(LinesCpu, EqualsTwoStageReference) {
         const std::int64_t extent = angle_is_steep(angle) ? h : w;
         const std::int64_t length = std::uniform_int_distribution<std::int64_t>(1, extent)(rng);
         const auto img = random_image<T>(rng, w, h, coin(rng) == 0 ? 3 : 200, trial % 3 == 0);
-        for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing})
+        for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing, line_filter_kind::erosion,
+                                line_filter_kind::dilation})
             for (const border_mode m : line_modes) {
                 const border mode{m, std::is_floating_point_v<T> ? 1.5 : 7.0};
-                const auto want = reference::scanline_opening_or_closing<T>(img.view(), length, angle, mode,
-                                                                            kind == line_filter_kind::closing);
-                for (const auto algorithm : {line_algorithm::fifo, line_algorithm::stack}) {
-                    host_image<T> got(w, h);
-                    line_filter<T>(img.view(), got.view(), angle, {length, kind, mode, algorithm});
-                    ASSERT_TRUE(equal_images<T>(got.view(), want.view()))
-                        << "seed " << seed << " trial " << trial << " " << w << "x" << h << " length " << length
-                        << " angle " << angle << " " << to_string(kind) << " mode " << to_string(m) << " "
-                        << to_string(algorithm);
-                }
+                const auto want =
+                    kind == line_filter_kind::erosion || kind == line_filter_kind::dilation
+                        ? reference::scanline_erosion_or_dilation<T>(img.view(), length, angle, mode,
+                                                                     kind == line_filter_kind::dilation)
+                        : reference::scanline_opening_or_closing<T>(img.view(), length, angle, mode,
+                                                                    kind == line_filter_kind::closing);
+                for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo, line_algorithm::stack})
+                    for (const bool simd : {false, true}) {
+                        simd_setting setting(simd);
+                        host_image<T> got(w, h);
+                        line_filter<T>(img.view(), got.view(), angle, {length, kind, mode, algorithm});
+                        ASSERT_TRUE(equal_images<T>(got.view(), want.view()))
+                            << "seed " << seed << " trial " << trial << " " << w << "x" << h << " length " << length
+                            << " angle " << angle << " " << to_string(kind) << " mode " << to_string(m) << " "
+                            << to_string(algorithm) << (simd ? " simd" : " scalar");
+                    }
             }
     }
 }
@@ -173,23 +181,31 @@ TYPED_TEST(LinesCpu, OpeningAndClosingProperties) {
     }
 }
 
-// A real image: the page, 64 random angles and lengths, against the reference.
-TEST(LinesCpuRealImage, PageEqualsReference) {
-    const auto page = io::read_image(std::string(GRANULA_DATA_DIR) + "/page.png");
-    const host_view<const std::uint8_t> full = page.as<std::uint8_t>();
-    const host_view<const std::uint8_t> img = full.subview(100, 40, 120, 70);  // the reference is slow
-    std::mt19937_64 rng(5);
+// Real images of every type (the page, coins in uint16, the page in float32), 64 random angles
+// and lengths each, against the reference.
+template <class T>
+void check_real_image(const std::string& file, std::uint64_t seed) {
+    const auto image = io::read_image(std::string(GRANULA_DATA_DIR) + "/" + file);
+    const host_view<const T> full = image.as<T>();
+    const host_view<const T> img = full.subview(100, 40, 120, 70);  // the reference is slow
+    std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> any_angle(0.0, 180.0);
     for (int trial = 0; trial < 64; ++trial) {
         const double angle = any_angle(rng);
         const std::int64_t length = std::uniform_int_distribution<std::int64_t>(2, 60)(rng);
         const auto kind = trial % 2 ? line_filter_kind::closing : line_filter_kind::opening;
-        host_image<std::uint8_t> got(img.width(), img.height());
-        line_filter<std::uint8_t>(img, got.view(), angle, {length, kind});
-        const auto want = reference::scanline_opening_or_closing<std::uint8_t>(img, length, angle, {},
-                                                                               kind == line_filter_kind::closing);
-        ASSERT_TRUE(equal_images<std::uint8_t>(got.view(), want.view())) << angle << " " << length;
+        host_image<T> got(img.width(), img.height());
+        line_filter<T>(img, got.view(), angle, {length, kind});
+        const auto want =
+            reference::scanline_opening_or_closing<T>(img, length, angle, {}, kind == line_filter_kind::closing);
+        ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << file << " " << angle << " " << length;
     }
+}
+
+TEST(LinesCpuRealImage, PageCoinsAndFloatPageEqualReference) {
+    check_real_image<std::uint8_t>("page.png", 5);
+    check_real_image<std::uint16_t>("coins16.png", 6);
+    check_real_image<float>("page_float32.npy", 7);
 }
 
 TEST(LinesCpuErrors, BadArgumentsAreClearErrors) {
@@ -226,6 +242,7 @@ TEST(LinesCpuErrors, BadArgumentsAreClearErrors) {
     expect_error([] { angle_range(10, -10, 1); }, "empty");
     expect_error([] { evenly_spaced_angles(0); }, "number of angles");
     expect_error([] { parse_line_algorithm("quick"); }, "allowed: auto, fifo, stack");
+    expect_error([] { parse_line_filter_kind("tophat"); }, "allowed: opening, closing, erosion, dilation");
     expect_error([&] { line_granulometry<std::uint8_t>(img.view(), std::span<const std::int64_t>{}, one, {}); },
                  "lengths is empty");
 }
@@ -255,7 +272,9 @@ TEST(LinesCpuGranulometry, SumsOfExtremaDecreaseWithLength) {
         for (std::int64_t y = 0; y < 48; ++y)
             for (std::int64_t x = 0; x < 64; ++x) sum += extremum.view()(y, x);
         EXPECT_EQ(sums[i], sum);
-        if (i > 0) EXPECT_LE(sums[i], sums[i - 1]);
+        if (i > 0) {
+            EXPECT_LE(sums[i], sums[i - 1]);
+        }
     }
     double original = 0;
     for (std::int64_t y = 0; y < 48; ++y)

@@ -13,6 +13,7 @@
 #include "granula/granula.hpp"
 #include "reference/morphology_reference.hpp"
 #include "support/morphology_cases.hpp"
+#include "support/simd_setting.hpp"
 
 namespace granula {
 namespace {
@@ -36,12 +37,6 @@ test_image<T> make_image(std::mt19937_64& rng, std::int64_t w, std::int64_t h, i
     img.view = host_view<T>(img.storage.data(), stride, h + y0, stride).subview(x0, y0, w, h);
     return img;
 }
-
-struct simd_setting {
-    explicit simd_setting(bool on) : previous(simd_enabled()) { set_simd_enabled(on); }
-    ~simd_setting() { set_simd_enabled(previous); }
-    bool previous;
-};
 
 template <class T>
 class MorphologyCpu : public ::testing::Test {};

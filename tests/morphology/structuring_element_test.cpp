@@ -74,14 +74,15 @@ TEST(StructuringElement, ShapesEqualTheirDefinitions) {
         });
         EXPECT_TRUE(same_mask(structuring_element::ellipse(w, h).footprint(), want)) << "ellipse " << w << "x" << h;
     }
-    for (auto [m, n] : {std::pair{1, 1}, {2, 1}, {3, 2}, {4, 3}}) {
+    for (std::int64_t m = 1; m <= 12; ++m)
+        for (std::int64_t n = 1; n <= 12; ++n) {
         const std::int64_t s = m + 2 * n;
         const auto want = defined_mask(s, s, [&](auto dx, auto dy) {
             const std::int64_t x = dx + s / 2, y = dy + s / 2;  // corners: x + y >= n from each side
             return x + y >= n && (s - 1 - x) + y >= n && x + (s - 1 - y) >= n && (s - 1 - x) + (s - 1 - y) >= n;
         });
         EXPECT_TRUE(same_mask(structuring_element::octagon(m, n).footprint(), want)) << "octagon " << m << "," << n;
-    }
+        }
 }
 
 TEST(StructuringElement, MaskKeepsItsBoxAndOrigin) {
@@ -177,7 +178,7 @@ TEST(StructuringElement, ParsesTheCliSyntax) {
     EXPECT_EQ(structuring_element::parse("ellipse:5x3"), structuring_element::ellipse(5, 3));
     EXPECT_EQ(structuring_element::parse("line:7:0"), structuring_element::hline(7));
     for (const char* bad : {"", "hline", "hline:", "hline:0", "hline:-3", "hline:3x", "rect:3", "rect:3x0", "rect:x3",
-                            "circle:3", "square:1.5", "hline:99999999999999999999", "disk:0", "disk:-2",
+                            "circle:3", "square:1.5", "hline:99999999999999999999", "disk:-2",
                             "line:5", "line:0:30", "line:5:nan", "line:5:inf", "line:5:abc", "octagon:3",
                             "octagon:0:2", "ellipse:3", "diamond:x"})
         EXPECT_THROW(structuring_element::parse(bad), invalid_argument) << bad;

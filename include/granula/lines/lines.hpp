@@ -24,7 +24,8 @@
 //   automatic  the fastest for the backend (measured; docs/benchmarks.md).
 //
 // Reductions over a set of angles (never storing one image per angle unless asked):
-//   extremum     sup over angles of the openings (inf of the closings), Eq. 3;
+//   extremum     sup over angles of the openings or erosions (inf of the closings or
+//                dilations), Eq. 3;
 //   orientation  the index into `angles` of the angle that attains it (arg max for openings,
 //                arg min for closings), ties to the smallest angle value;
 //   spectrum     per angle, the sum of the filtered image (σ(α), Eq. 6), in double.
@@ -45,12 +46,15 @@
 
 namespace granula {
 
-enum class line_filter_kind { opening, closing };
+// Openings and closings; erosion and dilation are their first stage alone (scan-line mode of
+// erosion() and dilation(): the windows of the opening's erosion, and their reflection).
+enum class line_filter_kind { opening, closing, erosion, dilation };
 enum class line_algorithm { automatic, fifo, stack };
 
 std::string_view to_string(line_filter_kind kind);
 std::string_view to_string(line_algorithm algorithm);
-// Parse "opening"/"closing" and "auto"/"fifo"/"stack"; throw invalid_argument listing the names.
+// Parse "opening"/"closing"/"erosion"/"dilation" and "auto"/"fifo"/"stack"; throw
+// invalid_argument listing the names.
 line_filter_kind parse_line_filter_kind(std::string_view name);
 line_algorithm parse_line_algorithm(std::string_view name);
 

@@ -74,9 +74,9 @@ public:
     // round(t * p / q), half away from zero, across from t = k - length/2 on the dominant axis.
     static structuring_element line(std::int64_t length, double angle);
     static constexpr std::int64_t max_line_period = 64;
-    // The Euclidean disk x^2 + y^2 <= r^2, r >= 1 (scikit-image's disk).
+    // The Euclidean disk x^2 + y^2 <= r^2, r >= 0 (scikit-image's disk, MATLAB's strel('disk', r, 0)).
     static structuring_element disk(std::int64_t radius);
-    // |x| + |y| <= r, r >= 1 (scikit-image's diamond).
+    // |x| + |y| <= r, r >= 0 (scikit-image's and MATLAB's diamond).
     static structuring_element diamond(std::int64_t radius);
     // scikit-image's octagon(m, n): horizontal and vertical sides of m >= 1 pixels, slanted
     // sides of n >= 1 pixels; (m + 2n) x (m + 2n).

@@ -1,14 +1,22 @@
-// The CPU backend of the linear filters: each scan line is gathered into a buffer, filtered by
-// the shared 1-D algorithm (lines/scan_line_filter.hpp) and scattered into the outputs. Lines of
-// one angle hold disjoint pixels, so blocks of lines run on separate threads with no locking.
+// The CPU backend of the linear filters. Two paths:
+//  - per line (fifo, stack, and whatever the vectorised path does not take): each scan line is
+//    gathered into a buffer, filtered by the shared 1-D algorithm (lines/scan_line_filter.hpp)
+//    and scattered into the outputs. Lines of one angle hold disjoint pixels, so blocks of
+//    lines run on separate threads with no locking.
+//  - vectorised (automatic, border ignore or constant, no NaN): lines/cpu/lines_kernels.cpp,
+//    one SIMD lane per line, on the image (steep angles) or its transpose (flat angles), with
+//    the reductions kept per orientation and merged at the end.
 #include "lines/cpu/lines_cpu.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
 
 #include "core/parallel.hpp"
+#include "core/simd_dispatch.hpp"
+#include "lines/cpu/lines_kernels.hpp"
 #include "lines/scan_line_filter.hpp"
 
 namespace granula::cpu {
@@ -41,14 +49,18 @@ struct line_scratch {
 };
 
 template <class T>
-void filter_angles(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
+typename line_keys<T>::key border_pad(const detail::line_plan& plan) {
+    return plan.mode.mode == border_mode::constant ? line_keys<T>::to_key(static_cast<T>(plan.mode.cval), plan.closing)
+                                                   : line_keys<T>::top;
+}
+
+template <class T>
+void filter_angles_per_line(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
     using traits = line_keys<T>;
     using K = typename traits::key;
     constexpr bool is_float = std::is_floating_point_v<T>;
     const bool closing = plan.closing;
-    const K pad = plan.mode.mode == border_mode::constant ? traits::to_key(static_cast<T>(plan.mode.cval), closing)
-                                                          : traits::top;
-    const auto extension = detail::make_line_extension<K>(plan.length, closing, plan.mode.mode, pad);
+    const auto extension = detail::make_line_extension<K>(plan.length, closing, plan.mode.mode, border_pad<T>(plan));
 
     // The running extremum over angles, as keys in which NaN is the largest (it wins, as with
     // numpy's maximum for openings and minimum for closings, whose keys are reversed).
@@ -93,14 +105,17 @@ void filter_angles(host_view<const T> in, const detail::line_plan& plan, const h
                 const auto put = [&](std::int32_t i, K key) {
                     filtered_keys[i] = detail::constant_border_fix(key, i, n, extension);
                 };
-                if (plan.algorithm == line_algorithm::stack)
+                if (plan.first_stage_only)
+                    detail::erode_line(get, n, extension, [&](std::int32_t i, K key) { filtered_keys[i] = key; },
+                                       scratch.queue_values.data(), scratch.queue_positions.data());
+                else if (plan.algorithm == line_algorithm::stack)  // automatic: fifo
                     detail::open_stack(get, n, extension, put, scratch.queue_values.data(),
                                        scratch.queue_positions.data());
                 else
                     detail::open_fifo(get, n, extension, put, scratch.queue_values.data(),
                                       scratch.queue_positions.data());
                 if constexpr (is_float) {
-                    if (has_nan)
+                    if (has_nan && !plan.first_stage_only)
                         detail::nan_mask<K>([&](std::int32_t i) { return scratch.is_nan[i] != 0; }, n, extension,
                                             [&](std::int32_t i) { filtered_keys[i] = traits::top; });
                 }
@@ -133,11 +148,139 @@ void filter_angles(host_view<const T> in, const detail::line_plan& plan, const h
             for (std::int64_t x = 0; x < in.width(); ++x) out.extremum.row(y)[x] = traits::from_key(best_at(x, y), closing);
 }
 
+
+template <class T>
+bool has_nan(host_view<const T> in) {
+    if constexpr (std::is_floating_point_v<T>) {
+        for (std::int64_t y = 0; y < in.height(); ++y)
+            for (std::int64_t x = 0; x < in.width(); ++x)
+                if (std::isnan(in.row(y)[x])) return true;
+    } else {
+        static_cast<void>(in);
+    }
+    return false;
+}
+
+// The running extremum of some of the angles, per orientation (steep: image coordinates,
+// flat: transposed), with the rank of the angle attaining it.
+template <class T>
+struct angle_reduction {
+    using K = typename line_keys<T>::key;
+    host_image<K> best_s, best_f;
+    host_image<std::int32_t> rank_s, rank_f;
+    host_image<T> filtered_t;  // a flat angle's filtered image before its transpose
+    bool first_s = true, first_f = true;
+};
+
+template <class T, class U>
+host_image<U> image_if(bool wanted, std::int64_t width, std::int64_t height) {
+    return wanted ? host_image<U>(width, height) : host_image<U>();
+}
+
+template <class T>
+void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
+    using traits = line_keys<T>;
+    using K = typename traits::key;
+    const std::int64_t w = in.width(), h = in.height();
+    const auto angle_count = static_cast<std::int64_t>(plan.angles.size());
+    bool any_steep = false, any_flat = false;
+    for (const auto& a : plan.angles) (a.lines.transposed ? any_flat : any_steep) = true;
+    const bool want_best = !out.extremum.empty() || !out.orientation.empty();
+    const bool want_rank = !out.orientation.empty();
+    host_image<T> in_t = image_if<T, T>(any_flat, h, w);
+    if (any_flat) GRANULA_SIMD_DISPATCH(transpose<T>, in, in_t.view());
+
+    // Many angles on an image whose reductions fit in memory once per thread: each thread takes
+    // whole angles into its own reduction (one parallel region for the call; a region per angle
+    // spent most of its time waking threads). Otherwise the angles run one after the other,
+    // each spread over the threads.
+    const std::int64_t threads = std::max(1, num_threads());
+    const bool across_angles = threads > 1 && angle_count >= 2 * threads &&
+                               in.pixel_count() * threads * 10 <= (std::int64_t{1} << 29);
+    const std::int64_t workers = across_angles ? threads : 1;
+    std::vector<angle_reduction<T>> reductions(static_cast<std::size_t>(workers));
+    const auto run = [&](std::int64_t worker) {
+        angle_reduction<T>& r = reductions[worker];
+        r.best_s = image_if<T, K>(want_best && any_steep, w, h);
+        r.best_f = image_if<T, K>(want_best && any_flat, h, w);
+        r.rank_s = image_if<T, std::int32_t>(want_rank && any_steep, w, h);
+        r.rank_f = image_if<T, std::int32_t>(want_rank && any_flat, h, w);
+        r.filtered_t = image_if<T, T>(!out.filtered.empty() && any_flat, h, w);
+        for (std::int64_t k = worker; k < angle_count; k += workers) {
+            const detail::line_angle_plan& angle = plan.angles[k];
+            const bool flat = angle.lines.transposed;
+            detail::line_band_job<T> job;
+            job.oriented = flat ? in_t.view() : in;
+            job.lines = &angle.lines;
+            job.extension = detail::make_line_extension<K>(plan.length, plan.closing, plan.mode.mode, border_pad<T>(plan));
+            job.closing = plan.closing;
+            job.first_stage_only = plan.first_stage_only;
+            job.want_sum = !out.spectrum.empty();
+            job.best = flat ? r.best_f.view() : r.best_s.view();
+            job.rank = flat ? r.rank_f.view() : r.rank_s.view();
+            job.angle_rank = static_cast<std::int32_t>(k);
+            job.first = flat ? r.first_f : r.first_s;
+            (flat ? r.first_f : r.first_s) = false;
+            if (!out.filtered.empty()) job.filtered = flat ? r.filtered_t.view() : out.filtered[angle.index];
+            const double sum = GRANULA_SIMD_DISPATCH(filter_angle_bands<T>, job);
+            if (flat && !out.filtered.empty())
+                GRANULA_SIMD_DISPATCH(transpose<T>, r.filtered_t.view(), out.filtered[angle.index]);
+            if (!out.spectrum.empty()) out.spectrum[angle.index] = sum;
+        }
+    };
+    if (across_angles)
+        detail::parallel_for(workers, std::int64_t{1} << 62, run);  // nested regions inside run serially
+    else
+        run(0);
+    if (!want_best) return;
+
+    // Merge the orientations and workers: the larger key, ties to the smaller rank (the
+    // smaller angle).
+    struct source {
+        host_view<const K> best;
+        host_view<const std::int32_t> rank;
+    };
+    std::vector<host_image<K>> transposed_best;
+    std::vector<host_image<std::int32_t>> transposed_rank;
+    std::vector<source> sources;
+    for (angle_reduction<T>& r : reductions) {
+        if (any_steep && !r.first_s) sources.push_back({r.best_s.view(), r.rank_s.view()});
+        if (any_flat && !r.first_f) {
+            transposed_best.push_back(image_if<T, K>(true, w, h));
+            GRANULA_SIMD_DISPATCH(transpose<K>, r.best_f.view(), transposed_best.back().view());
+            host_view<const std::int32_t> rank;
+            if (want_rank) {
+                transposed_rank.push_back(image_if<T, std::int32_t>(true, w, h));
+                GRANULA_SIMD_DISPATCH(transpose<std::int32_t>, r.rank_f.view(), transposed_rank.back().view());
+                rank = transposed_rank.back().view();
+            }
+            sources.push_back({transposed_best.back().view(), rank});
+        }
+    }
+    detail::parallel_for(h, in.pixel_count(), [&](std::int64_t y) {
+        for (std::int64_t x = 0; x < w; ++x) {
+            std::size_t pick = 0;
+            for (std::size_t i = 1; i < sources.size(); ++i) {
+                const K a = sources[i].best.row(y)[x], b = sources[pick].best.row(y)[x];
+                if (b < a || (a == b && want_rank && sources[i].rank.row(y)[x] < sources[pick].rank.row(y)[x])) pick = i;
+            }
+            if (!out.extremum.empty()) out.extremum.row(y)[x] = traits::from_key(sources[pick].best.row(y)[x], plan.closing);
+            if (want_rank) out.orientation.row(y)[x] = static_cast<std::int32_t>(plan.angles[sources[pick].rank.row(y)[x]].index);
+        }
+    });
+}
+
 }  // namespace
 
 template <class T>
 void line_filter_angles(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
-    filter_angles<T>(in, plan, out);
+    const bool vectorisable = plan.algorithm == line_algorithm::automatic &&
+                              (plan.mode.mode == border_mode::ignore || plan.mode.mode == border_mode::constant) &&
+                              !has_nan(in);
+    if (vectorisable)
+        filter_angles_vectorised<T>(in, plan, out);
+    else
+        filter_angles_per_line<T>(in, plan, out);
 }
 
 template void line_filter_angles<std::uint8_t>(host_view<const std::uint8_t>, const detail::line_plan&,

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "core/border_index.hpp"
+#include "core/cpu_lane_window.hpp"
 #include "core/parallel.hpp"
 #include "morphology/cpu/morphology_kernels.hpp"
 
@@ -29,55 +30,6 @@ using detail::line_pass;
 // Windows up to this length are computed directly (L - 1 comparisons beat vHGW's 3 plus its
 // buffer traffic); measured with bench/cpu_morphology.
 constexpr std::int64_t direct_window_max = 5;
-
-// apply() works on scalars and, in the SIMD builds, on GCC vector types lane by lane.
-template <class T>
-struct min_op {
-    template <class V>
-    static V apply(V a, V b) {
-        if constexpr (std::is_floating_point_v<T>)
-            return (b < a || b != b) ? b : a;  // NaN in either operand gives NaN
-        else
-            return b < a ? b : a;
-    }
-};
-template <class T>
-struct max_op {
-    template <class V>
-    static V apply(V a, V b) {
-        if constexpr (std::is_floating_point_v<T>)
-            return (b > a || b != b) ? b : a;
-        else
-            return b > a ? b : a;
-    }
-};
-
-// Lane-wise operations over w lanes. Lanes > 0 fixes w at compile time, so that a transposed
-// strip's row (one or two vector registers) is a single unrolled operation with no loop
-// overhead; Lanes == 0 takes w at run time (whole image rows).
-template <class Op, std::int64_t Lanes, class T>
-inline void combine(T* __restrict dst, const T* __restrict a, const T* __restrict b, std::int64_t w) {
-    if constexpr (Lanes > 0) w = Lanes;
-    for (std::int64_t i = 0; i < w; ++i) dst[i] = Op::apply(a[i], b[i]);
-}
-template <class Op, std::int64_t Lanes, class T>
-inline void accumulate(T* __restrict acc, const T* __restrict src, std::int64_t w) {
-    if constexpr (Lanes > 0) w = Lanes;
-    for (std::int64_t i = 0; i < w; ++i) acc[i] = Op::apply(acc[i], src[i]);
-}
-// Rows ahead that window_rows() prefetches when rows are separate image rows.
-constexpr std::int64_t prefetch_rows = 6;
-template <class T>
-inline void prefetch_lanes(const T* p, std::int64_t w) {
-    const char* bytes = reinterpret_cast<const char*>(p);
-    for (std::int64_t b = 0; b < w * static_cast<std::int64_t>(sizeof(T)); b += 64) __builtin_prefetch(bytes + b);
-}
-
-template <std::int64_t Lanes, class T>
-inline void copy_lanes(T* __restrict dst, const T* __restrict src, std::int64_t w) {
-    if constexpr (Lanes > 0) w = Lanes;
-    std::memcpy(dst, src, w * sizeof(T));
-}
 
 // Scratch memory of the calling thread, kept between calls. The strip and band buffers are a
 // few hundred KiB, above malloc's mmap threshold: fresh ones were mapped, faulted in and
@@ -116,199 +68,11 @@ T* thread_scratch(scratch_slot slot, std::int64_t count) {
     return reinterpret_cast<T*>(b.data.get());
 }
 
-// A fixed number of lanes handled as one value: a GCC vector in the SIMD builds, an array
-// processed element by element in the scalar build.
-#if defined(GRANULA_SIMD_SCALAR)
-template <class T, std::int64_t Lanes>
-struct lane_block {
-    T v[Lanes];
-};
-template <class Op, class T, std::int64_t Lanes>
-inline lane_block<T, Lanes> block_apply(const lane_block<T, Lanes>& a, const lane_block<T, Lanes>& b) {
-    lane_block<T, Lanes> r;
-    for (std::int64_t i = 0; i < Lanes; ++i) r.v[i] = Op::apply(a.v[i], b.v[i]);
-    return r;
-}
-#else
-template <class T, std::int64_t Lanes>
-struct lane_vector {
-    typedef T type __attribute__((vector_size(Lanes * sizeof(T))));
-};
-template <class T, std::int64_t Lanes>
-using lane_block = typename lane_vector<T, Lanes>::type;
-template <class Op, class V>
-inline V block_apply(V a, V b) {
-    return Op::apply(a, b);
-}
-#endif
-
-// Short windows, directly: dst(x) = Op over src(x) .. src(x + L - 1), lane-wise over w lanes,
-// for x in [0, n); L - 1 comparisons per output.
-template <class Op, class T, class Src, class Dst>
-void window_rows_direct(Src src, Dst dst, std::int64_t n, std::int64_t L, std::int64_t w) {
-    for (std::int64_t x = 0; x < n; ++x) {
-        T* d = dst(x);
-        if (L == 1) {
-            std::memcpy(d, src(x), w * sizeof(T));
-            continue;
-        }
-        combine<Op, 0>(d, src(x), src(x + 1), w);
-        for (std::int64_t j = 2; j < L; ++j) accumulate<Op, 0>(d, src(x + j), w);
-    }
-}
-
-// van Herk/Gil-Werman: the same result with 3 comparisons per output whatever L, over w lanes
-// (Lanes when > 0). src(i) is defined for i in [0, n + L - 1). `suffix` holds L * w values,
-// `prefix` w.
-template <class Op, std::int64_t Lanes, class T, class Src, class Dst>
-void window_rows(Src src, Dst dst, std::int64_t n, std::int64_t L, std::int64_t w, T* suffix, T* prefix) {
-    if constexpr (Lanes > 0) {
-        // A strip's row is one or two registers: keep the running suffix and prefix in a
-        // register, since reloading the value just stored stalls on store forwarding.
-        using block = lane_block<T, Lanes>;
-        const auto load = [](const T* p) { block v; std::memcpy(&v, p, sizeof(block)); return v; };
-        const auto store = [](T* p, const block& v) { std::memcpy(p, &v, sizeof(block)); };
-        for (std::int64_t k0 = 0; k0 < n; k0 += L) {
-            block acc = load(src(k0 + L - 1));
-            store(suffix + (L - 1) * Lanes, acc);
-            for (std::int64_t t = L - 2; t >= 0; --t) {
-                acc = block_apply<Op>(acc, load(src(k0 + t)));
-                store(suffix + t * Lanes, acc);
-            }
-            store(dst(k0), acc);
-            const std::int64_t t_end = std::min(L, n - k0);
-            if (t_end > 1) acc = load(src(k0 + L));
-            for (std::int64_t t = 1; t < t_end; ++t) {
-                if (t > 1) acc = block_apply<Op>(acc, load(src(k0 + L + t - 1)));
-                store(dst(k0 + t), block_apply<Op>(load(suffix + t * Lanes), acc));
-            }
-        }
-        return;
-    }
-    for (std::int64_t k0 = 0; k0 < n; k0 += L) {
-        // Suffix minima of the block [k0, k0 + L): suffix row t covers src(k0 + t .. k0 + L - 1).
-        copy_lanes<Lanes>(suffix + (L - 1) * w, src(k0 + L - 1), w);
-        for (std::int64_t t = L - 2; t >= 0; --t)
-            combine<Op, Lanes>(suffix + t * w, src(k0 + t), suffix + (t + 1) * w, w);
-        copy_lanes<Lanes>(dst(k0), suffix, w);
-        // Prefix minima of the next block complete each window: x = k0 + t needs src(k0 + L .. x + L - 1).
-        const std::int64_t t_end = std::min(L, n - k0);
-        if (t_end > 1) {
-            copy_lanes<Lanes>(prefix, src(k0 + L), w);
-            combine<Op, Lanes>(dst(k0 + 1), suffix + w, prefix, w);
-        }
-        for (std::int64_t t = 2; t < t_end; ++t) {
-            // The prefix pass is the first to touch these rows; their segments are short and a
-            // page apart, which the hardware prefetcher does not follow.
-            if (k0 + L + t - 1 + prefetch_rows < n + L - 1) prefetch_lanes(src(k0 + L + t - 1 + prefetch_rows), w);
-            accumulate<Op, Lanes>(prefix, src(k0 + L + t - 1), w);
-            combine<Op, Lanes>(dst(k0 + t), suffix + t * w, prefix, w);
-        }
-    }
-}
-
 template <class T>
 T source_value(const T* row, std::int64_t i, std::int64_t n, const line_pass<T>& pass) {
     const std::int64_t j = detail::border_index(i, n, pass.mode);
     return j < 0 ? pass.pad : row[j];
 }
-
-// ---- transposes ---------------------------------------------------------------------------------
-// A strip's rows are moved in groups of N rows x 64 bytes (G columns): each row's cache line is
-// read (or written) once, whole, through a small contiguous tile, and the tile is transposed as
-// 64 / 16 blocks of N x N, N = 16 bytes / sizeof(T). Touching the rows 16 bytes at a time
-// instead thrashes the L1 cache when the row stride is a multiple of 4 KiB (all rows map to
-// one cache set): that was 3x slower at 4096 columns.
-template <class T>
-constexpr std::int64_t block_n = 16 / sizeof(T);
-template <class T>
-constexpr std::int64_t group_columns = 64 / sizeof(T);
-
-#if defined(GRANULA_SIMD_SCALAR)
-// rows[i][x + j] -> columns[j * K + i], for i < N, j < G.
-template <class T>
-inline void gather_group(const T* const* rows, std::int64_t x, T* columns, std::int64_t K) {
-    for (std::int64_t i = 0; i < block_n<T>; ++i)
-        for (std::int64_t j = 0; j < group_columns<T>; ++j) columns[j * K + i] = rows[i][x + j];
-}
-// columns[j * K + i] -> rows[i][x + j].
-template <class T>
-inline void scatter_group(const T* columns, std::int64_t K, T* const* rows, std::int64_t x) {
-    for (std::int64_t i = 0; i < block_n<T>; ++i)
-        for (std::int64_t j = 0; j < group_columns<T>; ++j) rows[i][x + j] = columns[j * K + i];
-}
-#else
-template <class T>
-struct vec16 {
-    typedef T type __attribute__((vector_size(16)));
-};
-
-template <class V, std::size_t... I>
-inline V interleave_low(V a, V b, std::index_sequence<I...>) {
-    constexpr std::size_t N = sizeof...(I);
-    return __builtin_shufflevector(a, b, (I % 2 ? N + I / 2 : I / 2)...);
-}
-template <class V, std::size_t... I>
-inline V interleave_high(V a, V b, std::index_sequence<I...>) {
-    constexpr std::size_t N = sizeof...(I);
-    return __builtin_shufflevector(a, b, (I % 2 ? N + N / 2 + I / 2 : N / 2 + I / 2)...);
-}
-
-// Interleaving row i with row i + N/2, log2(N) times, transposes an N x N block in registers.
-template <class T>
-inline void transpose_registers(typename vec16<T>::type* r) {
-    using V = typename vec16<T>::type;
-    constexpr std::size_t N = block_n<T>;
-    constexpr auto idx = std::make_index_sequence<N>{};
-#pragma GCC unroll 4
-    for (std::size_t stage = 1; stage < N; stage *= 2) {
-        V t[N];
-#pragma GCC unroll 16
-        for (std::size_t i = 0; i < N / 2; ++i) {
-            t[2 * i] = interleave_low(r[i], r[i + N / 2], idx);
-            t[2 * i + 1] = interleave_high(r[i], r[i + N / 2], idx);
-        }
-#pragma GCC unroll 16
-        for (std::size_t i = 0; i < N; ++i) r[i] = t[i];
-    }
-}
-
-template <class T>
-inline void gather_group(const T* const* rows, std::int64_t x, T* columns, std::int64_t K) {
-    using V = typename vec16<T>::type;
-    constexpr std::int64_t N = block_n<T>, blocks = 4;
-    alignas(64) V tile[N][blocks];
-#pragma GCC unroll 16
-    for (std::int64_t i = 0; i < N; ++i) std::memcpy(tile[i], rows[i] + x, 64);
-#pragma GCC unroll 4
-    for (std::int64_t b = 0; b < blocks; ++b) {
-        V r[N];
-#pragma GCC unroll 16
-        for (std::int64_t i = 0; i < N; ++i) r[i] = tile[i][b];
-        transpose_registers<T>(r);
-#pragma GCC unroll 16
-        for (std::int64_t j = 0; j < N; ++j) std::memcpy(columns + (b * N + j) * K, &r[j], 16);
-    }
-}
-
-template <class T>
-inline void scatter_group(const T* columns, std::int64_t K, T* const* rows, std::int64_t x) {
-    using V = typename vec16<T>::type;
-    constexpr std::int64_t N = block_n<T>, blocks = 4;
-    alignas(64) V tile[N][blocks];
-#pragma GCC unroll 4
-    for (std::int64_t b = 0; b < blocks; ++b) {
-        V r[N];
-#pragma GCC unroll 16
-        for (std::int64_t j = 0; j < N; ++j) std::memcpy(&r[j], columns + (b * N + j) * K, 16);
-        transpose_registers<T>(r);
-#pragma GCC unroll 16
-        for (std::int64_t i = 0; i < N; ++i) tile[i][b] = r[i];
-    }
-#pragma GCC unroll 16
-    for (std::int64_t i = 0; i < N; ++i) std::memcpy(rows[i] + x, tile[i], 64);
-}
-#endif
 
 // ---- horizontal ---------------------------------------------------------------------------------
 

@@ -1,0 +1,66 @@
+// CPU linear openings (Google Benchmark): the orientation map (640x640 uint8, 180 angles,
+// λ = 41: extremum + orientation) and single openings of 4096x4096 uint8 at an angle, each
+// algorithm and thread count. OpenCV's morphologyEx(MORPH_OPEN) with the same footprint is timed
+// side by side by bench/compare_lines.py.
+//   bench_cpu_lines --benchmark_filter=...
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "granula/granula.hpp"
+
+namespace {
+
+granula::host_image<std::uint8_t> random_image(std::int64_t w, std::int64_t h) {
+    granula::host_image<std::uint8_t> img(w, h);
+    std::mt19937_64 rng(1);
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x) img.view()(y, x) = static_cast<std::uint8_t>(rng());
+    return img;
+}
+
+// Args: {algorithm (0 automatic, 1 fifo, 2 stack), threads}.
+void BM_orientation_640(benchmark::State& state) {
+    const auto img = random_image(640, 640);
+    granula::host_image<std::uint8_t> extremum(640, 640);
+    granula::host_image<std::int32_t> orientation(640, 640);
+    const auto angles = granula::evenly_spaced_angles(180);
+    granula::set_num_threads(static_cast<int>(state.range(1)));
+    const granula::line_params params{41, granula::line_filter_kind::opening, {},
+                                      static_cast<granula::line_algorithm>(state.range(0))};
+    for (auto _ : state) {
+        granula::host_line_outputs<std::uint8_t> out;
+        out.extremum = extremum.view();
+        out.orientation = orientation.view();
+        granula::line_filter_angles<std::uint8_t>(img.view(), angles, params, out);
+        benchmark::DoNotOptimize(extremum.data());
+    }
+    state.SetItemsProcessed(state.iterations() * 640 * 640 * 180);
+    granula::set_num_threads(0);
+}
+BENCHMARK(BM_orientation_640)->ArgsProduct({{0, 1, 2}, {1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Args: {length, angle in degrees, algorithm, threads}.
+void BM_line_opening_4096(benchmark::State& state) {
+    const auto img = random_image(4096, 4096);
+    granula::host_image<std::uint8_t> out(4096, 4096);
+    granula::set_num_threads(static_cast<int>(state.range(3)));
+    const granula::line_params params{state.range(0), granula::line_filter_kind::opening, {},
+                                      static_cast<granula::line_algorithm>(state.range(2))};
+    for (auto _ : state) {
+        granula::line_filter<std::uint8_t>(img.view(), out.view(), static_cast<double>(state.range(1)), params);
+        benchmark::DoNotOptimize(out.data());
+    }
+    state.SetItemsProcessed(state.iterations() * 4096 * 4096);
+    granula::set_num_threads(0);
+}
+BENCHMARK(BM_line_opening_4096)
+    ->ArgsProduct({{101}, {0, 30, 45, 90}, {0, 1, 2}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

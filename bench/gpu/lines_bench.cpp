@@ -1,0 +1,164 @@
+// GPU benchmark of granula's linear openings along scan lines (issue 4's targets), timed with
+// CUDA events against a device-to-device copy of the same image in the same run:
+//   - the orientation map (extremum + orientation) of a 640x640 uint8 image over 180 angles,
+//     λ = 41 (target <= 1 ms on an H200);
+//   - a single opening of an 8000x8000 uint8 image at several angles, λ = 41 and 101
+//     (target: within 3x of the copy).
+// The copy is one cudaMemcpyAsync of the image's bytes (rows and their padding): the floor.
+// Method (GUIDE §5): one warm-up, then the median of `--reps` runs; runs alternate between two
+// input/output pairs (256 MB at 8000^2, several times the 60 MB L2). A timed call is the whole
+// public call: planning on the host (scan-line tables), their upload and every kernel.
+//
+//   bench_gpu_lines [--size N] [--reps N] [--json FILE]
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "granula/granula.hpp"
+
+namespace {
+
+void check(cudaError_t status, const char* what) {
+    if (status != cudaSuccess) {
+        std::fprintf(stderr, "%s failed: %s\n", what, cudaGetErrorString(status));
+        std::exit(2);
+    }
+}
+
+void copy_image(const granula::device_image<std::uint8_t>& from, granula::device_image<std::uint8_t>& to) {
+    check(cudaMemcpyAsync(to.data(), from.data(), static_cast<std::size_t>(from.stride() * from.height()),
+                          cudaMemcpyDeviceToDevice),
+          "cudaMemcpyAsync");
+}
+
+template <class F>
+double median_ms(int reps, F&& run) {
+    cudaEvent_t a, b;
+    check(cudaEventCreate(&a), "cudaEventCreate");
+    check(cudaEventCreate(&b), "cudaEventCreate");
+    run(0);  // warm-up
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    std::vector<float> ms;
+    for (int i = 0; i < reps; ++i) {
+        check(cudaEventRecord(a), "cudaEventRecord");
+        run(i);
+        check(cudaEventRecord(b), "cudaEventRecord");
+        check(cudaEventSynchronize(b), "cudaEventSynchronize");
+        float t = 0;
+        check(cudaEventElapsedTime(&t, a, b), "cudaEventElapsedTime");
+        ms.push_back(t);
+    }
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+    return ms[ms.size() / 2];
+}
+
+granula::host_image<std::uint8_t> random_u8(std::int64_t w, std::int64_t h, std::uint64_t seed) {
+    granula::host_image<std::uint8_t> img(w, h);
+    std::mt19937_64 rng(seed);
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x) img.view()(y, x) = static_cast<std::uint8_t>(rng() >> 56);
+    return img;
+}
+
+struct row {
+    std::string case_name;
+    std::string algorithm;
+    double ms, copy_ms;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::int64_t n = 8000;
+    int reps = 21;
+    std::string json;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string a = argv[i];
+        if (a == "--size") n = std::atoll(argv[i + 1]);
+        else if (a == "--reps") reps = std::max(1, std::atoi(argv[i + 1]));
+        else if (a == "--json") json = argv[i + 1];
+        else {
+            std::fprintf(stderr, "unknown option %s\n", a.c_str());
+            return 2;
+        }
+    }
+    if (!granula::cuda_available()) {
+        std::fprintf(stderr, "no CUDA device\n");
+        return 2;
+    }
+    using granula::line_algorithm;
+    std::vector<row> rows;
+    const line_algorithm algorithms[] = {line_algorithm::automatic, line_algorithm::fifo, line_algorithm::stack};
+
+    // 640x640 orientation map over 180 angles.
+    {
+        const std::int64_t m = 640;
+        granula::device_image<std::uint8_t> in[2] = {granula::upload<std::uint8_t>(random_u8(m, m, 1).view()),
+                                                      granula::upload<std::uint8_t>(random_u8(m, m, 2).view())};
+        granula::device_image<std::uint8_t> extremum[2] = {granula::device_image<std::uint8_t>(m, m),
+                                                           granula::device_image<std::uint8_t>(m, m)};
+        granula::device_image<std::int32_t> orientation[2] = {granula::device_image<std::int32_t>(m, m),
+                                                               granula::device_image<std::int32_t>(m, m)};
+        const auto angles = granula::evenly_spaced_angles(180);
+        const double copy_ms = median_ms(reps, [&](int i) { copy_image(in[i % 2], extremum[i % 2]); });
+        for (const auto algorithm : algorithms) {
+            const double ms = median_ms(reps, [&](int i) {
+                granula::device_line_outputs<std::uint8_t> out;
+                out.extremum = extremum[i % 2].view();
+                out.orientation = orientation[i % 2].view();
+                granula::line_filter_angles<std::uint8_t>(in[i % 2].view(), angles, {41, {}, {}, algorithm}, out);
+            });
+            rows.push_back({"orientation 640x640 uint8 180 angles L=41", std::string(to_string(algorithm)), ms, copy_ms});
+        }
+    }
+
+    // Single openings of an n x n uint8 image.
+    {
+        granula::device_image<std::uint8_t> in[2] = {granula::upload<std::uint8_t>(random_u8(n, n, 3).view()),
+                                                      granula::upload<std::uint8_t>(random_u8(n, n, 4).view())};
+        granula::device_image<std::uint8_t> out[2] = {granula::device_image<std::uint8_t>(n, n),
+                                                      granula::device_image<std::uint8_t>(n, n)};
+        const double copy_ms = median_ms(reps, [&](int i) { copy_image(in[i % 2], out[i % 2]); });
+        for (const std::int64_t length : {41, 101})
+            for (const double angle : {0.0, 30.0, 45.0, 60.0, 90.0, 120.0, 150.0})
+                for (const auto algorithm : algorithms) {
+                    const double ms = median_ms(reps, [&](int i) {
+                        granula::line_filter<std::uint8_t>(in[i % 2].view(), out[i % 2].view(), angle,
+                                                           {length, {}, {}, algorithm});
+                    });
+                    char name[96];
+                    std::snprintf(name, sizeof name, "opening %lldx%lld uint8 %g deg L=%lld", static_cast<long long>(n),
+                                  static_cast<long long>(n), angle, static_cast<long long>(length));
+                    rows.push_back({name, std::string(to_string(algorithm)), ms, copy_ms});
+                }
+    }
+
+    std::printf("# median of %d runs (CUDA events), whole public call; copy = device-to-device copy of the input\n", reps);
+    std::printf("%-46s %-6s %10s %10s %8s\n", "case", "algo", "ms", "copy ms", "x copy");
+    for (const row& r : rows)
+        std::printf("%-46s %-6s %10.3f %10.4f %8.1f\n", r.case_name.c_str(), r.algorithm.c_str(), r.ms, r.copy_ms,
+                    r.ms / r.copy_ms);
+    if (!json.empty()) {
+        FILE* f = std::fopen(json.c_str(), "w");
+        if (!f) {
+            std::fprintf(stderr, "cannot write %s\n", json.c_str());
+            return 2;
+        }
+        std::fprintf(f, "[\n");
+        for (std::size_t i = 0; i < rows.size(); ++i)
+            std::fprintf(f, "  {\"case\": \"%s\", \"algorithm\": \"%s\", \"ms\": %.5f, \"copy_ms\": %.5f}%s\n",
+                         rows[i].case_name.c_str(), rows[i].algorithm.c_str(), rows[i].ms, rows[i].copy_ms,
+                         i + 1 < rows.size() ? "," : "");
+        std::fprintf(f, "]\n");
+        std::fclose(f);
+    }
+    return 0;
+}

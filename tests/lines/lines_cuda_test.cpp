@@ -1,0 +1,242 @@
+// Differential tests of the CUDA linear filters: bit for bit against the CPU backend (itself
+// tested against the brute-force scan-line reference in lines_cpu_test.cpp), every type, kind,
+// border mode and algorithm, on odd sizes, 1xN, Nx1, long lines cut into zones, queues too long
+// for shared memory, and strided device sub-views. Every test skips without a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "granula/granula.hpp"
+#include "support/morphology_cases.hpp"
+#include "support/require_gpu.hpp"
+
+namespace granula {
+namespace {
+
+using namespace granula::test_support;
+
+template <class T>
+host_image<T> random_image(std::mt19937_64& rng, std::int64_t w, std::int64_t h, int levels, bool with_nan) {
+    host_image<T> img(w, h);
+    std::uniform_int_distribution<int> one_in(0, 60);
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x) {
+            T v = random_pixel<T>(rng, levels);
+            if constexpr (std::is_floating_point_v<T>)
+                if (with_nan && one_in(rng) == 0) v = std::numeric_limits<T>::quiet_NaN();
+            img.view()(y, x) = v;
+        }
+    return img;
+}
+
+bool angle_is_steep(double angle) {
+    const double a = std::fmod(std::fmod(angle, 180.0) + 180.0, 180.0);
+    return a > 45.0 && a < 135.0;
+}
+
+constexpr border_mode line_modes[] = {border_mode::ignore, border_mode::constant, border_mode::nearest,
+                                      border_mode::reflect};
+
+// A device copy of `img` inside a larger image (offset `pad`), so the view is strided.
+template <class T>
+struct padded_device {
+    device_image<T> storage;
+    device_view<T> view;
+    padded_device(host_view<const T> img, std::int64_t pad, T fill_value) {
+        host_image<T> big(img.width() + 2 * pad + 3, img.height() + pad + 1);
+        fill<T>(big.view(), fill_value);
+        copy<T>(img, big.view().subview(pad, pad, img.width(), img.height()));
+        storage = upload<T>(big.view());
+        view = storage.view().subview(pad, pad, img.width(), img.height());
+    }
+    host_image<T> download_view() const {
+        host_image<T> all = download<T>(storage.view());
+        host_image<T> part(view.width(), view.height());
+        const std::int64_t pad = (all.width() - view.width() - 3) / 2;
+        copy<T>(all.view().subview(pad, pad, view.width(), view.height()), part.view());
+        return part;
+    }
+};
+
+template <class T>
+class LinesCuda : public ::testing::Test {};
+using PixelTypes = ::testing::Types<std::uint8_t, std::uint16_t, float>;
+TYPED_TEST_SUITE(LinesCuda, PixelTypes);
+
+// 64 random (angle, length) pairs plus the axes and diagonals, every kind, mode and algorithm:
+// the GPU's single-angle filter equals the CPU's bit for bit. Sizes include 1, odd sizes up to
+// 37 and long sides (200-700) whose lines are cut into zones; input and output are strided
+// sub-views, and the output's surroundings must survive.
+TYPED_TEST(LinesCuda, SingleAngleEqualsCpu) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    const std::uint64_t seed = 20261122;
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::int64_t> small(1, 37), large(200, 700), coin(0, 3);
+    std::uniform_real_distribution<double> any_angle(-180.0, 360.0);
+    const auto side = [&] {
+        const auto c = coin(rng);
+        return c == 0 ? std::int64_t{1} : c == 1 ? large(rng) : small(rng);
+    };
+    for (int trial = 0; trial < 68; ++trial) {
+        const std::int64_t w = side(), h = side();
+        const double angle = trial < 4 ? 45.0 * trial : any_angle(rng);
+        const std::int64_t extent = angle_is_steep(angle) ? h : w;
+        // Short lengths often, so that long lines are cut into several zones.
+        const std::int64_t length = std::uniform_int_distribution<std::int64_t>(1, coin(rng) == 0 ? extent
+                                                                                                  : std::min<std::int64_t>(extent, 12))(rng);
+        const auto img = random_image<T>(rng, w, h, coin(rng) == 0 ? 3 : 200, trial % 3 == 0);
+        const padded_device<T> d_in(img.view(), trial % 5, T{7});
+        for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing, line_filter_kind::erosion,
+                                line_filter_kind::dilation})
+            for (const border_mode m : line_modes) {
+                const border mode{m, std::is_floating_point_v<T> ? 1.5 : 7.0};
+                for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo, line_algorithm::stack}) {
+                    const line_params params{length, kind, mode, algorithm};
+                    host_image<T> want(w, h);
+                    line_filter<T>(img.view(), want.view(), angle, params);
+                    host_image<T> sentinel(w, h);
+                    fill<T>(sentinel.view(), T{3});
+                    padded_device<T> d_out(sentinel.view(), 2, T{5});
+                    line_filter<T>(device_view<const T>(d_in.view), d_out.view, angle, params);
+                    const host_image<T> got = d_out.download_view();
+                    ASSERT_TRUE(equal_images<T>(got.view(), want.view()))
+                        << "seed " << seed << " trial " << trial << " " << w << "x" << h << " length " << length
+                        << " angle " << angle << " " << to_string(kind) << " mode " << to_string(m) << " "
+                        << to_string(algorithm);
+                    const host_image<T> all = download<T>(d_out.storage.view());
+                    for (std::int64_t y = 0; y < all.height(); ++y)
+                        for (std::int64_t x = 0; x < all.width(); ++x) {
+                            const bool inside = y >= 2 && y < 2 + h && x >= 2 && x < 2 + w;
+                            if (!inside) {
+                                ASSERT_EQ(all.view()(y, x), T{5}) << "written outside the output view";
+                            }
+                        }
+                }
+            }
+    }
+}
+
+// Queues too long for shared memory (global-memory queues), alone and with zones, and a length
+// equal to the extent.
+TYPED_TEST(LinesCuda, LongLinesEqualCpu) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    std::mt19937_64 rng(17);
+    const auto img = random_image<T>(rng, 17000, 3, 200, std::is_floating_point_v<T>);
+    const device_image<T> d_in = upload<T>(img.view());
+    for (const std::int64_t length : {700, 2047, 16384, 17000})
+        for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo, line_algorithm::stack})
+            for (const border_mode m : {border_mode::ignore, border_mode::reflect}) {
+                const line_params params{length, line_filter_kind::opening, {m}, algorithm};
+                host_image<T> want(17000, 3);
+                line_filter<T>(img.view(), want.view(), 0.5, params);
+                device_image<T> d_out(17000, 3);
+                line_filter<T>(d_in.view(), d_out.view(), 0.5, params);
+                ASSERT_TRUE(equal_images<T>(download<T>(d_out.view()).view(), want.view()))
+                    << length << " " << to_string(algorithm) << " " << to_string(m);
+            }
+}
+
+// Many angles at once: extremum, orientation, spectrum and the filtered images equal the CPU's
+// (unsorted and repeated angles, both kinds, NaN floats; spectrum exact for integer types and
+// within 1e-12 relative for float, whose sums are added in another order).
+template <class T>
+void expect_angles_equal_cpu(host_view<const T> img, const std::vector<double>& angles, const line_params& params,
+                             bool with_filtered, const std::string& what) {
+    SCOPED_TRACE(what);
+    const std::int64_t w = img.width(), h = img.height();
+    const std::size_t n = angles.size();
+    host_image<T> extremum(w, h);
+    host_image<std::int32_t> orientation(w, h);
+    std::vector<double> spectrum(n);
+    std::vector<host_image<T>> filtered;
+    std::vector<host_view<T>> filtered_views;
+    if (with_filtered)
+        for (std::size_t i = 0; i < n; ++i) filtered.emplace_back(w, h);
+    for (auto& f : filtered) filtered_views.push_back(f.view());
+    host_line_outputs<T> out;
+    out.extremum = extremum.view();
+    out.orientation = orientation.view();
+    out.spectrum = spectrum;
+    out.filtered = filtered_views;
+    line_filter_angles<T>(img, angles, params, out);
+
+    const padded_device<T> d_in(img, 3, T{9});
+    device_image<T> d_extremum(w, h);
+    device_image<std::int32_t> d_orientation(w, h);
+    std::vector<double> d_spectrum(n, -1.0);
+    std::vector<device_image<T>> d_filtered;
+    std::vector<device_view<T>> d_filtered_views;
+    if (with_filtered)
+        for (std::size_t i = 0; i < n; ++i) d_filtered.emplace_back(w, h);
+    for (auto& f : d_filtered) d_filtered_views.push_back(f.view());
+    device_line_outputs<T> d_out;
+    d_out.extremum = d_extremum.view();
+    d_out.orientation = d_orientation.view();
+    d_out.spectrum = d_spectrum;
+    d_out.filtered = d_filtered_views;
+    line_filter_angles<T>(device_view<const T>(d_in.view), angles, params, d_out);
+
+    ASSERT_TRUE(equal_images<T>(download<T>(d_extremum.view()).view(), extremum.view())) << "extremum";
+    ASSERT_TRUE(equal_images<std::int32_t>(download<std::int32_t>(d_orientation.view()).view(), orientation.view()))
+        << "orientation";
+    for (std::size_t i = 0; i < n; ++i) {
+        if (with_filtered) {
+            ASSERT_TRUE(equal_images<T>(download<T>(d_filtered[i].view()).view(), filtered[i].view()))
+                << "filtered, angle " << angles[i];
+        }
+        if (std::isnan(spectrum[i])) {
+            EXPECT_TRUE(std::isnan(d_spectrum[i])) << "angle " << angles[i];
+        } else if (std::is_floating_point_v<T>) {
+            EXPECT_NEAR(d_spectrum[i], spectrum[i], 1e-12 * std::abs(spectrum[i])) << "angle " << angles[i];
+        } else {
+            EXPECT_EQ(d_spectrum[i], spectrum[i]) << "angle " << angles[i];
+        }
+    }
+}
+
+TYPED_TEST(LinesCuda, ReductionsOverAnglesEqualCpu) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    std::mt19937_64 rng(11);
+    const std::vector<double> angles = {100.0, 10.0, 170.0, 45.0, 10.0, 0.0, 133.3, 62.0, 90.0, 135.0, -30.0};
+    struct shape {
+        std::int64_t w, h, length;
+    };
+    for (const shape s : {shape{45, 38, 9}, shape{1, 30, 5}, shape{30, 1, 5}, shape{613, 7, 4}, shape{7, 613, 4},
+                          shape{301, 257, 21}})
+        for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing})
+            for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo, line_algorithm::stack}) {
+                // Few levels: many ties between angles.
+                const auto img = random_image<T>(rng, s.w, s.h, 4, std::is_floating_point_v<T>);
+                std::vector<double> usable;  // the length must fit every angle
+                for (const double a : angles)
+                    if (s.length <= (angle_is_steep(a) ? s.h : s.w)) usable.push_back(a);
+                for (const border_mode m : line_modes)
+                    expect_angles_equal_cpu<T>(img.view(), usable, {s.length, kind, {m, 2.0}, algorithm}, true,
+                                               std::to_string(s.w) + "x" + std::to_string(s.h) + " " +
+                                                   std::string(to_string(kind)) + " " +
+                                                   std::string(to_string(algorithm)) + " " +
+                                                   std::string(to_string(m)));
+            }
+}
+
+// The case: the orientation map of a 640x640 uint8 image over 180 angles, λ = 41.
+TEST(LinesCudaLarge, OrientationMap640x640Over180Angles) {
+    GRANULA_REQUIRE_GPU();
+    std::mt19937_64 rng(21);
+    const auto img = random_image<std::uint8_t>(rng, 640, 640, 256, false);
+    for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo, line_algorithm::stack})
+        expect_angles_equal_cpu<std::uint8_t>(img.view(), evenly_spaced_angles(180),
+                                              {41, line_filter_kind::opening, {}, algorithm}, false,
+                                              std::string(to_string(algorithm)));
+}
+
+}  // namespace
+}  // namespace granula
