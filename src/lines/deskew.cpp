@@ -23,9 +23,10 @@ constexpr std::array<std::pair<deskew_method, std::string_view>, 2> method_names
 constexpr double length_fraction = 0.6;         // default λ = 0.6 x the page width (text_extent)
 constexpr std::int64_t background_divisor = 8;  // the background closing is λ / 8 long
 constexpr std::int64_t join_divisor = 16;       // the characters are joined along λ / 16
-// Pages at least twice as wide (text_extent) are first reduced by the integer factor width / reduced_width
-// (measured on data/page.png enlarged 6 times, 2304 px wide: the text method's error stays within
-// 0.03 degrees and the time drops from about 30 s to 5-10 s on 2 cores).
+// Pages at least twice as wide (text_extent) are first reduced by the integer factor
+// k = width / reduced_width, k^2 times fewer pixels to filter (measured on data/page.png enlarged 6
+// times: 2304 px wide, reduced by 2, 0.3 s on 2 cores against 1.1 s for 2040 px unreduced; the
+// text method's error stays within 0.03 degrees).
 constexpr std::int64_t reduced_width = 1024;
 // Angles beyond the range are scored too, so that a peak near an end of the range still has
 // both flanks; the result is clamped to the range.
