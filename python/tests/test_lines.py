@@ -243,8 +243,10 @@ def test_cupy_equals_numpy(rng, dtype):
     expected_sup, expected_orientation = granula.orientation(image, 21, angles=30)
     np.testing.assert_array_equal(sup.get(), expected_sup)
     np.testing.assert_array_equal(orientation.get(), expected_orientation)
-    np.testing.assert_array_equal(granula.angular_spectrum(device_image, 21, angles=30)[1],
-                                  granula.angular_spectrum(image, 21, angles=30)[1])
-    np.testing.assert_array_equal(granula.granulometry(device_image, [3, 9, 27]), granula.granulometry(image, [3, 9, 27]))
+    # Sums: exact for integers; float32 sums are added in another order on the GPU.
+    np.testing.assert_allclose(granula.angular_spectrum(device_image, 21, angles=30)[1],
+                               granula.angular_spectrum(image, 21, angles=30)[1], rtol=1e-12)
+    np.testing.assert_allclose(granula.granulometry(device_image, [3, 9, 27]), granula.granulometry(image, [3, 9, 27]),
+                               rtol=1e-12)
     assert granula.deskew(device_image) == granula.deskew(image)
     np.testing.assert_array_equal(granula.rotate(device_image, 7).get(), granula.rotate(image, 7))
