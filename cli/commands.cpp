@@ -9,6 +9,10 @@ namespace granula::cli {
 int run_info(std::span<const std::string_view> arguments);
 int run_gaussian(std::span<const std::string_view> arguments);
 int run_label(std::span<const std::string_view> arguments);
+int run_orientation(std::span<const std::string_view> arguments);
+int run_spectrum(std::span<const std::string_view> arguments);
+int run_deskew(std::span<const std::string_view> arguments);
+int run_granulometry(std::span<const std::string_view> arguments);
 
 std::span<const command> commands() {
     static constexpr command table[] = {
@@ -16,6 +20,14 @@ std::span<const command> commands() {
         {"gaussian", "Gaussian smoothing or derivatives (float32 result by default)", "IN OUT --sigma S[,S] [options]",
          &run_gaussian},
         {"label", "label connected components; write labels, a grey-coded PNG, statistics", "IMAGE [options]", &run_label},
+        {"orientation", "supremum of linear openings over angles and a hue-coded orientation map (PNG)",
+         "IMAGE --length L [options]", &run_orientation},
+        {"spectrum", "angular spectrum of linear openings or closings, as CSV and an SVG plot",
+         "IMAGE --length L [options]", &run_spectrum},
+        {"deskew", "detect a scanned page's rotation; print it and write the straightened page", "SCAN [options]",
+         &run_deskew},
+        {"granulometry", "size distribution by linear openings or closings over a range of lengths (CSV)",
+         "IMAGE --lengths FIRST:LAST[:STEP] [options]", &run_granulometry},
     };
     return table;
 }

@@ -11,6 +11,7 @@
 #include "granula/core/pixel_type.hpp"
 #include "granula/core/stream.hpp"
 #include "granula/gaussian/gaussian.hpp"
+#include "granula/geometry/geometry.hpp"
 #include "granula/labeling/labeling.hpp"
 #include "granula/lines/lines.hpp"
 #include "granula/morphology/morphology.hpp"

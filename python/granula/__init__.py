@@ -22,6 +22,7 @@ from ._core import __version__
 from ._operations import generate as _generate
 from .gaussian import gaussian
 from .labeling import label
+from .lines import angular_spectrum, deskew, granulometry, line_closing, line_opening, orientation, rotate
 
 __all__ = [
     "footprints",
@@ -33,6 +34,13 @@ __all__ = [
     "cuda_available",
     "gaussian",
     "label",
+    "line_opening",
+    "line_closing",
+    "orientation",
+    "angular_spectrum",
+    "granulometry",
+    "deskew",
+    "rotate",
 ]
 __all__ += _generate(globals())
 

@@ -29,6 +29,7 @@ using namespace nb::literals;
 namespace granula::python {
 void bind_gaussian(nanobind::module_& m);
 void bind_labeling(nanobind::module_& m);
+void bind_lines(nanobind::module_& m);
 namespace {
 
 using mask_array = nb::ndarray<nb::numpy, bool, nb::ndim<2>>;
@@ -233,4 +234,5 @@ NB_MODULE(_core, m) {
 
     bind_gaussian(m);
     bind_binary(m);
+    bind_lines(m);
 }

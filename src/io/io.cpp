@@ -197,6 +197,11 @@ void write_labels(const std::string& path, host_view<const std::int32_t> labels)
     naming_the_file(path, [&] { detail::write_npy_labels(path, labels); });
 }
 
+void write_rgb_png(const std::string& path, host_view<const std::uint8_t> rgb) {
+    if (format_of(path) != file_format::png) detail::fail(path, "colour images are written as .png");
+    naming_the_file(path, [&] { detail::write_rgb_png(path, rgb); });
+}
+
 void write_image(const std::string& path, const any_host_view& image) {
     check_write_format(path, image.type);
     const file_format format = format_of(path);

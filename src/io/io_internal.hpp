@@ -146,6 +146,7 @@ std::string needs_grey_conversion(const std::string& layout);
 // the writers are called only with pixel types their format holds (check_write_format()).
 any_host_image read_png(const std::string& path, const read_options& options);
 void write_png(const std::string& path, const any_host_view& image);
+void write_rgb_png(const std::string& path, host_view<const std::uint8_t> rgb);
 // Netpbm: binary PGM (P5), PPM (P6, with to_grey) and PFM ('Pf', 'PF' with to_grey), told
 // apart by the magic number whatever the extension.
 any_host_image read_netpbm(const std::string& path, const read_options& options);

@@ -117,13 +117,14 @@ struct png_write_request {
     png_uint_32 width;
     png_uint_32 height;
     int bit_depth;
+    int colour_type;  // PNG_COLOR_TYPE_GRAY or PNG_COLOR_TYPE_RGB
     png_bytepp rows;
 };
 
 bool write_step(png_session& s, std::FILE* file, const png_write_request& r) {
     if (setjmp(png_jmpbuf(s.png))) return false;
     png_init_io(s.png, file);
-    png_set_IHDR(s.png, s.info, r.width, r.height, r.bit_depth, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
+    png_set_IHDR(s.png, s.info, r.width, r.height, r.bit_depth, r.colour_type, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(s.png, s.info);
     if (r.bit_depth == 16 && std::endian::native == std::endian::little) png_set_swap(s.png);
@@ -215,7 +216,25 @@ void write_png(const std::string& path, const any_host_view& image) {
     png_write_session session;
     if (!session.png || !session.info) fail(path, "cannot start the PNG encoder (out of memory)");
     const png_write_request request{static_cast<png_uint_32>(image.width), static_cast<png_uint_32>(image.height),
-                                    sample_bytes == 2 ? 16 : 8, rows.data()};
+                                    sample_bytes == 2 ? 16 : 8, PNG_COLOR_TYPE_GRAY, rows.data()};
+    if (!write_step(session, file.handle(), request)) fail(path, reason(session, "cannot write PNG"));
+    file.commit();
+}
+
+void write_rgb_png(const std::string& path, host_view<const std::uint8_t> rgb) {
+    if (rgb.empty() || rgb.width() % 3 != 0)
+        fail(path, "an RGB image needs rows of 3 x width samples and at least one pixel; got " +
+                       size_text(rgb.width(), rgb.height()) + " samples");
+    const std::int64_t width = rgb.width() / 3;
+    if (width > PNG_UINT_31_MAX || rgb.height() > PNG_UINT_31_MAX)
+        fail(path, "a PNG side is at most 2^31 - 1 pixels; this image is " + size_text(width, rgb.height()));
+    std::vector<png_bytep> rows(static_cast<std::size_t>(rgb.height()));
+    for (std::int64_t y = 0; y < rgb.height(); ++y) rows[y] = const_cast<png_bytep>(rgb.row(y));  // libpng copies
+    output_file file(path);
+    png_write_session session;
+    if (!session.png || !session.info) fail(path, "cannot start the PNG encoder (out of memory)");
+    const png_write_request request{static_cast<png_uint_32>(width), static_cast<png_uint_32>(rgb.height()), 8,
+                                    PNG_COLOR_TYPE_RGB, rows.data()};
     if (!write_step(session, file.handle(), request)) fail(path, reason(session, "cannot write PNG"));
     file.commit();
 }

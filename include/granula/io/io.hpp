@@ -43,6 +43,11 @@ void check_write_format(const std::string& path, pixel_type type);
 // an io_error (the image formats hold no 32-bit signed integers).
 void write_labels(const std::string& path, host_view<const std::int32_t> labels);
 
+// Writes a colour (8-bit RGB) PNG, e.g. a hue-coded orientation map. Each row of `rgb` holds
+// the red, green and blue samples of every pixel in turn (its width is 3 x the image's). Any
+// extension but .png is an io_error.
+void write_rgb_png(const std::string& path, host_view<const std::uint8_t> rgb);
+
 // True when this build reads and writes TIFF.
 bool tiff_supported();
 

@@ -112,24 +112,36 @@ std::vector<double> line_granulometry(device_view<const T> in, std::span<const s
                                       std::span<const double> angles, const line_params& params, stream s = {});
 
 // Rotation of a scanned page: the angle in [first, last] (degrees, counter-clockwise) whose
-// scan lines best follow the page's lines, and how it was found.
+// scan lines best follow the page's lines, and how it was found. The score is computed for every
+// angle first - 3, first - 3 + step, ... up to last + 3 (so that a peak at an end of the range
+// keeps both flanks); the result is the centroid of the best peak above its half height
+// (sub-step), clamped to [first, last]; 0 (clamped) when the scores are all equal.
+// λ = length, or when length is 0, 0.6 x the page's extent along the middle of the range (its
+// width for -10..10 degrees, its height for 80..100), at most what every angle's scan lines hold.
+// Pixels are read as grey values, dark print on a light page; NaN is an invalid_argument.
+// A page whose extent is at least 2048 pixels is first reduced by k = extent / 1024 (whole), each
+// k x k block to its minimum (its darkest pixel), and λ by k: angles do not change with scale.
 enum class deskew_method {
-    closing_spectrum,  // the paper's: arg min of the spectrum of closings by long lines (dark
-                       // lines on a light page, such as staves)
-    text_lines,        // arg max of the spectrum of openings of the darkness along lines, after
-                       // joining the characters of each text line (works for text pages too)
+    closing_spectrum,  // the paper's: arg min of the spectrum of closings by line(λ, α): dark
+                       // lines on a light page (staves, rules) survive only when aligned
+    text_lines,        // arg max of Σ opening_λ^α(closing_{λ/16}^α(d)), d = the print's darkness
+                       // (the page's closing by a line of λ/8 across the middle of the range,
+                       // vertical for -10..10 degrees, minus the page): the
+                       // closing joins each text line's characters into a band that a long
+                       // line fits only when aligned (works for text pages and staves)
 };
+// "closing" and "text" (the CLI's and Python's names).
 std::string_view to_string(deskew_method method);
 deskew_method parse_deskew_method(std::string_view name);
 
 struct deskew_params {
     double first = -10.0, last = 10.0, step = 0.1;
-    std::int64_t length = 0;  // λ; 0 chooses from the image (a fraction of its width)
+    std::int64_t length = 0;  // λ; 0 chooses from the image (0.6 x its width for -10..10)
     deskew_method method = deskew_method::text_lines;
 };
 struct deskew_result {
     double angle = 0.0;              // the page's rotation: rotating it by -angle straightens it
-    std::vector<double> angles;      // the angles tried
+    std::vector<double> angles;      // the angles scored (the range and 3 degrees either side)
     std::vector<double> spectrum;    // the score of each
 };
 template <pixel T>
