@@ -22,7 +22,17 @@ from ._core import __version__
 from ._operations import generate as _generate
 from .gaussian import gaussian
 from .labeling import label
-from .lines import angular_spectrum, deskew, granulometry, line_closing, line_opening, orientation, rotate
+from .lines import (
+    angular_spectrum,
+    deskew,
+    granulometry,
+    line_closing,
+    line_dilation,
+    line_erosion,
+    line_opening,
+    orientation,
+    rotate,
+)
 
 __all__ = [
     "footprints",
@@ -36,6 +46,8 @@ __all__ = [
     "label",
     "line_opening",
     "line_closing",
+    "line_dilation",
+    "line_erosion",
     "orientation",
     "angular_spectrum",
     "granulometry",

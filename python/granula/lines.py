@@ -17,7 +17,7 @@ import numpy as np
 from . import _core
 from ._operations import _cuda_stream, _framework, _new_output
 
-__all__ = ["line_opening", "line_closing", "orientation", "angular_spectrum", "granulometry", "deskew", "rotate"]
+__all__ = ["line_opening", "line_closing", "line_erosion", "line_dilation", "orientation", "angular_spectrum", "granulometry", "deskew", "rotate"]
 
 
 def _angle_list(angles):
@@ -107,6 +107,42 @@ def line_closing(image, length, angle, *, mode="ignore", cval=0.0, algorithm="au
     array([[9, 9, 9, 9, 0, 0, 0, 9]], dtype=uint8)
     """
     return _filter(image, length, angle, "closing", mode, cval, algorithm, out)
+
+
+def line_erosion(image, length, angle, *, mode="ignore", cval=0.0, out=None):
+    """Erosion of a 2-D image by a line of ``length`` pixels at ``angle`` degrees, along scan lines.
+
+    The first stage of :func:`line_opening` alone: each pixel takes the minimum of the ``length``
+    samples of its scan line around it (window ``[i - length // 2, i + (length - 1) // 2]``).
+    The parameters are those of :func:`line_opening`; at 0, 45, 90 and 135 degrees the result
+    is ``granula.erosion`` by ``footprints.line(length, angle)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import granula
+    >>> image = np.array([[5, 1, 7, 7, 7, 3]], dtype=np.uint8)
+    >>> granula.line_erosion(image, 3, 0)
+    array([[1, 1, 1, 7, 3, 3]], dtype=uint8)
+    """
+    return _filter(image, length, angle, "erosion", mode, cval, "auto", out)
+
+
+def line_dilation(image, length, angle, *, mode="ignore", cval=0.0, out=None):
+    """Dilation of a 2-D image by a line of ``length`` pixels at ``angle`` degrees, along scan lines.
+
+    The first stage of :func:`line_closing` alone (the erosion's window reflected). The
+    parameters are those of :func:`line_opening`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import granula
+    >>> image = np.array([[5, 1, 7, 2, 2, 3]], dtype=np.uint8)
+    >>> granula.line_dilation(image, 3, 0)
+    array([[5, 7, 7, 7, 3, 3]], dtype=uint8)
+    """
+    return _filter(image, length, angle, "dilation", mode, cval, "auto", out)
 
 
 def _angles_run(image, length, angles, closing, mode, cval, algorithm, extremum, orientation, spectrum):
@@ -351,5 +387,6 @@ def rotate(image, angle, fill=0):
     return sys.modules["cupy"].asarray(out) if on_device else out
 
 
-for _f in (line_opening, line_closing, orientation, angular_spectrum, granulometry, deskew, rotate):
+for _f in (line_opening, line_closing, line_erosion, line_dilation, orientation, angular_spectrum, granulometry,
+           deskew, rotate):
     _f.__module__ = "granula"  # public as granula.<name>

@@ -38,13 +38,17 @@ def test_axes_and_diagonals_equal_scipy(rng, angle, dtype):
             modes = ["constant"] + ([] if angle in DIAGONALS else ["nearest", "reflect"])
             for mode in modes:
                 for ours, theirs in ((granula.line_opening, scipy_ndimage.grey_opening),
-                                     (granula.line_closing, scipy_ndimage.grey_closing)):
+                                     (granula.line_closing, scipy_ndimage.grey_closing),
+                                     (granula.line_erosion, scipy_ndimage.grey_erosion),
+                                     (granula.line_dilation, scipy_ndimage.grey_dilation)):
                     got = ours(image, length, angle, mode=mode, cval=7)
                     expected = theirs(image, footprint=mask, mode=mode, cval=7, origin=origin)
                     np.testing.assert_array_equal(got, expected, err_msg=f"{ours.__name__} {length} {mode} {shape}")
             footprint = granula.footprints.line(length, angle)
             np.testing.assert_array_equal(granula.line_opening(image, length, angle), granula.opening(image, footprint))
             np.testing.assert_array_equal(granula.line_closing(image, length, angle), granula.closing(image, footprint))
+            np.testing.assert_array_equal(granula.line_erosion(image, length, angle), granula.erosion(image, footprint))
+            np.testing.assert_array_equal(granula.line_dilation(image, length, angle), granula.dilation(image, footprint))
 
 
 def test_opening_properties_and_out(rng):
