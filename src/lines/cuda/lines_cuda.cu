@@ -75,6 +75,10 @@ struct lines_tuning {
     static constexpr i64 zone_overlap_factor = 4;
     // Global-memory queues (λ too long for shared memory): at most this many bytes of them.
     static constexpr i64 global_queue_budget = i64{256} << 20;
+    // The two-pass path reads a zone's λ - 1 rows of overlap per stage, a cheap loop without
+    // queues: smaller zones pay for the many waves they give (see the tuning notes above).
+    static constexpr i64 two_pass_zone_min_rows = 64;
+    static constexpr i64 two_pass_zone_overlap_factor = 1;
     // The two-pass path's first-stage images (one per angle) may take this much device memory.
     static constexpr i64 two_pass_scratch_budget = i64{2} << 30;
 };
@@ -361,14 +365,111 @@ struct lane_pack<std::uint8_t> {
     }
 };
 
-template <class T, int Stage>
-__device__ double vhgw_zone(const launch_args<T>& a, const angle_job<T>& job, i64 local_block, unsigned* slab) {
+// One zone of one thread's lanes. Inside: every lane of every row the zone reads is on the
+// image (most threads), so the samples need no bounds.
+template <class T, int Stage, bool Inside>
+__device__ double vhgw_rows(const launch_args<T>& a, const angle_job<T>& job, i32 z0, i32 z1, i64 c, i64 line,
+                            int lanes_here, unsigned* slab) {
     using traits = gd::line_keys<T>;
     using K = typename traits::key;
     using pack = lane_pack<T>;
     using word = typename pack::word;
     constexpr int lanes = pack::lanes;
-    const i64 line = ((local_block % job.line_blocks) * blockDim.x + threadIdx.x) * lanes;  // first of the thread's
+    const i32* shift = a.shifts + job.shift_offset;
+    const i32 L = a.length;
+    const i32 before = a.closing ? (L - 1) / 2 : L / 2, after = L - 1 - before;
+    const i32 lead = Stage == 1 ? before : after;  // rows of window before the output row
+    const T* src = job.transposed ? a.transposed : a.input;
+    const i64 src_stride = job.transposed ? a.transposed_stride : a.input_stride;
+    // The first stage's results: row r, line `line` at scratch[r * stride + line] (lanes
+    // adjacent, aligned to a word).
+    K* scratch = a.stage_scratch + job.scratch_offset + line;
+    const i64 scratch_stride = job.scratch_stride;
+    const i32 rows = static_cast<i32>(job.rows), columns = static_cast<i32>(job.columns);
+    const i32 c32 = static_cast<i32>(c);
+    // The lanes of row r on the image, [lo, hi) (empty off the oriented rows).
+    const auto lanes_on_image = [&](i32 r, int& lo, int& hi) {
+        if (Inside) {
+            lo = 0, hi = lanes_here;
+            return;
+        }
+        lo = hi = 0;
+        if (r < 0 || r >= rows) return;
+        const i32 x = c32 + shift[r];
+        lo = ::max(0, ::min(lanes_here, -x));
+        hi = ::max(lo, ::min(lanes_here, columns - x));
+    };
+    const word pad = pack::broadcast(a.pad), outside = pack::broadcast(a.outside);
+    const auto sample = [&](i32 r) -> word {
+        int lo, hi;
+        lanes_on_image(r, lo, hi);
+        if (!Inside && lo >= hi) return Stage == 1 ? pad : outside;
+        word w;
+        if constexpr (Stage == 1) {
+            const T* row = src + r * src_stride;
+            const i32 x = c32 + shift[r];
+            if (Inside || lanes == 1 || (lo == 0 && hi == lanes)) {
+                w = pack::load(row, x, a.closing);
+            } else {  // partly off the image: byte by byte
+                w = 0;
+                for (int j = lo; j < hi; ++j)
+                    w |= static_cast<word>(traits::to_key(row[x + j], a.closing)) << (8 * j);
+            }
+            return Inside ? w : pack::select(w, pad, lo, hi);
+        } else {
+            w = *reinterpret_cast<const word*>(scratch + r * scratch_stride);
+            if constexpr (std::is_floating_point_v<T>)
+                if (w == traits::nan_key) w = traits::top;  // NaN wins the second stage too
+            return Inside ? w : pack::select(w, outside, lo, hi);
+        }
+    };
+    const auto better = [](word u, word v) { return Stage == 1 ? pack::min(u, v) : pack::max(u, v); };
+    const word identity = pack::broadcast(Stage == 1 ? traits::top : std::numeric_limits<K>::lowest());
+    double sum = 0;
+    typename best_word<T>::type* best = job.transposed ? a.best_flat : a.best_steep;
+    const i64 best_stride = job.transposed ? a.height : a.width;
+    const bool last_stage = Stage == 2 || a.first_stage_only;
+    const bool want_sum = a.block_sums != nullptr;
+    const auto emit = [&](i32 r, word w) {
+        if (!last_stage) {
+            *reinterpret_cast<word*>(scratch + r * scratch_stride) = w;
+            return;
+        }
+        int lo, hi;
+        lanes_on_image(r, lo, hi);
+        const i64 x = c32 + shift[r];
+        for (int j = lo; j < hi; ++j) {
+            const K key = pack::lane(w, j);
+            const T value = traits::from_key(key, a.closing);
+            if (want_sum) sum += static_cast<double>(value);
+            if (job.filtered) job.filtered[r * job.filtered_stride + x + j] = value;
+            if (best) atomicMax(best + r * best_stride + x + j, pack_best<T>(key, job.rank));
+        }
+    };
+    // Output row r takes rows [r - lead, r - lead + L - 1]; blocks of L window starts.
+    const unsigned stride = blockDim.x;
+    for (i32 k0 = z0; k0 < z1; k0 += L) {
+        const i32 s0 = k0 - lead;
+        word acc = identity;
+        for (i32 t = L - 1; t >= 0; --t) {
+            acc = better(acc, sample(s0 + t));
+            slab[t * stride] = static_cast<unsigned>(acc);
+        }
+        emit(k0, acc);
+        word run = identity;
+        const i32 t_end = ::min(L, z1 - k0);
+        for (i32 t = 1; t < t_end; ++t) {
+            run = better(run, sample(s0 + L + t - 1));
+            emit(k0 + t, better(static_cast<word>(slab[t * stride]), run));
+        }
+    }
+    return sum;
+}
+
+template <class T, int Stage>
+__device__ double vhgw_zone(const launch_args<T>& a, const angle_job<T>& job, i64 local_block, unsigned* slab) {
+    constexpr int lanes = lane_pack<T>::lanes;
+    const i64 line = ((local_block % job.line_blocks) * blockDim.x + threadIdx.x) * lanes;  // the thread's first
     const i64 zone = local_block / job.line_blocks;
     const i64 z0 = zone * job.zone_rows, z1 = min(job.rows, z0 + job.zone_rows);
     if (line >= job.line_count) return 0;
@@ -378,88 +479,15 @@ __device__ double vhgw_zone(const launch_args<T>& a, const angle_job<T>& job, i6
     // Skip lines that miss the zone (the shift is monotone, so testing its ends is enough).
     const i64 x_first = c + shift[z0], x_last = c + shift[z1 - 1];
     if (max(x_first, x_last) + lanes - 1 < 0 || min(x_first, x_last) >= job.columns) return 0;
-    const i32 L = a.length;
-    const i32 before = a.closing ? (L - 1) / 2 : L / 2, after = L - 1 - before;
-    const i32 lead = Stage == 1 ? before : after;  // rows of window before the output row
-    const T* src = job.transposed ? a.transposed : a.input;
-    const i64 src_stride = job.transposed ? a.transposed_stride : a.input_stride;
-    // The first stage's results: row r, line `line` at scratch[r * stride + line] (lanes
-    // adjacent, aligned to a word).
-    K* scratch = a.stage_scratch + job.scratch_offset;
-    // The lanes of row r on the image, [lo, hi) (empty off the oriented rows).
-    const auto lanes_on_image = [&](i64 r, int& lo, int& hi) {
-        lo = hi = 0;
-        if (r < 0 || r >= job.rows) return;
-        const i64 x = c + shift[r];
-        lo = static_cast<int>(max(i64{0}, min(static_cast<i64>(lanes_here), -x)));
-        hi = static_cast<int>(max(static_cast<i64>(lo), min(static_cast<i64>(lanes_here), job.columns - x)));
-    };
-    const word pad = pack::broadcast(a.pad), outside = pack::broadcast(a.outside);
-    const auto sample = [&](i64 r) -> word {
-        int lo, hi;
-        lanes_on_image(r, lo, hi);
-        if (lo >= hi) return Stage == 1 ? pad : outside;
-        word w;
-        if constexpr (Stage == 1) {
-            const T* row = src + r * src_stride;
-            const i64 x = c + shift[r];
-            if constexpr (lanes == 1) {
-                w = pack::load(row, x, a.closing);
-            } else if (lo == 0 && hi == lanes) {
-                w = pack::load(row, x, a.closing);
-            } else {  // partly off the image: byte by byte
-                w = 0;
-                for (int j = lo; j < hi; ++j)
-                    w |= static_cast<word>(traits::to_key(row[x + j], a.closing)) << (8 * j);
-            }
-            return pack::select(w, pad, lo, hi);
-        } else {
-            w = *reinterpret_cast<const word*>(scratch + r * job.scratch_stride + line);
-            if constexpr (std::is_floating_point_v<T>)
-                if (w == traits::nan_key) w = traits::top;  // NaN wins the second stage too
-            return pack::select(w, outside, lo, hi);
-        }
-    };
-    const auto better = [](word u, word v) { return Stage == 1 ? pack::min(u, v) : pack::max(u, v); };
-    const word identity = pack::broadcast(Stage == 1 ? traits::top : std::numeric_limits<K>::lowest());
-    double sum = 0;
-    typename best_word<T>::type* best = job.transposed ? a.best_flat : a.best_steep;
-    const i64 best_stride = job.transposed ? a.height : a.width;
-    const bool last_stage = Stage == 2 || a.first_stage_only;
-    const auto emit = [&](i64 r, word w) {
-        if (!last_stage) {
-            *reinterpret_cast<word*>(scratch + r * job.scratch_stride + line) = w;
-            return;
-        }
-        int lo, hi;
-        lanes_on_image(r, lo, hi);
-        const i64 x = c + shift[r];
-        for (int j = lo; j < hi; ++j) {
-            const K key = pack::lane(w, j);
-            const T value = traits::from_key(key, a.closing);
-            sum += static_cast<double>(value);
-            if (job.filtered) job.filtered[r * job.filtered_stride + x + j] = value;
-            if (best) atomicMax(best + r * best_stride + x + j, pack_best<T>(key, job.rank));
-        }
-    };
-    // Output row r takes rows [r - lead, r - lead + L - 1]; blocks of L window starts.
-    const unsigned stride = blockDim.x;
-    for (i64 k0 = z0; k0 < z1; k0 += L) {
-        const i64 s0 = k0 - lead;
-        word acc = identity;
-        for (i32 t = L - 1; t >= 0; --t) {
-            acc = better(acc, sample(s0 + t));
-            slab[t * stride] = static_cast<unsigned>(acc);
-        }
-        emit(k0, acc);
-        word run = identity;
-        const i64 t_end = min(static_cast<i64>(L), z1 - k0);
-        for (i32 t = 1; t < t_end; ++t) {
-            run = better(run, sample(s0 + L + t - 1));
-            emit(k0 + t, better(static_cast<word>(slab[t * stride]), run));
-        }
-    }
-    return sum;
+    // The rows the zone reads, [z0 - λ, z1 + λ): all on the image, with all lanes, or not.
+    const i64 r_first = z0 - a.length, r_last = z1 + a.length - 1;
+    const bool inside = r_first >= 0 && r_last < job.rows && lanes_here == lanes && [&] {
+        const i64 xa = c + shift[r_first], xb = c + shift[r_last];
+        return min(xa, xb) >= 0 && max(xa, xb) + lanes <= job.columns;
+    }();
+    const auto z0i = static_cast<i32>(z0), z1i = static_cast<i32>(z1);
+    return inside ? vhgw_rows<T, Stage, true>(a, job, z0i, z1i, c, line, lanes_here, slab)
+                  : vhgw_rows<T, Stage, false>(a, job, z0i, z1i, c, line, lanes_here, slab);
 }
 
 constexpr int max_block_threads = lines_tuning::block_threads;
@@ -684,8 +712,9 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
     i64 zone_rows = std::max(width, height);
     if (total_threads < target) {
         const i64 thread_rows = static_cast<i64>(angle_count) * width * height / lines_per_thread;
-        zone_rows = std::max({lines_tuning::zone_min_rows, lines_tuning::zone_overlap_factor * (L - 1),
-                              (thread_rows + target - 1) / target});
+        const i64 overlap_factor = two_pass ? lines_tuning::two_pass_zone_overlap_factor : lines_tuning::zone_overlap_factor;
+        zone_rows = std::max({two_pass ? lines_tuning::two_pass_zone_min_rows : lines_tuning::zone_min_rows,
+                              overlap_factor * (L - 1), (thread_rows + target - 1) / target});
     }
 
     // Flat angles' filtered images are written oriented, then transposed into place.
