@@ -167,7 +167,7 @@ template <class T>
 struct angle_reduction {
     using K = typename line_keys<T>::key;
     host_image<K> best_s, best_f;
-    host_image<std::int32_t> rank_s, rank_f;
+    host_image<std::uint16_t> rank_s, rank_f;
     host_image<T> filtered_t;  // a flat angle's filtered image before its transpose
     bool first_s = true, first_f = true;
 };
@@ -203,8 +203,8 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
         angle_reduction<T>& r = reductions[worker];
         r.best_s = image_if<T, K>(want_best && any_steep, w, h);
         r.best_f = image_if<T, K>(want_best && any_flat, h, w);
-        r.rank_s = image_if<T, std::int32_t>(want_rank && any_steep, w, h);
-        r.rank_f = image_if<T, std::int32_t>(want_rank && any_flat, h, w);
+        r.rank_s = image_if<T, std::uint16_t>(want_rank && any_steep, w, h);
+        r.rank_f = image_if<T, std::uint16_t>(want_rank && any_flat, h, w);
         r.filtered_t = image_if<T, T>(!out.filtered.empty() && any_flat, h, w);
         for (std::int64_t k = worker; k < angle_count; k += workers) {
             const detail::line_angle_plan& angle = plan.angles[k];
@@ -218,7 +218,7 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
             job.want_sum = !out.spectrum.empty();
             job.best = flat ? r.best_f.view() : r.best_s.view();
             job.rank = flat ? r.rank_f.view() : r.rank_s.view();
-            job.angle_rank = static_cast<std::int32_t>(k);
+            job.angle_rank = static_cast<std::uint16_t>(k);
             job.first = flat ? r.first_f : r.first_s;
             (flat ? r.first_f : r.first_s) = false;
             if (!out.filtered.empty()) job.filtered = flat ? r.filtered_t.view() : out.filtered[angle.index];
@@ -238,20 +238,20 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
     // smaller angle).
     struct source {
         host_view<const K> best;
-        host_view<const std::int32_t> rank;
+        host_view<const std::uint16_t> rank;
     };
     std::vector<host_image<K>> transposed_best;
-    std::vector<host_image<std::int32_t>> transposed_rank;
+    std::vector<host_image<std::uint16_t>> transposed_rank;
     std::vector<source> sources;
     for (angle_reduction<T>& r : reductions) {
         if (any_steep && !r.first_s) sources.push_back({r.best_s.view(), r.rank_s.view()});
         if (any_flat && !r.first_f) {
             transposed_best.push_back(image_if<T, K>(true, w, h));
             GRANULA_SIMD_DISPATCH(transpose<K>, r.best_f.view(), transposed_best.back().view());
-            host_view<const std::int32_t> rank;
+            host_view<const std::uint16_t> rank;
             if (want_rank) {
-                transposed_rank.push_back(image_if<T, std::int32_t>(true, w, h));
-                GRANULA_SIMD_DISPATCH(transpose<std::int32_t>, r.rank_f.view(), transposed_rank.back().view());
+                transposed_rank.push_back(image_if<T, std::uint16_t>(true, w, h));
+                GRANULA_SIMD_DISPATCH(transpose<std::uint16_t>, r.rank_f.view(), transposed_rank.back().view());
                 rank = transposed_rank.back().view();
             }
             sources.push_back({transposed_best.back().view(), rank});
@@ -274,7 +274,7 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
 
 template <class T>
 void line_filter_angles(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
-    const bool vectorisable = plan.algorithm == line_algorithm::automatic &&
+    const bool vectorisable = plan.algorithm == line_algorithm::automatic && plan.angles.size() <= 65536 &&
                               (plan.mode.mode == border_mode::ignore || plan.mode.mode == border_mode::constant) &&
                               !has_nan(in);
     if (vectorisable)

@@ -55,6 +55,31 @@ struct band_scratch {
     }
 };
 
+// rank = value where best < res, for rank_chunk lanes. GCC leaves the plain loop scalar (keys and
+// ranks of different widths; it was a third of the 640x640 180-angle map), so the comparison's
+// mask is converted to the ranks' width by hand.
+template <class K>
+constexpr std::int64_t rank_chunk = 32 / sizeof(K);
+
+template <class K>
+inline void update_ranks(const K* best, const K* res, std::uint16_t* rank, std::uint16_t value) {
+    constexpr std::int64_t N = rank_chunk<K>;
+#if defined(GRANULA_SIMD_SCALAR)
+    for (std::int64_t i = 0; i < N; ++i) rank[i] = best[i] < res[i] ? value : rank[i];
+#else
+    typedef K keys __attribute__((vector_size(N * sizeof(K))));
+    typedef std::int16_t ranks __attribute__((vector_size(N * 2)));
+    keys b, r;
+    std::memcpy(&b, best, sizeof b);
+    std::memcpy(&r, res, sizeof r);
+    const ranks better = __builtin_convertvector(b < r, ranks);  // -1 where res wins
+    ranks old;
+    std::memcpy(&old, rank, sizeof old);
+    const ranks updated = (old & ~better) | (static_cast<std::int16_t>(value) & better);
+    std::memcpy(rank, &updated, sizeof updated);
+#endif
+}
+
 // The outputs of lanes [lo, hi) of one band row (Lanes > 0: lo = 0, hi = Lanes, known at
 // compile time so the loops vectorise).
 template <class T, std::int64_t Lanes>
@@ -75,15 +100,20 @@ inline void scatter_lanes(const detail::line_band_job<T>& job, const typename li
     }
     if (job.best.empty()) return;
     auto* best = job.best.row(r) + col;
-    std::int32_t* rank = job.rank.empty() ? nullptr : job.rank.row(r) + col;
+    std::uint16_t* rank = job.rank.empty() ? nullptr : job.rank.row(r) + col;
     if (job.first) {
         for (std::int64_t i = lo; i < hi; ++i) best[i] = res[i];
         if (rank)
             for (std::int64_t i = lo; i < hi; ++i) rank[i] = job.angle_rank;
         return;
     }
-    if (rank)
-        for (std::int64_t i = lo; i < hi; ++i) rank[i] = best[i] < res[i] ? job.angle_rank : rank[i];
+    if (rank) {
+        if constexpr (Lanes > 0)
+            for (std::int64_t i = 0; i < Lanes; i += rank_chunk<typename line_keys<T>::key>)
+                update_ranks(best + i, res + i, rank + i, job.angle_rank);
+        else
+            for (std::int64_t i = lo; i < hi; ++i) rank[i] = best[i] < res[i] ? job.angle_rank : rank[i];
+    }
     for (std::int64_t i = lo; i < hi; ++i) best[i] = best[i] < res[i] ? res[i] : best[i];
 }
 

@@ -27,8 +27,8 @@ struct line_band_job {
     // The running extremum over angles (keys) and the rank of the angle attaining it; a later
     // angle replaces it only when strictly better, or always when `first`.
     host_view<key> best;
-    host_view<std::int32_t> rank;
-    std::int32_t angle_rank = 0;
+    host_view<std::uint16_t> rank;  // 2 bytes, not 4: the reductions' traffic bounds the many-angle case
+    std::uint16_t angle_rank = 0;
     bool first = false;
     host_view<T> filtered;  // empty: not wanted
     bool want_sum = false;
