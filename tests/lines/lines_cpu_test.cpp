@@ -11,6 +11,7 @@
 #include "granula/granula.hpp"
 #include "granula/io/io.hpp"
 #include "reference/scanline_reference.hpp"
+#include "support/lines_cases.hpp"
 #include "support/morphology_cases.hpp"
 #include "support/simd_setting.hpp"
 
@@ -19,27 +20,6 @@ namespace {
 
 using namespace granula::test_support;
 
-template <class T>
-host_image<T> random_image(std::mt19937_64& rng, std::int64_t w, std::int64_t h, int levels, bool with_nan) {
-    host_image<T> img(w, h);
-    std::uniform_int_distribution<int> one_in(0, 40);
-    for (std::int64_t y = 0; y < h; ++y)
-        for (std::int64_t x = 0; x < w; ++x) {
-            T v = random_pixel<T>(rng, levels);
-            if constexpr (std::is_floating_point_v<T>)
-                if (with_nan && one_in(rng) == 0) v = std::numeric_limits<T>::quiet_NaN();
-            img.view()(y, x) = v;
-        }
-    return img;
-}
-
-bool angle_is_steep(double angle) {
-    const double a = std::fmod(std::fmod(angle, 180.0) + 180.0, 180.0);
-    return a > 45.0 && a < 135.0;
-}
-
-constexpr border_mode line_modes[] = {border_mode::ignore, border_mode::constant, border_mode::nearest,
-                                      border_mode::reflect};
 
 template <class T>
 class LinesCpu : public ::testing::Test {};

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "granula/granula.hpp"
+#include "support/lines_cases.hpp"
 #include "support/morphology_cases.hpp"
 #include "support/require_gpu.hpp"
 
@@ -20,27 +21,6 @@ namespace {
 
 using namespace granula::test_support;
 
-template <class T>
-host_image<T> random_image(std::mt19937_64& rng, std::int64_t w, std::int64_t h, int levels, bool with_nan) {
-    host_image<T> img(w, h);
-    std::uniform_int_distribution<int> one_in(0, 60);
-    for (std::int64_t y = 0; y < h; ++y)
-        for (std::int64_t x = 0; x < w; ++x) {
-            T v = random_pixel<T>(rng, levels);
-            if constexpr (std::is_floating_point_v<T>)
-                if (with_nan && one_in(rng) == 0) v = std::numeric_limits<T>::quiet_NaN();
-            img.view()(y, x) = v;
-        }
-    return img;
-}
-
-bool angle_is_steep(double angle) {
-    const double a = std::fmod(std::fmod(angle, 180.0) + 180.0, 180.0);
-    return a > 45.0 && a < 135.0;
-}
-
-constexpr border_mode line_modes[] = {border_mode::ignore, border_mode::constant, border_mode::nearest,
-                                      border_mode::reflect};
 
 // A device copy of `img` inside a larger image (offset `pad`), so the view is strided.
 template <class T>

@@ -515,6 +515,27 @@ __device__ double block_sum(double v) {
     return total;
 }
 
+// The grid-stride loop of both filter kernels: each block of the launch belongs to one angle
+// (found by binary search on block_begin); zone(job, block within the angle) filters its lines
+// and returns their sum, which goes to block_sums in a fixed order.
+template <class T, class Zone>
+__device__ void run_blocks(const launch_args<T>& a, const Zone& zone) {
+    for (i64 block = blockIdx.x; block < a.block_count; block += gridDim.x) {
+        int lo = 0, hi = a.angle_count - 1;
+        while (lo < hi) {
+            const int mid = (lo + hi + 1) / 2;
+            if (a.jobs[mid].block_begin <= block) lo = mid;
+            else hi = mid - 1;
+        }
+        const angle_job<T> job = a.jobs[lo];
+        const double sum = zone(job, block - job.block_begin);
+        if (a.block_sums) {
+            const double total = block_sum(sum);
+            if (threadIdx.x == 0) a.block_sums[block] = total;
+        }
+    }
+}
+
 // P: the queue positions' type (std::uint16_t for fifo queues while λ allows, see line_queue).
 template <class T, line_algorithm A, class P>
 __global__ void __launch_bounds__(max_block_threads) filter_lines_kernel(const launch_args<T> a) {
@@ -532,40 +553,18 @@ __global__ void __launch_bounds__(max_block_threads) filter_lines_kernel(const l
         values = reinterpret_cast<K*>(shared_queues + sizeof(P) * blockDim.x * a.position_stride +
                                       threadIdx.x * a.value_stride);
     }
-    for (i64 block = blockIdx.x; block < a.block_count; block += gridDim.x) {
-        int lo = 0, hi = a.angle_count - 1;  // the angle whose blocks hold this one
-        while (lo < hi) {
-            const int mid = (lo + hi + 1) / 2;
-            if (a.jobs[mid].block_begin <= block) lo = mid;
-            else hi = mid - 1;
-        }
-        const angle_job<T> job = a.jobs[lo];
-        const double sum = filter_line<T, A, P>(a, job, block - job.block_begin, values, positions);
-        if (a.block_sums) {
-            const double total = block_sum(sum);
-            if (threadIdx.x == 0) a.block_sums[block] = total;
-        }
-    }
+    run_blocks(a, [&](const angle_job<T>& job, i64 local_block) {
+        return filter_line<T, A, P>(a, job, local_block, values, positions);
+    });
 }
 
 template <class T, int Stage>
 __global__ void __launch_bounds__(max_block_threads) vhgw_kernel(const launch_args<T> a) {
     extern __shared__ __align__(16) unsigned char shared_slabs[];
     unsigned* slab = reinterpret_cast<unsigned*>(shared_slabs) + threadIdx.x;
-    for (i64 block = blockIdx.x; block < a.block_count; block += gridDim.x) {
-        int lo = 0, hi = a.angle_count - 1;  // the angle whose blocks hold this one
-        while (lo < hi) {
-            const int mid = (lo + hi + 1) / 2;
-            if (a.jobs[mid].block_begin <= block) lo = mid;
-            else hi = mid - 1;
-        }
-        const angle_job<T> job = a.jobs[lo];
-        const double sum = vhgw_zone<T, Stage>(a, job, block - job.block_begin, slab);
-        if (a.block_sums) {
-            const double total = block_sum(sum);
-            if (threadIdx.x == 0) a.block_sums[block] = total;
-        }
-    }
+    run_blocks(a, [&](const angle_job<T>& job, i64 local_block) {
+        return vhgw_zone<T, Stage>(a, job, local_block, slab);
+    });
 }
 
 // spectrum[index of angle k] = its blocks' sums, in block order.
