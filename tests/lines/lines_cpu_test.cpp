@@ -20,7 +20,6 @@ namespace {
 
 using namespace granula::test_support;
 
-
 template <class T>
 class LinesCpu : public ::testing::Test {};
 using PixelTypes = ::testing::Types<std::uint8_t, std::uint16_t, float>;

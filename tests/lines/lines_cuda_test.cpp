@@ -21,7 +21,6 @@ namespace {
 
 using namespace granula::test_support;
 
-
 // A device copy of `img` inside a larger image (offset `pad`), so the view is strided.
 template <class T>
 struct padded_device {
