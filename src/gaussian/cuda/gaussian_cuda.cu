@@ -22,6 +22,7 @@
 
 #include "core/border_index.hpp"
 #include "core/cuda/check.cuh"
+#include "core/cuda/stream_buffer.cuh"
 
 namespace granula::cuda {
 namespace {
@@ -29,6 +30,9 @@ namespace {
 using granula::detail::axis_plan;
 using granula::detail::check_cuda;
 using granula::detail::check_launch;
+using granula::detail::stream_buffer;
+
+constexpr const char* scratch_what = "cudaMallocAsync (Gaussian temporary)";
 using granula::detail::deriche_coeffs;
 using granula::detail::gaussian_kind;
 
@@ -41,26 +45,6 @@ constexpr int h_tile = h_chunks * chunk;  // samples per tile row
 constexpr int h_halo = 3;                 // one sample before the tile, two after
 constexpr int h_stride = h_tile + h_halo; // odd: the 32 rows of a warp fall in 32 banks
 
-// Stream-ordered temporary device memory.
-class temp_buffer {
-public:
-    temp_buffer(std::size_t bytes, cudaStream_t s) : stream_(s) {
-        if (bytes) check_cuda(cudaMallocAsync(&ptr_, bytes, s), "cudaMallocAsync (Gaussian temporary)");
-    }
-    ~temp_buffer() {
-        if (ptr_) cudaFreeAsync(ptr_, stream_);
-    }
-    temp_buffer(const temp_buffer&) = delete;
-    temp_buffer& operator=(const temp_buffer&) = delete;
-    template <class V>
-    V* as() const {
-        return static_cast<V*>(ptr_);
-    }
-
-private:
-    void* ptr_ = nullptr;
-    cudaStream_t stream_;
-};
 
 // A line of n pixels `step` elements apart, extended by `pad` samples of the border mode on
 // the left and up to total - n - pad on the right. load(k) reads padded position k, clamped
@@ -376,7 +360,7 @@ void axis_pass(device_view<const T> in, device_view<U> out, const axis_plan& pla
     }
     if (plan.kind == gaussian_kind::fir) {
         const std::int64_t radius = plan.pad;
-        temp_buffer taps(plan.taps.size() * sizeof(float), s);
+        stream_buffer taps(plan.taps.size() * sizeof(float), s, scratch_what);
         check_cuda(cudaMemcpyAsync(taps.as<float>(), plan.taps.data(), plan.taps.size() * sizeof(float),
                                    cudaMemcpyHostToDevice, s),
                    "cudaMemcpyAsync (fir taps)");
@@ -397,8 +381,8 @@ void axis_pass(device_view<const T> in, device_view<U> out, const axis_plan& pla
     const std::int64_t chunks = (n + 2 * plan.pad + chunk - 1) / chunk;
     const line_shape g{n, plan.pad, chunks * chunk, plan.mode, plan.cval};
     const deriche_params p = make_deriche_params(plan.deriche);
-    temp_buffer causal(static_cast<std::size_t>(chunks * lines) * sizeof(state), s);
-    temp_buffer anticausal(static_cast<std::size_t>(chunks * lines) * sizeof(state), s);
+    stream_buffer causal(static_cast<std::size_t>(chunks * lines) * sizeof(state), s, scratch_what);
+    stream_buffer anticausal(static_cast<std::size_t>(chunks * lines) * sizeof(state), s, scratch_what);
     if (axis == 0) {
         const dim3 block(v_cols, v_chunks), grid(grid_dim(w, v_cols), grid_dim(chunks, v_chunks));
         columns_states<T><<<grid, block, 0, s>>>(in.data(), in.stride(), w, g, chunks, p.c, causal.as<state>(),
@@ -432,7 +416,7 @@ void gaussian(device_view<const T> in, device_view<U> out, const axis_plan& rows
     const cudaStream_t s = granula::detail::to_cuda(st.native_handle());
     if (cols_axis.kind == gaussian_kind::identity) return axis_pass<T, U>(in, out, rows_axis, 0, s);
     if (rows_axis.kind == gaussian_kind::identity) return axis_pass<T, U>(in, out, cols_axis, 1, s);
-    temp_buffer between(static_cast<std::size_t>(in.width() * in.height()) * sizeof(float), s);
+    stream_buffer between(static_cast<std::size_t>(in.width() * in.height()) * sizeof(float), s, scratch_what);
     const device_view<float> mid(between.as<float>(), in.width(), in.height());
     axis_pass<T, float>(in, mid, rows_axis, 0, s);
     axis_pass<float, U>(device_view<const float>(mid), out, cols_axis, 1, s);

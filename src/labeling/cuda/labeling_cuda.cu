@@ -23,37 +23,21 @@
 #include <cstdint>
 
 #include "core/cuda/check.cuh"
+#include "core/cuda/stream_buffer.cuh"
 
 namespace granula::cuda {
 namespace {
 
 using granula::detail::check_cuda;
+using granula::detail::stream_buffer;
+
+constexpr const char* scratch_what = "cudaMallocAsync (labelling scratch)";
 using granula::detail::check_launch;
 using granula::detail::to_cuda;
 
 constexpr int tile_w = 32, tile_h = 16;  // one thread per pixel in the local merge
 constexpr int segment = 256;             // row segment per block in the raster-order passes
 
-// Temporary device memory allocated and freed in stream order.
-class scratch {
-public:
-    scratch(std::size_t bytes, cudaStream_t s) : stream_(s) {
-        if (bytes) check_cuda(cudaMallocAsync(&ptr_, bytes, s), "cudaMallocAsync (labelling scratch)");
-    }
-    ~scratch() {
-        if (ptr_) cudaFreeAsync(ptr_, stream_);
-    }
-    scratch(const scratch&) = delete;
-    scratch& operator=(const scratch&) = delete;
-    template <class U>
-    U* as() const {
-        return static_cast<U*>(ptr_);
-    }
-
-private:
-    void* ptr_ = nullptr;
-    cudaStream_t stream_;
-};
 
 __device__ __forceinline__ int find_shared(const int* parent, int i) {
     while (parent[i] != i) i = parent[i];
@@ -369,7 +353,7 @@ std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int c
     check_cuda(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<int*>(nullptr),
                                              static_cast<int*>(nullptr), blocks, s),
                "cub::DeviceScan::ExclusiveSum (size)");
-    scratch buffer(2 * sizeof(int) * blocks + sizeof(int) + scan_bytes + 256, s);
+    stream_buffer buffer(2 * sizeof(int) * blocks + sizeof(int) + scan_bytes + 256, s, scratch_what);
     int* counts = buffer.as<int>();
     int* offsets = counts + blocks;
     int* total = offsets + blocks;
@@ -397,7 +381,7 @@ std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int c
             *statistics = region_statistics{};
             return 0;
         }
-        scratch stats_buffer(static_cast<std::size_t>(n) * (3 * 8 + 5 * 4), s);
+        stream_buffer stats_buffer(static_cast<std::size_t>(n) * (3 * 8 + 5 * 4), s, scratch_what);
         device_stats d{};
         d.area = stats_buffer.as<unsigned long long>();
         d.sum_row = d.area + n;

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "core/cuda/check.cuh"
+#include "core/cuda/stream_buffer.cuh"
 #include "lines/scan_line_filter.hpp"
 #include "lines/scan_lines.hpp"
 
@@ -49,7 +50,10 @@ namespace {
 namespace gd = granula::detail;
 using gd::check_cuda;
 using gd::check_launch;
+using gd::stream_buffer;
 using gd::to_cuda;
+
+constexpr const char* scratch_what = "cudaMallocAsync (linear filter scratch)";
 using i64 = std::int64_t;
 using i32 = std::int32_t;
 
@@ -93,27 +97,6 @@ struct lines_tuning {
     static constexpr i64 two_pass_scratch_budget = i64{2} << 30;
 };
 
-// ---- scratch ------------------------------------------------------------------------------------
-class device_buffer {
-public:
-    device_buffer() = default;
-    device_buffer(std::size_t bytes, cudaStream_t s) : stream_(s) {
-        if (bytes) check_cuda(cudaMallocAsync(&ptr_, bytes, s), "cudaMallocAsync (linear filter scratch)");
-    }
-    ~device_buffer() {
-        if (ptr_) cudaFreeAsync(ptr_, stream_);
-    }
-    device_buffer(const device_buffer&) = delete;
-    device_buffer& operator=(const device_buffer&) = delete;
-    template <class U>
-    U* as() const {
-        return static_cast<U*>(ptr_);
-    }
-
-private:
-    void* ptr_ = nullptr;
-    cudaStream_t stream_ = nullptr;
-};
 
 // ---- extremum words -------------------------------------------------------------------------------
 // key in the high bits (as unsigned, order kept), (max - rank) in the low bits: atomicMax keeps
@@ -721,7 +704,8 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
     i64 zone_rows = std::max(width, height);
     if (total_threads < target) {
         const i64 thread_rows = static_cast<i64>(angle_count) * width * height / lines_per_thread;
-        const i64 overlap_factor = two_pass ? lines_tuning::two_pass_zone_overlap_factor : lines_tuning::zone_overlap_factor;
+        const i64 overlap_factor =
+            two_pass ? lines_tuning::two_pass_zone_overlap_factor : lines_tuning::zone_overlap_factor;
         zone_rows = std::max({two_pass ? lines_tuning::two_pass_zone_min_rows : lines_tuning::zone_min_rows,
                               overlap_factor * (L - 1), (thread_rows + target - 1) / target});
     }
@@ -730,7 +714,8 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
     i64 flat_filtered_count = 0;
     if (want_filtered)
         for (const auto& angle : plan.angles) flat_filtered_count += angle.lines.transposed ? 1 : 0;
-    device_buffer flat_filtered(static_cast<std::size_t>(flat_filtered_count * width * height) * sizeof(T), s);
+    stream_buffer flat_filtered(static_cast<std::size_t>(flat_filtered_count * width * height) * sizeof(T),
+                                s, scratch_what);
 
     // Tables.
     std::vector<angle_job<T>> jobs(static_cast<std::size_t>(angle_count));
@@ -772,28 +757,32 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
     const std::size_t jobs_at = append(blob, jobs.data(), jobs.size());
     const std::size_t ranks_at = append(blob, index_of_rank.data(), index_of_rank.size());
     const std::size_t shifts_at = append(blob, shifts.data(), shifts.size());
-    device_buffer tables(blob.size(), s);
+    stream_buffer tables(blob.size(), s, scratch_what);
     // From pageable memory: staged before the call returns, so the blob may go.
     check_cuda(cudaMemcpyAsync(tables.as<unsigned char>(), blob.data(), blob.size(), cudaMemcpyHostToDevice, s),
                "cudaMemcpyAsync (linear filter tables)");
     const auto* jobs_dev = reinterpret_cast<const angle_job<T>*>(tables.as<unsigned char>() + jobs_at);
     const auto* ranks_dev = reinterpret_cast<const i32*>(tables.as<unsigned char>() + ranks_at);
 
-    device_buffer transposed(any_flat ? static_cast<std::size_t>(width * height) * sizeof(T) : 0, s);
+    stream_buffer transposed(any_flat ? static_cast<std::size_t>(width * height) * sizeof(T) : 0, s, scratch_what);
     if (any_flat) transpose<T>(in.data(), in.stride(), transposed.as<T>(), height, width, height, s);
-    device_buffer best_steep(want_best && any_steep ? static_cast<std::size_t>(width * height) * sizeof(W) : 0, s);
-    device_buffer best_flat(want_best && any_flat ? static_cast<std::size_t>(width * height) * sizeof(W) : 0, s);
-    for (const device_buffer* b : {&best_steep, &best_flat})
+    stream_buffer best_steep(want_best && any_steep ? static_cast<std::size_t>(width * height) * sizeof(W) : 0,
+                             s, scratch_what);
+    stream_buffer best_flat(want_best && any_flat ? static_cast<std::size_t>(width * height) * sizeof(W) : 0,
+                            s, scratch_what);
+    for (const stream_buffer* b : {&best_steep, &best_flat})
         if (b->as<void>())
             check_cuda(cudaMemsetAsync(b->as<void>(), 0, static_cast<std::size_t>(width * height) * sizeof(W), s),
                        "cudaMemsetAsync (linear filter extremum)");
-    device_buffer block_sums(want_spectrum ? static_cast<std::size_t>(block_count) * sizeof(double) : 0, s);
+    stream_buffer block_sums(want_spectrum ? static_cast<std::size_t>(block_count) * sizeof(double) : 0,
+                             s, scratch_what);
 
     const i64 grid = queues_in_shared ? std::min<i64>(block_count, std::numeric_limits<int>::max())
                                       : std::min<i64>(block_count, std::max<i64>(1, resident / threads));
-    device_buffer global_queues(queues_in_shared ? 0 : static_cast<std::size_t>(grid * threads * thread_queue_bytes), s);
+    stream_buffer global_queues(queues_in_shared ? 0 : static_cast<std::size_t>(grid * threads * thread_queue_bytes),
+                                s, scratch_what);
 
-    device_buffer stage_scratch(two_pass && !plan.first_stage_only ? static_cast<std::size_t>(scratch_elements) * sizeof(K)
+    stream_buffer stage_scratch(two_pass && !plan.first_stage_only ? static_cast<std::size_t>(scratch_elements) * sizeof(K)
                                                                    : 0,
                                 s);
     launch_args<T> a{};
@@ -856,7 +845,7 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
         check_launch("merge_best_kernel");
     }
     if (want_spectrum) {
-        device_buffer spectrum(static_cast<std::size_t>(angle_count) * sizeof(double), s);
+        stream_buffer spectrum(static_cast<std::size_t>(angle_count) * sizeof(double), s, scratch_what);
         spectrum_kernel<T><<<(angle_count + 127) / 128, 128, 0, s>>>(jobs_dev, ranks_dev, angle_count, block_count,
                                                                     block_sums.as<double>(), spectrum.as<double>());
         check_launch("spectrum_kernel");
