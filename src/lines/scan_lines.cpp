@@ -38,8 +38,13 @@ scan_lines make_scan_lines(double angle_degrees, std::int64_t width, std::int64_
     lines.rows = r.steep ? height : width;
     lines.columns = r.steep ? width : height;
     lines.shift.resize(static_cast<std::size_t>(lines.rows));
-    for (std::int64_t row = 0; row < lines.rows; ++row)
-        lines.shift[row] = static_cast<std::int32_t>(std::floor(static_cast<double>(row) * r.slope + 0.5));
+    // floor(row k + 1/2) without a call to floor() (baseline x86-64 has no rounding instruction,
+    // and 180 angles of a 640-row image took 0.19 ms of the GPU map's host time).
+    for (std::int64_t row = 0; row < lines.rows; ++row) {
+        const double v = static_cast<double>(row) * r.slope + 0.5;  // |v| < 2^31: the shifts are int32
+        const auto truncated = static_cast<std::int32_t>(v);
+        lines.shift[row] = truncated - (static_cast<double>(truncated) > v ? 1 : 0);
+    }
     std::int32_t lo = 0, hi = 0;
     if (!lines.shift.empty()) {
         lo = std::min(lines.shift.front(), lines.shift.back());
