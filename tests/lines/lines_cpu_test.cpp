@@ -64,6 +64,46 @@ TYPED_TEST(LinesCpu, EqualsScanLineReference) {
     }
 }
 
+// Lines of 2048 rows or more, enough of them, take the wide lane blocks of the vectorised path:
+// it equals the per-line fifo path (itself equal to the reference above) there too, reductions
+// included.
+TYPED_TEST(LinesCpu, LongLinesEqualFifo) {
+    using T = TypeParam;
+    std::mt19937_64 rng(23);
+    for (const auto [w, h] : {std::pair<std::int64_t, std::int64_t>{2100, 512}, {512, 2100}}) {
+        const auto img = random_image<T>(rng, w, h, 50, false);
+        std::vector<double> angles;
+        for (int i = 0; i < 4; ++i) {
+            const double a = std::uniform_real_distribution<double>(0, 180)(rng);
+            if (angle_is_steep(a) == (h > w)) angles.push_back(a);  // lines along the long side
+        }
+        angles.push_back(h > w ? 90.0 : 0.0);
+        for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing, line_filter_kind::erosion})
+            for (const border_mode m : {border_mode::ignore, border_mode::constant}) {
+                const std::int64_t length = std::uniform_int_distribution<std::int64_t>(2, 300)(rng);
+                std::vector<host_image<T>> results;
+                std::vector<host_image<std::int32_t>> orientations;
+                std::vector<std::vector<double>> spectra;
+                for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo}) {
+                    results.emplace_back(w, h);
+                    orientations.emplace_back(w, h);
+                    spectra.emplace_back(angles.size());
+                    host_line_outputs<T> out;
+                    out.extremum = results.back().view();
+                    out.orientation = orientations.back().view();
+                    out.spectrum = spectra.back();
+                    line_filter_angles<T>(img.view(), angles, {length, kind, {m, 3.0}, algorithm}, out);
+                }
+                const std::string what = std::to_string(w) + "x" + std::to_string(h) + " " +
+                                         std::string(to_string(kind)) + " " + std::string(to_string(m));
+                ASSERT_TRUE(equal_images<T>(results[0].view(), results[1].view())) << what;
+                ASSERT_TRUE(equal_images<std::int32_t>(orientations[0].view(), orientations[1].view())) << what;
+                for (std::size_t i = 0; i < angles.size(); ++i)
+                    EXPECT_NEAR(spectra[0][i], spectra[1][i], 1e-9 * std::abs(spectra[1][i])) << what;
+            }
+    }
+}
+
 // On the axes and diagonals the scan lines are the footprint lines: opening() by line(L, angle)
 // gives the same image.
 TYPED_TEST(LinesCpu, AxesAndDiagonalsEqualFootprintMode) {

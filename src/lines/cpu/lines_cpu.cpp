@@ -148,7 +148,6 @@ void filter_angles_per_line(host_view<const T> in, const detail::line_plan& plan
             for (std::int64_t x = 0; x < in.width(); ++x) out.extremum.row(y)[x] = traits::from_key(best_at(x, y), closing);
 }
 
-
 template <class T>
 bool has_nan(host_view<const T> in) {
     if constexpr (std::is_floating_point_v<T>) {

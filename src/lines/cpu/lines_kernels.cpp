@@ -29,15 +29,17 @@ namespace {
 using detail::line_keys;
 
 // Lanes per block: narrow blocks (one 32-byte register of keys) waste little on lines that
-// leave the image part way (short lines of small images, steep slopes), wide ones (256 bytes)
-// run each lane-row about twice as fast on long lines (4096x4096, 90 degrees, one thread: 11.2
-// -> 5.4 ms) but less so on short ones (640x640 over 180 angles: 73 ms narrow only, 88 ms with
-// this rule, 104 ms with a speedup of 1.6 assumed).
-// filter_angle_bands picks per angle by counting the lane-rows each would process.
+// leave the image part way and keep their band buffers in the L2 cache; wide ones (256 bytes)
+// run each lane-row about twice as fast on long lines. Measured with bench_cpu_lines, one
+// thread: the 640x640 map over 180 angles 37 ms narrow only, 54 ms when wide blocks were taken
+// wherever they counted fewer than 1.25x the narrow lane-rows, 90 ms wide only; a 4096x4096
+// opening at 90 degrees 11.0 ms narrow, 5.1 ms wide. So lines of at least wide_min_rows rows
+// take wide blocks unless those count more than wide_speedup times the narrow lane-rows.
 template <class K>
 constexpr std::int64_t narrow_lanes = 32 / sizeof(K);
 template <class K>
 constexpr std::int64_t wide_lanes = 256 / sizeof(K);
+constexpr std::int64_t wide_min_rows = 2048;
 constexpr double wide_speedup = 1.25;
 
 // Lanes per parallel task.
@@ -228,6 +230,7 @@ double filter_angle_bands(const detail::line_band_job<T>& job) {
     using K = typename line_keys<T>::key;
     constexpr std::int64_t narrow = narrow_lanes<K>, wide = wide_lanes<K>;
     const detail::scan_lines& lines = *job.lines;
+    if (lines.rows < wide_min_rows) return run_blocks<T, narrow>(job);
     double narrow_cost = 0, wide_cost = 0;  // lane-rows
     for (std::int64_t c = lines.first_line; c < lines.end_line; c += narrow)
         narrow_cost += static_cast<double>(narrow * block_rows(lines, c, narrow));
