@@ -12,7 +12,7 @@ class stream_buffer {
 public:
     stream_buffer() = default;
     // `what` names the buffer in the error when the allocation fails.
-    stream_buffer(std::size_t bytes, cudaStream_t s, const char* what = "cudaMallocAsync (scratch)") : stream_(s) {
+    stream_buffer(std::size_t bytes, cudaStream_t s, const char* what) : stream_(s) {
         if (bytes) check_cuda(cudaMallocAsync(&ptr_, bytes, s), what);
     }
     ~stream_buffer() {
