@@ -782,9 +782,9 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
     stream_buffer global_queues(queues_in_shared ? 0 : static_cast<std::size_t>(grid * threads * thread_queue_bytes),
                                 s, scratch_what);
 
-    stream_buffer stage_scratch(two_pass && !plan.first_stage_only ? static_cast<std::size_t>(scratch_elements) * sizeof(K)
-                                                                   : 0,
-                                s);
+    const std::size_t stage_bytes =
+        two_pass && !plan.first_stage_only ? static_cast<std::size_t>(scratch_elements) * sizeof(K) : 0;
+    stream_buffer stage_scratch(stage_bytes, s, scratch_what);
     launch_args<T> a{};
     a.jobs = jobs_dev;
     a.angle_count = angle_count;
