@@ -96,8 +96,9 @@ void validate_outputs(const image_view<const T, Space>& in, std::size_t angle_co
     }
 }
 
+// with_tables: each angle's shift table on the host (the CPU's; CUDA builds them on the device).
 detail::line_plan make_plan(std::int64_t width, std::int64_t height, std::span<const double> angles,
-                            const line_params& p) {
+                            const line_params& p, bool with_tables) {
     detail::line_plan plan;
     plan.length = static_cast<std::int32_t>(p.length);
     plan.closing = p.kind == line_filter_kind::closing || p.kind == line_filter_kind::dilation;
@@ -107,7 +108,8 @@ detail::line_plan make_plan(std::int64_t width, std::int64_t height, std::span<c
     std::vector<std::int64_t> order(angles.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return angles[a] < angles[b]; });
-    for (const std::int64_t i : order) plan.angles.push_back({detail::make_scan_lines(angles[i], width, height), i});
+    for (const std::int64_t i : order)
+        plan.angles.push_back({detail::make_scan_lines(angles[i], width, height, with_tables), i});
     return plan;
 }
 
@@ -168,7 +170,7 @@ void line_filter_angles(host_view<const T> in, std::span<const double> angles, c
                         const host_line_outputs<T>& out) {
     validate_input(in, angles, params);
     validate_outputs(in, angles.size(), out);
-    cpu::line_filter_angles<T>(in, make_plan(in.width(), in.height(), angles, params), out);
+    cpu::line_filter_angles<T>(in, make_plan(in.width(), in.height(), angles, params, true), out);
 }
 
 template <pixel T>
@@ -178,7 +180,7 @@ void line_filter_angles(device_view<const T> in, std::span<const double> angles,
     validate_outputs(in, angles.size(), out);
     resolve_device(device::cuda);  // throws when there is no CUDA backend or device
 #if defined(GRANULA_HAVE_CUDA)
-    cuda::line_filter_angles<T>(in, make_plan(in.width(), in.height(), angles, params), out, s);
+    cuda::line_filter_angles<T>(in, make_plan(in.width(), in.height(), angles, params, false), out, s);
 #else
     static_cast<void>(s);
 #endif

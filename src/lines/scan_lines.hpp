@@ -1,5 +1,5 @@
-// The scan lines of an angle (include/granula/lines/lines.hpp): one table shared by the CPU and
-// CUDA backends, so both read exactly the same pixels.
+// The scan lines of an angle (include/granula/lines/lines.hpp), in integer arithmetic, so the
+// CPU and CUDA backends read exactly the same pixels.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,14 @@
 #include "core/border_index.hpp"  // GRANULA_HOST_DEVICE
 
 namespace granula::detail {
+
+// The slope k in units of 2^-32 (exact at 0, ±1), and the column offset of oriented row `row`:
+// floor(row k + 1/2), exact in 64-bit integers for rows below 2^31.
+constexpr int scan_slope_bits = 32;
+GRANULA_HOST_DEVICE inline std::int32_t scan_line_shift(std::int64_t row, std::int64_t slope_fixed) {
+    return static_cast<std::int32_t>((row * slope_fixed + (std::int64_t{1} << (scan_slope_bits - 1))) >>
+                                     scan_slope_bits);
+}
 
 // The rows [row_begin, row_end) of line c that lie inside the image, from its shift table
 // (rows entries, monotone): x = c + shift[row] moves by at most one column per row, so they are
@@ -45,7 +53,8 @@ GRANULA_HOST_DEVICE inline std::int64_t scan_line_row_end(const std::int32_t* sh
 struct scan_lines {
     bool transposed = false;        // flat angle: oriented (row, column) = input (column, row)
     std::int64_t rows = 0, columns = 0;  // of the oriented image
-    std::vector<std::int32_t> shift;     // one per oriented row
+    std::int64_t slope_fixed = 0;        // shift[r] = scan_line_shift(r, slope_fixed)
+    std::vector<std::int32_t> shift;     // one per oriented row, when asked for (the CPU's)
     std::int64_t first_line = 0, end_line = 0;  // lines c in [first_line, end_line) touch the image
 
     std::int64_t line_count() const { return end_line - first_line; }
@@ -53,8 +62,9 @@ struct scan_lines {
     std::int64_t row_end(std::int64_t c) const { return scan_line_row_end(shift.data(), rows, columns, c); }
 };
 
-// Throws invalid_argument for a non-finite angle.
-scan_lines make_scan_lines(double angle_degrees, std::int64_t width, std::int64_t height);
+// Throws invalid_argument for a non-finite angle. with_table: fill `shift` (the CUDA backend
+// builds its tables on the device).
+scan_lines make_scan_lines(double angle_degrees, std::int64_t width, std::int64_t height, bool with_table);
 
 // The extent of the dominant axis (height for steep angles, width for flat ones): the longest
 // scan line of that angle.

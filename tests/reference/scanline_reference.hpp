@@ -31,7 +31,12 @@ inline std::pair<std::vector<std::pair<std::int64_t, std::int64_t>>, std::int64_
         const double rad = a * 3.14159265358979323846 / 180.0;
         k = steep ? -std::cos(rad) / std::sin(rad) : -std::tan(rad);
     }
-    const auto s = [k](std::int64_t u) { return static_cast<std::int64_t>(std::floor(static_cast<double>(u) * k + 0.5)); };
+    // k in units of 2^-32, as the definition says: s(u) = floor(u K / 2^32 + 1/2), exactly.
+    const auto K = static_cast<std::int64_t>(std::llround(std::ldexp(k, 32)));
+    const auto s = [K](std::int64_t u) {
+        const std::int64_t num = u * K + (std::int64_t{1} << 31), den = std::int64_t{1} << 32;
+        return num >= 0 ? num / den : -((-num + den - 1) / den);
+    };
     std::vector<std::pair<std::int64_t, std::int64_t>> pixels;
     std::int64_t position = -1;
     if (steep) {

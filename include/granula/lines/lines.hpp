@@ -8,7 +8,8 @@
 //     k = -cot θ, one pixel per row;
 //   - otherwise (flat): line c holds the pixels (x, c + s(x)), s(x) = floor(x·k + 1/2),
 //     k = -tan θ, one pixel per column.
-//   k is exact (0 or ±1) at 0°, 45°, 90° and 135°, and tan/cot in double precision elsewhere.
+//   k is rounded to a multiple of 2^-32 (exact, 0 or ±1, at 0°, 45°, 90° and 135°) and s is
+//   computed in integers, so every backend reads the same pixels.
 // Each line's pixels inside the image are one 1-D signal. Along it, the opening by a segment
 // of λ samples is dilation(erosion) with the window [i - λ/2, i + (λ-1)/2] for the erosion and
 // its reflection for the dilation (origin at λ // 2, as everywhere in granula), the signal
