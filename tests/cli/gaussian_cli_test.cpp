@@ -1,59 +1,24 @@
 // granula gaussian, run as a separate process: its output files equal the C++ API's results,
 // and every mistake gives one "granula: error:" line with exit status 2 (usage) or 1 (runtime).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "granula/granula.hpp"
 #include "granula/io/io.hpp"
+#include "cli/cli_run.hpp"
 #include "io/io_test_support.hpp"
 
 namespace granula {
 namespace {
 
-namespace fs = std::filesystem;
 using io_test::scratch_dir;
+using cli_test::cli_result;
+using cli_test::expect_error;
+using cli_test::run_cli;
 
 std::string data_file(const std::string& name) { return std::string(GRANULA_DATA_DIR) + "/" + name; }
-
-struct cli_result {
-    int status = -1;
-    std::string out, err;
-};
-
-cli_result run_cli(const std::vector<std::string>& args, const scratch_dir& dir) {
-    std::string command = std::string("'") + GRANULA_CLI_PATH + "'";
-    for (const auto& a : args) command += " '" + a + "'";
-    command += " >'" + dir.file("stdout") + "' 2>'" + dir.file("stderr") + "'";
-    const int raw = std::system(command.c_str());
-    auto slurp = [](const std::string& path) {
-        std::ifstream in(path);
-        std::stringstream s;
-        s << in.rdbuf();
-        return s.str();
-    };
-    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : 128, slurp(dir.file("stdout")), slurp(dir.file("stderr"))};
-}
-
-// One error line on stderr containing `reason`, nothing on stdout, exit `status`.
-void expect_error(const std::vector<std::string>& args, int status, const std::string& reason) {
-    scratch_dir dir;
-    const cli_result r = run_cli(args, dir);
-    std::string all;
-    for (const auto& a : args) all += a + " ";
-    EXPECT_EQ(r.status, status) << all << "\n" << r.err;
-    EXPECT_TRUE(r.out.empty()) << all;
-    EXPECT_EQ(r.err.rfind("granula: error: ", 0), 0u) << all << "\n" << r.err;
-    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << all << "\n" << r.err;
-    EXPECT_NE(r.err.find(reason), std::string::npos) << all << "\n" << r.err;
-}
 
 TEST(GaussianCli, Float32OutputEqualsTheApi) {
     scratch_dir dir;

@@ -2,13 +2,8 @@
 // API's, the grey-coded PNG marks exactly the foreground, and every mistake gives one
 // "granula: error:" line with exit status 2 (usage) or 1 (runtime).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
@@ -16,46 +11,13 @@
 
 #include "granula/granula.hpp"
 #include "granula/io/io.hpp"
+#include "cli/cli_run.hpp"
 #include "io/io_test_support.hpp"
 
 namespace granula::cli_test {
 namespace {
 
-namespace fs = std::filesystem;
 using io_test::scratch_dir;
-
-std::string read_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-struct cli_result {
-    int status = -1;
-    std::string out, err;
-};
-
-cli_result run_cli(const std::vector<std::string>& args, const scratch_dir& dir) {
-    // Single quotes around every word: the tests pass none inside.
-    std::string command;
-    command.append("'").append(GRANULA_CLI_PATH).append("'");
-    for (const auto& a : args) command.append(" '").append(a).append("'");
-    const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
-    command.append(" >'").append(out).append("' 2>'").append(err).append("'");
-    const int raw = std::system(command.c_str());
-    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw), read_text(out), read_text(err)};
-}
-
-void expect_error(const std::vector<std::string>& args, int status, const std::string& reason) {
-    scratch_dir dir;
-    const cli_result r = run_cli(args, dir);
-    EXPECT_EQ(r.status, status) << r.err;
-    EXPECT_TRUE(r.out.empty()) << r.out;
-    EXPECT_EQ(r.err.rfind("granula: error: ", 0), 0u) << r.err;
-    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
-    EXPECT_NE(r.err.find(reason), std::string::npos) << r.err;
-}
 
 // The int32 values of a 2-D '<i4' NPY file written by granula.
 std::vector<std::int32_t> read_npy_int32(const std::string& path, std::int64_t expected_count) {

@@ -3,20 +3,17 @@
 // line with exit status 2 (usage) or 1 (runtime).
 #include <gtest/gtest.h>
 #include <png.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "granula/granula.hpp"
 #include "granula/io/io.hpp"
+#include "cli/cli_run.hpp"
 #include "io/io_test_support.hpp"
 #include "support/require_gpu.hpp"
 
@@ -26,40 +23,6 @@ namespace {
 using io_test::scratch_dir;
 
 std::string data_file(const std::string& name) { return std::string(GRANULA_DATA_DIR) + "/" + name; }
-
-std::string read_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-struct cli_result {
-    int status = -1;
-    std::string out, err;
-};
-
-cli_result run_cli(const std::vector<std::string>& args, const scratch_dir& dir) {
-    std::string command;  // single quotes around every word: the tests pass none inside
-    command.append("'").append(GRANULA_CLI_PATH).append("'");
-    for (const auto& a : args) command.append(" '").append(a).append("'");
-    const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
-    command.append(" >'").append(out).append("' 2>'").append(err).append("'");
-    const int raw = std::system(command.c_str());
-    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw), read_text(out), read_text(err)};
-}
-
-void expect_error(const std::vector<std::string>& args, int status, const std::string& reason) {
-    scratch_dir dir;
-    const cli_result r = run_cli(args, dir);
-    std::string line = "granula";
-    for (const auto& a : args) line += " " + a;
-    EXPECT_EQ(r.status, status) << line << "\n" << r.err;
-    EXPECT_TRUE(r.out.empty()) << r.out;
-    EXPECT_EQ(r.err.rfind("granula: error: ", 0), 0u) << r.err;
-    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
-    EXPECT_NE(r.err.find(reason), std::string::npos) << line << "\n" << r.err;
-}
 
 std::vector<std::vector<std::string>> read_csv(const std::string& path) {
     std::vector<std::vector<std::string>> rows;
