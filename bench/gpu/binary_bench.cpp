@@ -15,20 +15,18 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <string>
 #include <vector>
 
+#include "cuda_timing.hpp"
 #include "granula/granula.hpp"
 
 namespace {
 
-void check(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) {
-        std::fprintf(stderr, "%s failed: %s\n", what, cudaGetErrorString(status));
-        std::exit(2);
-    }
-}
+using granula_bench::check;
+using granula_bench::median_ms;
+// Runs queued back to back: the device time of each call.
+constexpr auto timing = granula_bench::runs::back_to_back;
 
 struct options {
     std::int64_t size = 16384;
@@ -65,25 +63,6 @@ options parse(int argc, char** argv) {
         }
     }
     return o;
-}
-
-// Warm-up, then `reps` runs each between two events; the median in ms.
-double median_ms(const options& o, const std::function<void(int)>& f) {
-    for (int i = 0; i < o.warmup; ++i) f(i);
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    std::vector<cudaEvent_t> events(2 * o.reps);
-    for (auto& e : events) check(cudaEventCreate(&e), "cudaEventCreate");
-    for (int i = 0; i < o.reps; ++i) {
-        check(cudaEventRecord(events[2 * i]), "cudaEventRecord");
-        f(o.warmup + i);
-        check(cudaEventRecord(events[2 * i + 1]), "cudaEventRecord");
-    }
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    std::vector<float> ms(o.reps);
-    for (int i = 0; i < o.reps; ++i) check(cudaEventElapsedTime(&ms[i], events[2 * i], events[2 * i + 1]), "elapsed");
-    for (auto& e : events) cudaEventDestroy(e);
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
 }
 
 }  // namespace
@@ -124,7 +103,7 @@ int main(int argc, char** argv) {
     auto pick_out = [&](int i) { return out[(i + 1) % o.buffers].view(); };
     const double bytes = 2.0 * static_cast<double>(in[0].stride()) * n * sizeof(bit_word);
 
-    const double copy_ms = median_ms(o, [&](int i) {
+    const double copy_ms = median_ms(o.reps, o.warmup, timing, [&](int i) {
         check(cudaMemcpyAsync(pick_out(i).data(), pick_in(i).data(), static_cast<std::size_t>(bytes / 2),
                               cudaMemcpyDeviceToDevice),
               "cudaMemcpyAsync");
@@ -150,7 +129,7 @@ int main(int argc, char** argv) {
     };
     double square63_ms = 0;
     for (const auto& c : cases) {
-        const double ms = median_ms(o, [&](int i) {
+        const double ms = median_ms(o.reps, o.warmup, timing, [&](int i) {
             binary_morphology(c.op, pick_in(i), pick_out(i), c.se, {c.mode, 0});
         });
         if (c.op == binary_op::erosion && c.se.to_string() == "rect:63x63" && c.mode == border_mode::ignore)
@@ -169,14 +148,16 @@ int main(int argc, char** argv) {
             pout.emplace_back(n, n);
         }
         check(cudaDeviceSynchronize(), "upload");
-        const double grey_ms = median_ms(o, [&](int i) {
+        const double grey_ms = median_ms(o.reps, o.warmup, timing, [&](int i) {
             erosion(device_view<const std::uint8_t>(pin[i % buffers].view()), pout[(i + 1) % buffers].view(),
                     structuring_element::square(63));
         });
         const double pack_ms =
-            median_ms(o, [&](int i) { pack<std::uint8_t>(pin[i % buffers].view(), out[(i + 1) % o.buffers].view()); });
+            median_ms(o.reps, o.warmup, timing,
+                      [&](int i) { pack<std::uint8_t>(pin[i % buffers].view(), out[(i + 1) % o.buffers].view()); });
         const double unpack_ms =
-            median_ms(o, [&](int i) { unpack<std::uint8_t>(pick_in(i), pout[(i + 1) % buffers].view()); });
+            median_ms(o.reps, o.warmup, timing,
+                      [&](int i) { unpack<std::uint8_t>(pick_in(i), pout[(i + 1) % buffers].view()); });
         std::printf("\n%-44s %10.4f\n", "uint8 erosion rect:63x63 ignore (grey path)", grey_ms);
         std::printf("%-44s %10.4f\n", "pack uint8 -> bits", pack_ms);
         std::printf("%-44s %10.4f\n", "unpack bits -> uint8", unpack_ms);

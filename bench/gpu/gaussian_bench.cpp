@@ -15,16 +15,15 @@
 #include <string>
 #include <vector>
 
+#include "cuda_timing.hpp"
 #include "granula/granula.hpp"
 
 namespace {
 
-void check(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) {
-        std::fprintf(stderr, "%s failed: %s\n", what, cudaGetErrorString(status));
-        std::exit(2);
-    }
-}
+using granula_bench::check;
+using granula_bench::median_ms;
+// Each run waits for the previous: the time of a whole call, host work included.
+constexpr auto timing = granula_bench::runs::each_alone;
 
 std::vector<std::string> split(const std::string& s) {
     std::vector<std::string> parts;
@@ -32,26 +31,6 @@ std::vector<std::string> split(const std::string& s) {
     for (std::string item; std::getline(ss, item, ',');)
         if (!item.empty()) parts.push_back(item);
     return parts;
-}
-
-template <class F>
-double median_ms(int reps, int buffers, F&& run) {
-    cudaEvent_t a, b;
-    check(cudaEventCreate(&a), "cudaEventCreate");
-    check(cudaEventCreate(&b), "cudaEventCreate");
-    for (int i = 0; i < 3; ++i) run(i % buffers);
-    std::vector<float> ms;
-    for (int i = 0; i < reps; ++i) {
-        check(cudaEventRecord(a), "cudaEventRecord");
-        run(i % buffers);
-        check(cudaEventRecord(b), "cudaEventRecord");
-        check(cudaEventSynchronize(b), "cudaEventSynchronize");
-        float t = 0;
-        check(cudaEventElapsedTime(&t, a, b), "cudaEventElapsedTime");
-        ms.push_back(t);
-    }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
 }
 
 template <class T>
@@ -68,7 +47,8 @@ void bench(std::int64_t n, const std::vector<std::string>& sigmas, const std::ve
         out.emplace_back(n, n);
     }
     const double px = double(n) * double(n), bytes = px * (sizeof(T) + sizeof(float));
-    const double copy = median_ms(reps, buffers, [&](int i) {
+    const double copy = median_ms(reps, 3, timing, [&](int run) {
+        const int i = run % buffers;
         check(cudaMemcpy2DAsync(out[i].data(), out[i].stride() * sizeof(float), in[i].data(), in[i].stride() * sizeof(T),
                                 n * sizeof(T), n, cudaMemcpyDeviceToDevice),
               "copy");
@@ -80,7 +60,8 @@ void bench(std::int64_t n, const std::vector<std::string>& sigmas, const std::ve
         for (const auto& s : sigmas) {
             gaussian_params p = gaussian_params::isotropic(std::stod(s));
             p.method = parse_gaussian_method(m);
-            const double ms = median_ms(reps, buffers, [&](int i) {
+            const double ms = median_ms(reps, 3, timing, [&](int run) {
+        const int i = run % buffers;
                 gaussian<T, float>(device_view<const T>(in[i].view()), out[i].view(), p);
             });
             std::printf("| %s | %s | %.3f | %.1f | %.0f | %.3f |\n", m.c_str(), s.c_str(), ms, px / ms / 1e6,

@@ -17,16 +17,15 @@
 #include <string>
 #include <vector>
 
+#include "cuda_timing.hpp"
 #include "granula/granula.hpp"
 
 namespace {
 
-void check(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) {
-        std::fprintf(stderr, "%s failed: %s\n", what, cudaGetErrorString(status));
-        std::exit(2);
-    }
-}
+using granula_bench::check;
+using granula_bench::median_ms;
+// Each run waits for the previous: the time of a whole call, host work included.
+constexpr auto timing = granula_bench::runs::each_alone;
 
 // YACCLAB-style image: g x g blocks, each foreground with probability `density` (xorshift RNG).
 granula::host_image<std::uint8_t> random_blocks(std::int64_t n, double density, int g, std::uint64_t seed) {
@@ -44,28 +43,6 @@ granula::host_image<std::uint8_t> random_blocks(std::int64_t n, double density, 
             for (std::int64_t x = 0; x < n; ++x) img.view()(y, x) = row[static_cast<std::size_t>(x / g)];
     }
     return img;
-}
-
-template <class F>
-double median_ms(int reps, F&& run) {
-    cudaEvent_t a, b;
-    check(cudaEventCreate(&a), "cudaEventCreate");
-    check(cudaEventCreate(&b), "cudaEventCreate");
-    run(0);  // warm-up
-    std::vector<float> ms;
-    for (int i = 0; i < reps; ++i) {
-        check(cudaEventRecord(a), "cudaEventRecord");
-        run(i);
-        check(cudaEventRecord(b), "cudaEventRecord");
-        check(cudaEventSynchronize(b), "cudaEventSynchronize");
-        float t = 0;
-        check(cudaEventElapsedTime(&t, a, b), "cudaEventElapsedTime");
-        ms.push_back(t);
-    }
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-    return ms[ms.size() / 2];
 }
 
 }  // namespace
@@ -90,7 +67,7 @@ int main(int argc, char** argv) {
     granula::device_image<std::int32_t> out[2] = {granula::device_image<std::int32_t>(n, n),
                                                   granula::device_image<std::int32_t>(n, n)};
     granula::device_image<std::int32_t> copy_dst(n, n);
-    const double copy_ms = median_ms(reps, [&](int i) {
+    const double copy_ms = median_ms(reps, 1, timing, [&](int i) {
         granula::copy<std::int32_t>(out[i % 2].view(), copy_dst.view());
     });
     std::printf("# %lldx%lld, median of %d runs; copy of the int32 image (read+write %.0f MB): %.3f ms = %.0f GB/s\n",
@@ -115,7 +92,7 @@ int main(int argc, char** argv) {
             granula::upload<std::uint8_t>(random_blocks(n, c.density, c.granularity, 2).view())};
         std::int64_t count = 0;
         auto run = [&](int connectivity, granula::region_statistics* st) {
-            return median_ms(reps, [&](int i) {
+            return median_ms(reps, 1, timing, [&](int i) {
                 count = granula::label<std::uint8_t>(in[i % 2].view(), out[i % 2].view(), connectivity, 0, st);
             });
         };

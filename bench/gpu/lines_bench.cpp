@@ -20,44 +20,20 @@
 #include <string>
 #include <vector>
 
+#include "cuda_timing.hpp"
 #include "granula/granula.hpp"
 
 namespace {
 
-void check(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) {
-        std::fprintf(stderr, "%s failed: %s\n", what, cudaGetErrorString(status));
-        std::exit(2);
-    }
-}
+using granula_bench::check;
+using granula_bench::median_ms;
+// Each run waits for the previous: the time of a whole call, host work included.
+constexpr auto timing = granula_bench::runs::each_alone;
 
 void copy_image(const granula::device_image<std::uint8_t>& from, granula::device_image<std::uint8_t>& to) {
     check(cudaMemcpyAsync(to.data(), from.data(), static_cast<std::size_t>(from.stride() * from.height()),
                           cudaMemcpyDeviceToDevice),
           "cudaMemcpyAsync");
-}
-
-template <class F>
-double median_ms(int reps, F&& run) {
-    cudaEvent_t a, b;
-    check(cudaEventCreate(&a), "cudaEventCreate");
-    check(cudaEventCreate(&b), "cudaEventCreate");
-    run(0);  // warm-up
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    std::vector<float> ms;
-    for (int i = 0; i < reps; ++i) {
-        check(cudaEventRecord(a), "cudaEventRecord");
-        run(i);
-        check(cudaEventRecord(b), "cudaEventRecord");
-        check(cudaEventSynchronize(b), "cudaEventSynchronize");
-        float t = 0;
-        check(cudaEventElapsedTime(&t, a, b), "cudaEventElapsedTime");
-        ms.push_back(t);
-    }
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-    return ms[ms.size() / 2];
 }
 
 granula::host_image<std::uint8_t> random_u8(std::int64_t w, std::int64_t h, std::uint64_t seed) {
@@ -108,9 +84,9 @@ int main(int argc, char** argv) {
         granula::device_image<std::int32_t> orientation[2] = {granula::device_image<std::int32_t>(m, m),
                                                                granula::device_image<std::int32_t>(m, m)};
         const auto angles = granula::evenly_spaced_angles(180);
-        const double copy_ms = median_ms(reps, [&](int i) { copy_image(in[i % 2], extremum[i % 2]); });
+        const double copy_ms = median_ms(reps, 1, timing, [&](int i) { copy_image(in[i % 2], extremum[i % 2]); });
         for (const auto algorithm : algorithms) {
-            const double ms = median_ms(reps, [&](int i) {
+            const double ms = median_ms(reps, 1, timing, [&](int i) {
                 granula::device_line_outputs<std::uint8_t> out;
                 out.extremum = extremum[i % 2].view();
                 out.orientation = orientation[i % 2].view();
@@ -126,11 +102,11 @@ int main(int argc, char** argv) {
                                                       granula::upload<std::uint8_t>(random_u8(n, n, 4).view())};
         granula::device_image<std::uint8_t> out[2] = {granula::device_image<std::uint8_t>(n, n),
                                                       granula::device_image<std::uint8_t>(n, n)};
-        const double copy_ms = median_ms(reps, [&](int i) { copy_image(in[i % 2], out[i % 2]); });
+        const double copy_ms = median_ms(reps, 1, timing, [&](int i) { copy_image(in[i % 2], out[i % 2]); });
         for (const std::int64_t length : {41, 101})
             for (const double angle : {0.0, 30.0, 45.0, 60.0, 90.0, 120.0, 150.0})
                 for (const auto algorithm : algorithms) {
-                    const double ms = median_ms(reps, [&](int i) {
+                    const double ms = median_ms(reps, 1, timing, [&](int i) {
                         granula::line_filter<std::uint8_t>(in[i % 2].view(), out[i % 2].view(), angle,
                                                            {length, {}, {}, algorithm});
                     });

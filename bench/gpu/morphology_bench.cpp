@@ -17,22 +17,20 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <functional>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "cuda_timing.hpp"
 #include "granula/granula.hpp"
 
 namespace {
 
-void check(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) {
-        std::fprintf(stderr, "%s failed: %s\n", what, cudaGetErrorString(status));
-        std::exit(2);
-    }
-}
+using granula_bench::check;
+using granula_bench::median_ms;
+// Runs queued back to back: the device time of each call.
+constexpr auto timing = granula_bench::runs::back_to_back;
 
 struct options {
     int reps = 30;
@@ -100,25 +98,6 @@ options parse(int argc, char** argv) {
     return o;
 }
 
-// Times f(i) for run i: warm-up, then `reps` runs each between two events; returns the median ms.
-double median_ms(const options& o, const std::function<void(int)>& f) {
-    for (int i = 0; i < o.warmup; ++i) f(i);
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    std::vector<cudaEvent_t> events(2 * o.reps);
-    for (auto& e : events) check(cudaEventCreate(&e), "cudaEventCreate");
-    for (int i = 0; i < o.reps; ++i) {
-        check(cudaEventRecord(events[2 * i]), "cudaEventRecord");
-        f(o.warmup + i);
-        check(cudaEventRecord(events[2 * i + 1]), "cudaEventRecord");
-    }
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    std::vector<float> ms(o.reps);
-    for (int i = 0; i < o.reps; ++i) check(cudaEventElapsedTime(&ms[i], events[2 * i], events[2 * i + 1]), "elapsed");
-    for (auto& e : events) cudaEventDestroy(e);
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-}
-
 struct result {
     std::string type, what, mode;
     std::int64_t width, height, length;
@@ -158,10 +137,10 @@ void bench_type(const options& o, const char* type_name, std::int64_t size, std:
 
     // The copy floor: the faster of a plain cudaMemcpyAsync of the whole (contiguous) buffer and
     // granula's 2-D copy (cudaMemcpy2DAsync), which the runtime may run more slowly.
-    const double copy2d_ms = median_ms(o, [&](int i) { copy<T>(pick_in(i), pick_out(i)); });
+    const double copy2d_ms = median_ms(o.reps, o.warmup, timing, [&](int i) { copy<T>(pick_in(i), pick_out(i)); });
     double copy_ms = copy2d_ms;
     if (in[0].stride() == w) {
-        const double copy1d_ms = median_ms(o, [&](int i) {
+        const double copy1d_ms = median_ms(o.reps, o.warmup, timing, [&](int i) {
             check(cudaMemcpyAsync(pick_out(i).data(), pick_in(i).data(), static_cast<std::size_t>(w * h) * sizeof(T),
                                   cudaMemcpyDeviceToDevice),
                   "cudaMemcpyAsync");
@@ -175,7 +154,8 @@ void bench_type(const options& o, const char* type_name, std::int64_t size, std:
     for (const bool horizontal : {true, false})
         for (const std::int64_t L : o.lengths) {
             const auto se = horizontal ? structuring_element::hline(L) : structuring_element::vline(L);
-            const double ms = median_ms(o, [&](int i) { erosion(pick_in(i), pick_out(i), se, mode); });
+            const double ms =
+                median_ms(o.reps, o.warmup, timing, [&](int i) { erosion(pick_in(i), pick_out(i), se, mode); });
             results.push_back({type_name, std::string("erosion ") + (horizontal ? "hline" : "vline"),
                                std::string(to_string(o.mode)), w, h, L, ms, copy_ms, bytes / ms / 1e6});
         }
@@ -195,7 +175,8 @@ void bench_type(const options& o, const char* type_name, std::int64_t size, std:
              border_mode::ignore},
         };
         for (const auto& e : extras) {
-            const double ms = median_ms(o, [&](int i) { morphology<T>(e.op, pick_in(i), pick_out(i), e.se, {e.mode, 0}); });
+            const double ms = median_ms(o.reps, o.warmup, timing,
+                                        [&](int i) { morphology<T>(e.op, pick_in(i), pick_out(i), e.se, {e.mode, 0}); });
             results.push_back({type_name, std::string(e.what) + " " + e.se.to_string(), std::string(to_string(e.mode)),
                                w, h, e.se.width() * e.se.height() > 1 ? std::max(e.se.width(), e.se.height()) : 1, ms,
                                copy_ms, bytes / ms / 1e6});
