@@ -6,7 +6,8 @@ with the same footprint mask and border ('ignore' = OpenCV's default border = sc
 'constant' with the type's largest value), with the same thread count for granula and OpenCV
 (scipy.ndimage is single-threaded). Cases: uint8 horizontal and vertical lines of L = 3, 15, 63,
 255; float32 lines of L = 255; a 255 x 255 uint8 rectangle; a line of 255 at 30 degrees, a disk
-of radius 31 and a random 64 x 64 mask. Each time is the median of --repeat runs after a
+of radius 31, MATLAB's periodic-line disk of radius 31 (against OpenCV's 63 x 63 ellipse) and a
+random 64 x 64 mask. Each time is the median of --repeat runs after a
 warm-up; every result is checked against OpenCV's pixel for pixel.
 
 GPU (--gpu; 16384 x 16384 by default): granula on CuPy arrays against
@@ -29,10 +30,14 @@ import granula
 
 CPU_CASES = [("uint8", f"{axis}line:{length}") for length in (3, 15, 63, 255) for axis in "hv"]
 CPU_CASES += [("float32", "hline:255"), ("float32", "vline:255"), ("uint8", "square:255")]
-CPU_CASES += [("uint8", "line:255:30"), ("uint8", "disk:31"), ("uint8", "random:64")]
+CPU_CASES += [("uint8", "line:255:30"), ("uint8", "disk:31"), ("uint8", "disk:31:4"), ("uint8", "random:64")]
+# Cases where OpenCV gets its own shape instead of granula's mask (so results differ): MATLAB's
+# periodic-line disk against the ellipse a user of OpenCV would take for a disk of radius 31.
+OPENCV_OWN_KERNEL = {"disk:31:4": ("ellipse 63x63", (63, 63))}
 GPU_CASES = [("uint8", f"{axis}line:{length}") for length in (3, 63, 255, 1001) for axis in "hv"]
 GPU_CASES += [("float32", f"{axis}line:{length}") for length in (63, 255) for axis in "hv"]
 GPU_CASES += [("uint8", "line:63:45"), ("uint8", "line:255:30"), ("uint8", "line:1001:30"), ("uint8", "disk:31")]
+GPU_CASES += [("uint8", "disk:31:4")]
 
 
 def footprint_of(spec):
@@ -104,17 +109,21 @@ def cpu_benchmark(size, threads_list, repeat, with_scipy):
             footprint, mask = footprint_of(spec)
             kernel = mask.astype(np.uint8)
             anchor = (footprint.footprint()[1][1], footprint.footprint()[1][0])
+            label = spec
+            if spec in OPENCV_OWN_KERNEL:
+                name, size = OPENCV_OWN_KERNEL[spec]
+                kernel, anchor, label = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, size), (-1, -1), f"{spec} (cv2 {name})"
             out = np.empty_like(image)
             g = median_ms(lambda: granula.erosion(image, footprint, out=out), repeat)
             c = median_ms(lambda: cv2.erode(image, kernel, anchor=anchor), repeat)
             same = np.array_equal(granula.erosion(image, footprint), cv2.erode(image, kernel, anchor=anchor))
-            row = [dtype, spec, threads, f"{g:.2f}", f"{c:.2f}", f"{c / g:.1f}x"]
+            row = [dtype, label, threads, f"{g:.2f}", f"{c:.2f}", f"{c / g:.1f}x"]
             if with_scipy:
                 if (dtype, spec) not in scipy_ms:  # single-threaded: measured once
                     scipy_ms[dtype, spec] = median_ms(lambda: scipy_erosion(ndi, image, mask, out), repeat)
                 s = scipy_ms[dtype, spec]
                 row += [f"{s:.2f}", f"{s / g:.1f}x"]
-            rows.append(row + ["yes" if same else "NO"])
+            rows.append(row + ["n/a" if spec in OPENCV_OWN_KERNEL else "yes" if same else "NO"])
     granula.set_num_threads(0)
     header = ["dtype", "footprint", "threads", "granula ms", "OpenCV ms", "OpenCV/granula"]
     if with_scipy:

@@ -71,6 +71,7 @@ void BM_erosion_element(benchmark::State& state, const char* spec) {
 }
 BENCHMARK_CAPTURE(BM_erosion_element, line_255_30, "line:255:30")->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_erosion_element, disk_31, "disk:31")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_erosion_element, disk_31_4, "disk:31:4")->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_erosion_element, octagon_27_18, "octagon:27:18")->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -203,23 +203,33 @@ def line(length, angle):
     return _core.line(length, float(angle))
 
 
-def disk(radius):
-    """Euclidean disk ``x**2 + y**2 <= radius**2``, as scikit-image's ``disk``.
+def disk(radius, periodic_lines=0):
+    """Euclidean disk ``x**2 + y**2 <= radius**2``, as scikit-image's ``disk``, or MATLAB's
+    ``strel('disk', radius, periodic_lines)`` approximation of it.
+
+    With ``periodic_lines`` 4, 6 or 8 the disk is Adams' radial decomposition into that many
+    periodic lines (plus a horizontal and a vertical line where they fall short of the radius),
+    as MATLAB builds it: a symmetric polygon of up to 2 ``periodic_lines`` sides that reaches
+    ``radius - 1`` along the axes and up to 10% past ``radius`` between them, and whose erosion
+    costs the same for every radius. Below radius 3 it is the exact disk, as in MATLAB.
+    ``footprint()`` gives its exact pixels.
 
     Parameters
     ----------
     radius : int
         At least 0 (0: a single pixel).
+    periodic_lines : int
+        0 (the exact disk, the default), 4, 6 or 8.
 
     Returns
     -------
     Footprint
-        A ``(2 radius + 1)``-square footprint with its origin at the centre.
+        A square footprint with its origin at the centre, ``2 radius + 1`` wide when exact.
 
     Raises
     ------
     ValueError
-        If ``radius`` is negative.
+        If ``radius`` is negative or ``periodic_lines`` is not 0, 4, 6 or 8.
 
     Examples
     --------
@@ -228,8 +238,17 @@ def disk(radius):
     array([[0, 1, 0],
            [1, 1, 1],
            [0, 1, 0]])
+    >>> footprints.disk(4, periodic_lines=4).footprint()[0].astype(int)
+    array([[0, 0, 1, 1, 1, 0, 0],
+           [0, 1, 1, 1, 1, 1, 0],
+           [1, 1, 1, 1, 1, 1, 1],
+           [1, 1, 1, 1, 1, 1, 1],
+           [1, 1, 1, 1, 1, 1, 1],
+           [0, 1, 1, 1, 1, 1, 0],
+           [0, 0, 1, 1, 1, 0, 0]])
     """
-    return _core.disk(radius)
+    return _core.disk(radius, periodic_lines)
+
 
 
 def diamond(radius):
@@ -367,8 +386,9 @@ def parse(spec):
     ----------
     spec : str
         ``"hline:L"``, ``"vline:L"``, ``"rect:WxH"`` (W columns, H rows), ``"square:N"``,
-        ``"line:L:ANGLE"``, ``"disk:R"``, ``"diamond:R"``, ``"octagon:M:N"`` or ``"ellipse:WxH"``,
-        with integers of at least 1 and ANGLE in degrees.
+        ``"line:L:ANGLE"``, ``"disk:R"``, ``"disk:R:N"`` (N = 4, 6 or 8 periodic lines),
+        ``"diamond:R"``, ``"octagon:M:N"`` or ``"ellipse:WxH"``, with integers of at least 1 and
+        ANGLE in degrees.
 
     Returns
     -------

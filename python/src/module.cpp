@@ -205,7 +205,7 @@ NB_MODULE(_core, m) {
     m.def("vline", &structuring_element::vline, "length"_a);
     m.def("rectangle", &structuring_element::rectangle, "width"_a, "height"_a);
     m.def("line", &structuring_element::line, "length"_a, "angle"_a);
-    m.def("disk", &structuring_element::disk, "radius"_a);
+    m.def("disk", nb::overload_cast<std::int64_t, int>(&structuring_element::disk), "radius"_a, "periodic_lines"_a);
     m.def("diamond", &structuring_element::diamond, "radius"_a);
     m.def("octagon", &structuring_element::octagon, "m"_a, "n"_a);
     m.def("ellipse", &structuring_element::ellipse, "width"_a, "height"_a);

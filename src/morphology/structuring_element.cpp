@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <span>
 #include <string>
 
 #include "core/border_index.hpp"
@@ -203,6 +204,54 @@ structuring_element structuring_element::disk(std::int64_t radius) {
             run_terms(centred_mask(n, n, [&](std::int64_t x, std::int64_t y) { return x * x + y * y <= radius * radius; }))};
 }
 
+structuring_element structuring_element::disk(std::int64_t radius, int periodic_lines) {
+    check_radius(radius);
+    if (periodic_lines != 0 && periodic_lines != 4 && periodic_lines != 6 && periodic_lines != 8)
+        throw invalid_argument("a disk is made of 0 (exact), 4, 6 or 8 periodic lines, got " +
+                               std::to_string(periodic_lines));
+    if (periodic_lines == 0) return disk(radius);
+    const std::string spec = "disk:" + std::to_string(radius) + ":" + std::to_string(periodic_lines);
+    if (radius < 3) {  // too small to decompose (MATLAB's rule)
+        structuring_element exact = disk(radius);
+        exact.spec_ = spec;
+        return exact;
+    }
+    // The steps (x, y) of the periodic lines: MATLAB's basis vectors (row, column) transposed.
+    static constexpr int steps4[][2] = {{0, 1}, {1, 1}, {1, 0}, {1, -1}};
+    static constexpr int steps6[][2] = {{0, 1}, {2, 1}, {1, 2}, {1, 0}, {2, -1}, {1, -2}};
+    static constexpr int steps8[][2] = {{0, 1}, {1, 2}, {1, 1}, {2, 1}, {1, 0}, {2, -1}, {1, -1}, {1, -2}};
+    const auto steps = periodic_lines == 4   ? std::span<const int[2]>(steps4)
+                       : periodic_lines == 6 ? std::span<const int[2]>(steps6)
+                                             : std::span<const int[2]>(steps8);
+    // Adams' radial extent k of each line (p. 328): the lines' sum is a 2n-gon of inradius ~r.
+    // Each line has 2 rp + 1 points, rp = floor(k / |step|), which falls a little short of r.
+    const double theta = 3.14159265358979323846 / (2.0 * periodic_lines);
+    const double k = 2.0 * static_cast<double>(radius) / (1.0 / std::tan(theta) + 1.0 / std::sin(theta));
+    decomposition_term t;
+    std::int64_t reach_y = 0;  // the sum's reach along the y axis
+    for (const auto& [dx, dy] : steps) {
+        const auto rp = static_cast<std::int64_t>(std::floor(k / std::hypot(dx, dy)));
+        if (rp > 0) t.segments.push_back({2 * rp + 1, dx, dy, rp});
+        reach_y += rp * std::abs(dy);
+    }
+    // A horizontal and a vertical run of 2 (r - reach) - 1 pixels make up the shortfall (when at
+    // least 3); each merges with the periodic line of the same step.
+    const std::int64_t extra = 2 * (radius - reach_y) - 1;
+    if (extra >= 3)
+        for (const line_segment run : {line_segment{extra, 1, 0, extra / 2}, line_segment{extra, 0, 1, extra / 2}}) {
+            auto same = std::find_if(t.segments.begin(), t.segments.end(),
+                                     [&](const line_segment& s) { return s.dx == run.dx && s.dy == run.dy; });
+            if (same == t.segments.end())
+                t.segments.push_back(run);
+            else
+                same->length += run.length - 1, same->origin += run.origin;
+        }
+    // Horizontal and vertical lines first: the passes run in this order.
+    std::stable_partition(t.segments.begin(), t.segments.end(),
+                          [](const line_segment& s) { return s.horizontal() || s.vertical(); });
+    return {kind::disk, spec, {std::move(t)}};
+}
+
 structuring_element structuring_element::diamond(std::int64_t radius) {
     check_radius(radius);
     const std::int64_t n = 2 * radius + 1;
@@ -265,8 +314,8 @@ structuring_element structuring_element::from_mask(footprint_mask mask) {
 }
 
 std::string structuring_element::spec_syntax() {
-    return "hline:L, vline:L, rect:WxH, square:N, line:L:ANGLE, disk:R, diamond:R, octagon:M:N or ellipse:WxH "
-           "(integers >= 1, ANGLE in degrees)";
+    return "hline:L, vline:L, rect:WxH, square:N, line:L:ANGLE, disk:R, disk:R:N (N = 4, 6 or 8 periodic lines), "
+           "diamond:R, octagon:M:N or ellipse:WxH (integers >= 1, ANGLE in degrees)";
 }
 
 structuring_element structuring_element::parse(std::string_view spec) {
@@ -284,6 +333,11 @@ structuring_element structuring_element::parse(std::string_view spec) {
         if (a < 1 || b < 1) throw bad("sizes must be >= 1");
         return std::pair{a, b};
     };
+    if (name == "disk" && args.find(':') != std::string_view::npos) {
+        const auto [r, n] = two(':', "R:N");
+        if (n != 4 && n != 6 && n != 8) throw bad("a disk's N is 4, 6 or 8 periodic lines");
+        return disk(r, static_cast<int>(n));
+    }
     if (name == "hline" || name == "vline" || name == "square" || name == "disk" || name == "diamond") {
         std::int64_t a = 0;
         if (!parse_int(args, a)) throw bad("expected one integer after ':'");
@@ -328,18 +382,26 @@ footprint_mask structuring_element::footprint() const {
         f.mask.assign(f.mask.size(), 1);
         return f;
     }
-    // Each term: its offset swept along every segment in turn.
+    // Each term: its offset swept along every segment in turn, each point kept once (a sum of
+    // many segments revisits points). Partial sums stay in the box: every segment holds offset 0.
+    const auto index = [&](std::int64_t x, std::int64_t y) {
+        return static_cast<std::size_t>((y + origin_y_) * width_ + x + origin_x_);
+    };
+    std::vector<std::uint8_t> seen(f.mask.size(), 0);
     std::vector<std::pair<std::int64_t, std::int64_t>> points, next;
     for (const auto& t : terms_) {
         points.assign(1, {t.offset_x, t.offset_y});
         for (const auto& s : t.segments) {
             next.clear();
             for (const auto& [x, y] : points)
-                for (std::int64_t k = 0; k < s.length; ++k)
-                    next.emplace_back(x + (k - s.origin) * s.dx, y + (k - s.origin) * s.dy);
+                for (std::int64_t k = 0; k < s.length; ++k) {
+                    const std::int64_t px = x + (k - s.origin) * s.dx, py = y + (k - s.origin) * s.dy;
+                    if (!seen[index(px, py)]) seen[index(px, py)] = 1, next.emplace_back(px, py);
+                }
+            for (const auto& [x, y] : next) seen[index(x, y)] = 0;
             points.swap(next);
         }
-        for (const auto& [x, y] : points) f.mask[static_cast<std::size_t>((y + origin_y_) * width_ + x + origin_x_)] = 1;
+        for (const auto& [x, y] : points) f.mask[index(x, y)] = 1;
     }
     return f;
 }

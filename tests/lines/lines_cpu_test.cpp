@@ -70,7 +70,7 @@ TYPED_TEST(LinesCpu, EqualsScanLineReference) {
 TYPED_TEST(LinesCpu, LongLinesEqualFifo) {
     using T = TypeParam;
     std::mt19937_64 rng(23);
-    for (const auto [w, h] : {std::pair<std::int64_t, std::int64_t>{2100, 512}, {512, 2100}}) {
+    for (const auto& [w, h] : {std::pair<std::int64_t, std::int64_t>{2100, 512}, {512, 2100}}) {
         const auto img = random_image<T>(rng, w, h, 50, false);
         std::vector<double> angles;
         for (int i = 0; i < 4; ++i) {

@@ -85,6 +85,71 @@ TEST(StructuringElement, ShapesEqualTheirDefinitions) {
         }
 }
 
+// MATLAB's strel('disk', r, n) as its documentation and Adams (1993) describe it, built here
+// point by point: the Minkowski sum of n periodic lines i v, |i| <= floor(k / |v|), with
+// k = 2 r / (cot(pi / 2n) + 1 / sin(pi / 2n)) and v MATLAB's (row, column) basis vectors, then a
+// horizontal and a vertical line of 2 (r - reach - 1) + 1 pixels when that is 3 or more.
+footprint_mask matlab_periodic_disk(std::int64_t r, int n) {
+    const std::vector<std::pair<int, int>> basis =
+        n == 4   ? std::vector<std::pair<int, int>>{{1, 0}, {1, 1}, {0, 1}, {-1, 1}}
+        : n == 6 ? std::vector<std::pair<int, int>>{{1, 0}, {1, 2}, {2, 1}, {0, 1}, {-1, 2}, {-2, 1}}
+                 : std::vector<std::pair<int, int>>{{1, 0}, {2, 1}, {1, 1}, {1, 2}, {0, 1}, {-1, 2}, {-1, 1}, {-2, 1}};
+    const double pi = std::acos(-1.0), theta = pi / (2 * n);
+    const double k = 2.0 * r / (std::cos(theta) / std::sin(theta) + 1.0 / std::sin(theta));
+    std::set<std::pair<std::int64_t, std::int64_t>> points{{0, 0}};  // (row, column)
+    const auto sum_with = [&](const std::vector<std::pair<std::int64_t, std::int64_t>>& line) {
+        std::set<std::pair<std::int64_t, std::int64_t>> next;
+        for (const auto& [pr, pc] : points)
+            for (const auto& [lr, lc] : line) next.insert({pr + lr, pc + lc});
+        points = std::move(next);
+    };
+    for (const auto& [vr, vc] : basis) {
+        const auto p = static_cast<std::int64_t>(std::floor(k / std::sqrt(double(vr * vr + vc * vc))));
+        std::vector<std::pair<std::int64_t, std::int64_t>> line;
+        for (std::int64_t i = -p; i <= p; ++i) line.push_back({i * vr, i * vc});
+        sum_with(line);
+    }
+    std::int64_t reach = 0;
+    for (const auto& point : points) reach = std::max(reach, point.first);
+    const std::int64_t len = 2 * (r - reach - 1) + 1;
+    if (len >= 3) {
+        std::vector<std::pair<std::int64_t, std::int64_t>> horizontal, vertical;
+        for (std::int64_t i = -(len / 2); i <= len / 2; ++i) horizontal.push_back({0, i}), vertical.push_back({i, 0});
+        sum_with(horizontal);
+        sum_with(vertical);
+    }
+    std::int64_t half = 0;
+    for (const auto& [pr, pc] : points) half = std::max({half, std::abs(pr), std::abs(pc)});
+    return defined_mask(2 * half + 1, 2 * half + 1, [&](auto x, auto y) { return points.count({y, x}) != 0; });
+}
+
+TEST(StructuringElement, PeriodicLineDisksAreMatlabs) {
+    for (int n : {4, 6, 8})
+        for (std::int64_t r = 3; r <= 60; r += (r < 12 ? 1 : 7)) {
+            const auto se = structuring_element::disk(r, n);
+            EXPECT_TRUE(same_mask(se.footprint(), matlab_periodic_disk(r, n))) << "disk " << r << ", " << n;
+            EXPECT_EQ(se.to_string(), "disk:" + std::to_string(r) + ":" + std::to_string(n));
+            EXPECT_EQ(structuring_element::parse(se.to_string()), se);
+            ASSERT_EQ(se.decomposition().size(), 1u);  // one sum of lines, none longer than needed
+            EXPECT_LE(se.decomposition()[0].segments.size(), static_cast<std::size_t>(n));
+        }
+    // strel('disk', 4) as MATLAB prints it.
+    const std::vector<std::uint8_t> four = {0, 0, 1, 1, 1, 0, 0,  //
+                                            0, 1, 1, 1, 1, 1, 0,  //
+                                            1, 1, 1, 1, 1, 1, 1,  //
+                                            1, 1, 1, 1, 1, 1, 1,  //
+                                            1, 1, 1, 1, 1, 1, 1,  //
+                                            0, 1, 1, 1, 1, 1, 0,  //
+                                            0, 0, 1, 1, 1, 0, 0};
+    EXPECT_EQ(structuring_element::disk(4, 4).footprint().mask, four);
+    // Below radius 3 MATLAB uses the exact disk; 0 lines is the exact disk.
+    for (std::int64_t r : {0, 1, 2}) EXPECT_EQ(structuring_element::disk(r, 8), structuring_element::disk(r));
+    EXPECT_EQ(structuring_element::disk(9, 0).to_string(), "disk:9");
+    for (int n : {-4, 1, 2, 3, 5, 7, 9, 16}) EXPECT_THROW(structuring_element::disk(5, n), invalid_argument) << n;
+    for (const char* bad : {"disk:5:0", "disk:5:5", "disk:5:x", "disk:5:4:1", "disk::4"})
+        EXPECT_THROW(structuring_element::parse(bad), invalid_argument) << bad;
+}
+
 TEST(StructuringElement, MaskKeepsItsBoxAndOrigin) {
     footprint_mask m;
     m.width = 4, m.height = 3, m.origin_x = 3, m.origin_y = 0;

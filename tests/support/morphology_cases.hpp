@@ -56,8 +56,9 @@ template <class T>
     return ::testing::AssertionSuccess();
 }
 
-// Elements of every kind: lines at random angles and lengths (beyond the image too), disks,
-// diamonds, octagons, ellipses and random masks with random origins, every mode, both paths.
+// Elements of every kind: lines at random angles and lengths (beyond the image too), exact and
+// periodic-line disks, diamonds, octagons, ellipses and random masks with random origins, every
+// mode, both paths.
 inline std::vector<structuring_element> assorted_elements(std::mt19937_64& rng, int count) {
     std::uniform_real_distribution<double> angle(0.0, 180.0);
     std::uniform_int_distribution<std::int64_t> length(1, 301), small(1, 6), coin(0, 1);
@@ -66,7 +67,10 @@ inline std::vector<structuring_element> assorted_elements(std::mt19937_64& rng, 
         switch (i % 6) {
         case 0:
         case 1: elements.push_back(structuring_element::line(length(rng) % (i % 3 == 0 ? 301 : 40) + 1, angle(rng))); break;
-        case 2: elements.push_back(structuring_element::disk(small(rng))); break;
+        case 2:
+            elements.push_back(coin(rng) ? structuring_element::disk(small(rng))
+                                         : structuring_element::disk(small(rng) + 2, 4 + 2 * static_cast<int>(small(rng) % 3)));
+            break;
         case 3:
             elements.push_back(coin(rng) ? structuring_element::diamond(small(rng))
                                          : structuring_element::octagon(small(rng), small(rng) % 3 + 1));
