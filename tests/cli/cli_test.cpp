@@ -181,7 +181,7 @@ TEST(CliRun, ModesFootprintsTypesAndOptionSpellings) {
 
 TEST(CliRun, FootprintShapesAndMaskFiles) {
     scratch_dir dir;
-    for (const std::string spec : {"line:41:30", "disk:5", "diamond:3", "octagon:3:2", "ellipse:6x3"}) {
+    for (const std::string spec : {"line:41:30", "disk:5", "disk:9:4", "diamond:3", "octagon:3:2", "ellipse:6x3"}) {
         const std::string out = dir.file("shape.png");
         ASSERT_TRUE(succeeds({"erosion", data_file("text.png"), out, "--footprint", spec, "--device", "cpu"}));
         EXPECT_TRUE(same_image(api_result("erosion", data_file("text.png"), make_args(spec)), out)) << spec;
@@ -209,6 +209,8 @@ TEST(CliRun, FootprintShapesAndMaskFiles) {
                            1, "cannot open"));
     EXPECT_TRUE(fails_with({"erosion", data_file("text.png"), dir.file("o.png"), "--footprint", "line:9:nan"}, 2,
                            "--footprint: "));
+    EXPECT_TRUE(fails_with({"erosion", data_file("text.png"), dir.file("o.png"), "--footprint", "disk:9:5"}, 2,
+                           "4, 6 or 8 periodic lines"));
 }
 
 TEST(CliRun, HyphensSpellUnderscores) {
