@@ -131,19 +131,18 @@ void erode_or_dilate_general(host_view<const T> in, host_view<T> out, const stru
     // 4096x4096 uint8, one thread: 35 -> 20 ms).
     const auto grown_in_cache = [](const detail::element_plan::shifted_pass& pass) {
         if (!pass.first) return true;
-        return pass.first->horizontal() && pass.first->origin == 0 &&
-               (pass.first->length < long_run || pass.shifts.size() > 1);
+        return pass.first->horizontal() && (pass.first->length < long_run || pass.shifts.size() > 1);
     };
     for (const auto& group : plan.groups) {
         fill<T>(inner.view(), neutral<T>(maximum));
         std::vector<detail::shifted_runs> runs;
         for (const auto& pass : group.passes) {
             if (!grown_in_cache(pass)) continue;
-            const std::int64_t length = pass.first ? pass.first->length : 1;
+            const std::int64_t length = pass.first ? pass.first->length : 1, origin = pass.first ? pass.first->origin : 0;
             detail::shifted_runs r{length, pass.shifts};
-            // Dilation reads the run reflected: x - (length - 1) .. x.
-            if (maximum)
-                for (auto& shift : r.shifts) shift.x -= length - 1;
+            // Where each run starts: erosion reads x + shift - origin onwards, dilation the run
+            // reflected, x + shift - (length - 1 - origin) onwards.
+            for (auto& shift : r.shifts) shift.x -= maximum ? length - 1 - origin : origin;
             runs.push_back(std::move(r));
         }
         std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.length < b.length; });
