@@ -86,4 +86,19 @@ inline std::vector<structuring_element> assorted_elements(std::mt19937_64& rng, 
     return elements;
 }
 
+// Elements for the peer conventions: even and odd rectangles (where OpenCV's and MATLAB's
+// conventions differ from granula's), then assorted_elements.
+inline std::vector<structuring_element> convention_elements(std::mt19937_64& rng, int count) {
+    std::vector<structuring_element> elements = {
+        structuring_element::hline(4),         structuring_element::vline(6),
+        structuring_element::rectangle(4, 3),  structuring_element::rectangle(5, 7),
+        structuring_element::rectangle(2, 2),  structuring_element::line(8, 30),
+        structuring_element::line(10, 135),    structuring_element::ellipse(3, 2)};
+    for (auto& se : assorted_elements(rng, count)) elements.push_back(std::move(se));
+    return elements;
+}
+
+constexpr convention all_conventions[] = {convention::granula, convention::opencv, convention::scipy,
+                                          convention::matlab};
+
 }  // namespace granula::test_support

@@ -197,24 +197,35 @@ void subtract(host_view<const T> a, host_view<const T> b, host_view<T> out) {
 }  // namespace
 
 template <class T>
-void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const structuring_element& footprint,
-                border mode) {
+void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const structuring_element& erosion_element,
+                const structuring_element& dilation_element, border mode) {
+    const auto erode = [&](host_view<const T> from, host_view<T> to) {
+        erode_or_dilate<T>(from, to, erosion_element, false, mode);
+    };
+    const auto dilate = [&](host_view<const T> from, host_view<T> to) {
+        erode_or_dilate<T>(from, to, dilation_element, true, mode);
+    };
     switch (op) {
-    case morphology_op::erosion: erode_or_dilate<T>(in, out, footprint, false, mode); return;
-    case morphology_op::dilation: erode_or_dilate<T>(in, out, footprint, true, mode); return;
-    case morphology_op::opening:
-    case morphology_op::closing: {
-        const bool dilate_first = op == morphology_op::closing;
+    case morphology_op::erosion: erode(in, out); return;
+    case morphology_op::dilation: dilate(in, out); return;
+    case morphology_op::opening: {
         host_image<T> tmp(in.width(), in.height());
-        erode_or_dilate<T>(in, tmp.view(), footprint, dilate_first, mode);
-        erode_or_dilate<T>(tmp.view(), out, footprint, !dilate_first, mode);
+        erode(in, tmp.view());
+        dilate(tmp.view(), out);
+        return;
+    }
+    case morphology_op::closing: {
+        host_image<T> tmp(in.width(), in.height());
+        dilate(in, tmp.view());
+        erode(tmp.view(), out);
         return;
     }
     case morphology_op::white_tophat:
     case morphology_op::black_tophat: {
         const bool white = op == morphology_op::white_tophat;
         host_image<T> filtered(in.width(), in.height());
-        morphology<T>(white ? morphology_op::opening : morphology_op::closing, in, filtered.view(), footprint, mode);
+        morphology<T>(white ? morphology_op::opening : morphology_op::closing, in, filtered.view(), erosion_element,
+                      dilation_element, mode);
         if (white)
             subtract<T>(in, filtered.view(), out);
         else
@@ -223,8 +234,8 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
     }
     case morphology_op::gradient: {
         host_image<T> eroded(in.width(), in.height());
-        erode_or_dilate<T>(in, eroded.view(), footprint, false, mode);
-        erode_or_dilate<T>(in, out, footprint, true, mode);
+        erode(in, eroded.view());
+        dilate(in, out);
         subtract<T>(out, eroded.view(), out);
         return;
     }
@@ -233,7 +244,7 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
 
 #define GRANULA_INSTANTIATE(type, name)                                                                             \
     template void morphology<type>(morphology_op, host_view<const type>, host_view<type>, const structuring_element&, \
-                                   border);
+                                   const structuring_element&, border);
 GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
 #undef GRANULA_INSTANTIATE
 
