@@ -15,6 +15,8 @@ from conftest import DTYPES, OPERATIONS, compose, random_image
 cv2 = pytest.importorskip("cv2", reason="OpenCV (opencv-python-headless) is not installed")
 ndi = pytest.importorskip("scipy.ndimage", reason="scipy is not installed")
 
+from test_opencv import MORPH as CV2_MORPH  # noqa: E402
+
 fp = granula.footprints
 
 
@@ -37,17 +39,6 @@ def _elements(rng):
 
 
 SHAPES = [(1, 1), (1, 23), (19, 1), (31, 44)]
-CV2_MORPH = {
-    "erosion": cv2.MORPH_ERODE,
-    "dilation": cv2.MORPH_DILATE,
-    "opening": cv2.MORPH_OPEN,
-    "closing": cv2.MORPH_CLOSE,
-    "white_tophat": cv2.MORPH_TOPHAT,
-    "black_tophat": cv2.MORPH_BLACKHAT,
-    "gradient": cv2.MORPH_GRADIENT,
-}
-
-
 def _opencv_float_padding_as_inf(result):
     """OpenCV pads float images with -+FLT_MAX (its morphologyDefaultBorderValue() cast), granula
     with -+inf: the two differ only where a window misses the image entirely (a footprint

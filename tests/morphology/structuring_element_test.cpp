@@ -9,6 +9,7 @@
 
 #include "granula/core/error.hpp"
 #include "granula/morphology/structuring_element.hpp"
+#include "support/morphology_cases.hpp"
 
 namespace granula {
 namespace {
@@ -91,6 +92,9 @@ TEST(StructuringElement, MaskKeepsItsBoxAndOrigin) {
     m.mask = {0, 0, 0, 0, 0, 1, 1, 0, 1, 0, 0, 1};
     const auto se = structuring_element::from_mask(m);
     EXPECT_TRUE(same_mask(se.footprint(), m));
+    // One run at the origin, so separable, that does not fill the box.
+    for (const footprint_mask& run : {footprint_mask{3, 1, 0, 0, {1, 1, 0}}, footprint_mask{1, 2, 0, 1, {0, 1}}})
+        EXPECT_TRUE(same_mask(structuring_element::from_mask(run).footprint(), run));
     EXPECT_EQ(se.width(), 4);
     EXPECT_EQ(se.height(), 3);
     auto empty = m;
@@ -210,19 +214,16 @@ std::vector<structuring_element> transform_cases() {
         structuring_element::hline(1),       structuring_element::hline(4),       structuring_element::vline(7),
         structuring_element::rectangle(4, 6), structuring_element::rectangle(5, 2), structuring_element::disk(3),
         structuring_element::diamond(2),     structuring_element::octagon(1, 2),  structuring_element::octagon(3, 2),
-        structuring_element::ellipse(4, 2)};
+        structuring_element::ellipse(4, 2),
+        // Separable decompositions that do not fill their box.
+        structuring_element::from_mask({3, 1, 0, 0, {1, 1, 0}}), structuring_element::from_mask({1, 2, 0, 1, {0, 1}})};
     std::mt19937_64 rng(5);
     std::uniform_real_distribution<double> angle(0.0, 180.0);
-    std::uniform_int_distribution<std::int64_t> length(1, 200), side(1, 7), coin(0, 1);
+    std::uniform_int_distribution<std::int64_t> length(1, 200), side(1, 7);
     for (int i = 0; i < 40; ++i) elements.push_back(structuring_element::line(length(rng), i < 8 ? 22.5 * i : angle(rng)));
     for (int i = 0; i < 20; ++i) {
-        footprint_mask m;
-        m.width = side(rng), m.height = side(rng);
-        std::uniform_int_distribution<std::int64_t> ox(0, m.width - 1), oy(0, m.height - 1);
-        m.origin_x = ox(rng), m.origin_y = oy(rng);
-        for (std::int64_t k = 0; k < m.width * m.height; ++k) m.mask.push_back(static_cast<std::uint8_t>(coin(rng)));
-        m.mask[static_cast<std::size_t>(oy(rng) * m.width + ox(rng))] = 1;
-        elements.push_back(structuring_element::from_mask(m));
+        const std::int64_t width = side(rng), height = side(rng);
+        elements.push_back(test_support::random_mask_element(rng, width, height));
     }
     return elements;
 }
