@@ -35,6 +35,9 @@ def _elements(rng):
     elements += [fp.disk(r) for r in (1, 2, 4)] + [fp.diamond(2), fp.octagon(2, 1)]
     elements += [fp.ellipse(3, 2), fp.ellipse(2, 4)]
     elements += [fp.mask(_random_mask(rng, rows, cols)) for rows, cols in ((3, 4), (4, 4), (5, 2), (6, 7), (1, 6))]
+    # OpenCV's own shapes, even sizes included.
+    elements += [fp.mask(cv2.getStructuringElement(shape, size).astype(bool))
+                 for shape in (cv2.MORPH_ELLIPSE, cv2.MORPH_CROSS) for size in ((7, 4), (6, 6), (5, 9))]
     return elements
 
 
