@@ -60,8 +60,10 @@ void apply_parameter(const operation_info& op, std::string_view name, std::strin
     try {
         if (name == "footprint")
             args.footprint = parse_footprint(value);
-        else if (name == "mode")
-            args.mode.mode = parse_border_mode(value);
+        else if (name == "convention")
+            args.compatibility = parse_convention(value);
+        else if (name == "mode")  // after "convention", whose default border "default" names
+            args.mode.mode = parse_mode_parameter(value, args.compatibility);
         else if (name == "cval")
             args.mode.cval = parse_number(name, value);
         else

@@ -14,6 +14,7 @@
 #include "granula/geometry/geometry.hpp"
 #include "granula/labeling/labeling.hpp"
 #include "granula/lines/lines.hpp"
+#include "granula/morphology/convention.hpp"
 #include "granula/morphology/morphology.hpp"
 #include "granula/morphology/structuring_element.hpp"
 #include "granula/operations.hpp"

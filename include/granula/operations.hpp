@@ -10,6 +10,7 @@
 #include "granula/core/any_image.hpp"
 #include "granula/core/border.hpp"
 #include "granula/core/stream.hpp"
+#include "granula/morphology/convention.hpp"
 #include "granula/morphology/structuring_element.hpp"
 
 namespace granula {
@@ -18,7 +19,12 @@ namespace granula {
 struct operation_args {
     structuring_element footprint = structuring_element::square(3);
     border mode{};
+    convention compatibility = convention::granula;  // the peer whose results to reproduce
 };
+
+// A "mode" parameter's value: a border mode's name, or "default" for the default border mode of
+// the convention (default_border). Throws invalid_argument naming the allowed values.
+border_mode parse_mode_parameter(std::string_view value, convention c);
 
 struct parameter_info {
     std::string_view name;           // the keyword in Python, "--name" in the CLI

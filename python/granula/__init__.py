@@ -4,8 +4,9 @@ The operations take numpy arrays (computed on the CPU) or CUDA arrays such as Cu
 on the GPU, on the current stream) and return the same kind of array, without copying or
 converting the input. Names and keywords follow scikit-image: ``erosion``, ``dilation``,
 ``opening``, ``closing``, ``white_tophat``, ``black_tophat``, ``gradient``, each
-``f(image, footprint=None, *, mode='ignore', cval=0.0, out=None)``; structuring elements are in
-:mod:`granula.footprints`.
+``f(image, footprint=None, *, mode='default', cval=0.0, convention='granula', out=None)``
+(``convention='opencv'``, ``'scipy'`` or ``'matlab'`` reproduces that library's results);
+structuring elements are in :mod:`granula.footprints`.
 
 Examples
 --------

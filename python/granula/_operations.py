@@ -1,7 +1,8 @@
 """The image operations, generated from the C++ operation registry (granula/operations.hpp).
 
 Each registered operation becomes a function ``name(image, footprint=None, *, mode=..., cval=...,
-out=None)`` whose defaults and parameter help come from the registry, so the Python functions,
+out=None)`` (grey morphology adds ``convention=...``) whose defaults and parameter help come from
+the registry, so the Python functions,
 the command-line tool and the C++ API cannot drift apart. Docstrings add what only Python users
 need: array handling, the scipy.ndimage equivalent and a runnable example.
 """
@@ -14,8 +15,10 @@ import numpy as np
 from . import _core
 from .footprints import as_footprint, parse
 
-# The parameters _core.run takes; an operation with others is bound once run takes them.
+# The parameters _core.run takes, and those only some operations list (grey morphology's
+# convention); an operation with others is bound once run takes them.
 _PARAMETERS = ("footprint", "mode", "cval")
+_OPTIONAL_PARAMETERS = ("convention",)
 
 # Per operation: the definition, the scipy.ndimage function computing the same thing in modes
 # other than 'ignore', and a doctest. The example image is _EXAMPLE_IMAGE.
@@ -40,7 +43,8 @@ array([[0, 0, 0, 0, 0, 0],
     ),
     "dilation": (
         "``out(x) = max over b in B of image(x - b)``: the footprint is reflected, as in "
-        "scipy.ndimage and scikit-image (OpenCV does not reflect; the two differ for even sizes).",
+        "scipy.ndimage and scikit-image (OpenCV does not reflect; the two differ for even sizes: "
+        "``convention='opencv'`` gives OpenCV's).",
         "grey_dilation",
         """\
 >>> granula.dilation(image, "vline:3")
@@ -163,11 +167,11 @@ footprint : Footprint, str or array of bool, optional
     element set, or the text form: {footprint_help}. Default ``'{footprint_default}'``.
 mode : str, optional
     How pixels outside the image are treated; one of {mode_help}.
-    ``'ignore'`` (the default) lets them take no part; the others pad as scipy.ndimage's
-    modes of the same names.
+    ``'ignore'`` lets them take no part; the others pad as scipy.ndimage's modes of the same
+    names. Default ``'{mode_default}'``.
 cval : float, optional
     The {cval_help}, representable in the image's dtype. Default {cval_default}.
-out : array, optional
+{convention_doc}out : array, optional
     Where to write the result: the image's shape and dtype, in the same kind of memory
     (host or CUDA), writable, laid out as ``image`` may be. It may be ``image`` itself.
 
@@ -199,6 +203,35 @@ the current CUDA device.
 For unsigned dtypes differences saturate at 0. For float32 a NaN anywhere under the footprint
 makes the result NaN (numpy's ``minimum``/``maximum`` rule), on the CPU and the GPU alike.
 {examples}"""
+
+_CONVENTION_DOC = """\
+convention : {{'granula', 'opencv', 'scipy', 'matlab'}}, optional
+    Whose results to reproduce, pixel for pixel, with ``footprint``'s mask. Default
+    ``'{default}'``: granula's own (erosion ``min image(x + b)``, dilation
+    ``max image(x - b)``, origin ``n // 2``).
+
+    - ``'opencv'``: cv2.erode, cv2.dilate and cv2.morphologyEx with the mask as the kernel
+      and the footprint's origin as the anchor (the default anchor for the built-in
+      footprints). cv2.dilate does not reflect the kernel: dilations here use
+      ``footprint.reflected()``, and opening, closing, the top-hats and the gradient
+      compose OpenCV's erosion and dilation as it does. Default mode 'ignore'
+      (BORDER_CONSTANT with morphologyDefaultBorderValue(); where a window misses the
+      image, which only a footprint without its origin allows, OpenCV's float32 result is
+      -+FLT_MAX and granula's -+inf).
+    - ``'scipy'``: scipy.ndimage's grey_erosion, grey_dilation, grey_opening,
+      grey_closing, white_tophat, black_tophat and morphological_gradient with
+      ``footprint=mask``: granula's operations, with scipy's default mode 'reflect'.
+      scipy's ``origin=(a, b)`` is ``footprint.with_origin(rows // 2 + a, cols // 2 + b)``.
+      scipy's top-hats wrap around for unsigned dtypes where the opening exceeds the image
+      (or the closing falls below it), which borders other than 'ignore' allow; granula
+      gives 0 there.
+    - ``'matlab'``: imerode, imdilate, imopen, imclose, imtophat and imbothat with
+      ``strel('arbitrary', mask)``: the origin is at ``((rows - 1) // 2, (cols - 1) // 2)``,
+      MATLAB's ``floor((size + 1) / 2)``, one pixel up or left of granula's along even
+      sizes. Default mode 'ignore' (MATLAB's padding).
+
+    ValueError for any other name.
+"""
 
 _SEE_ALSO = """
 See Also
@@ -263,13 +296,13 @@ def _cuda_stream(image):
     return 0
 
 
-def _run(name, image, footprint, mode, cval, out, default_footprint):
+def _run(name, image, footprint, mode, cval, convention, out, default_footprint):
     footprint = as_footprint(footprint, default_footprint)
     rows, cols, dtype, on_device = _core.describe_image(image)
     if out is None:
         out = _new_output(image, (rows, cols), dtype, on_device)
     stream = _cuda_stream(image) if on_device else 0
-    _core.run(name, image, out, footprint, mode, cval, stream)
+    _core.run(name, image, out, footprint, mode, cval, convention, stream)
     return out
 
 
@@ -282,8 +315,10 @@ def _docstring(name, summary, defaults, helps):
         footprint_help=_core.footprint_syntax(),
         footprint_default=defaults["footprint"],
         mode_help=helps["mode"].partition(": ")[2],
+        mode_default=defaults["mode"],
         cval_help=helps["cval"],
         cval_default=float(defaults["cval"]),
+        convention_doc=_CONVENTION_DOC.format(default=defaults["convention"]) if "convention" in defaults else "",
         see_also=_SEE_ALSO.format(scipy_name=scipy_name) if scipy_name else "",
         examples=_EXAMPLES.format(example_image=_EXAMPLE_IMAGE, example=example) if example else "",
     )
@@ -294,8 +329,18 @@ def _make_operation(name, summary, parameters):
     helps = {param: help_text for param, _, help_text in parameters}
     default_footprint = parse(defaults["footprint"])
 
-    def operation(image, footprint=None, *, mode=defaults["mode"], cval=float(defaults["cval"]), out=None):
-        return _run(name, image, footprint, mode, cval, out, default_footprint)
+    mode_default, cval_default = defaults["mode"], float(defaults["cval"])
+    if "convention" in defaults:
+
+        def operation(
+            image, footprint=None, *, mode=mode_default, cval=cval_default, convention=defaults["convention"], out=None
+        ):
+            return _run(name, image, footprint, mode, cval, convention, out, default_footprint)
+
+    else:
+
+        def operation(image, footprint=None, *, mode=mode_default, cval=cval_default, out=None):
+            return _run(name, image, footprint, mode, cval, "granula", out, default_footprint)
 
     operation.__name__ = operation.__qualname__ = name
     operation.__doc__ = _docstring(name, summary, defaults, helps)
@@ -306,7 +351,7 @@ def generate(namespace):
     """Defines a function in ``namespace`` for each registered operation; returns their names."""
     names = []
     for name, summary, parameters in _core.operations():
-        if {param for param, _, _ in parameters} != set(_PARAMETERS):
+        if {param for param, _, _ in parameters} - set(_OPTIONAL_PARAMETERS) != set(_PARAMETERS):
             continue
         operation = _make_operation(name, summary, parameters)
         operation.__module__ = namespace["__name__"]

@@ -9,7 +9,9 @@ form ``"rect:WxH"`` is width (columns) by height (rows), as on the command line,
 ``rectangle(3, 15)`` and ``"rect:15x3"`` are the same footprint.
 
 The origin of an extent of ``n`` pixels is at index ``n // 2``, as in scipy.ndimage, OpenCV and
-scikit-image.
+scikit-image. ``Footprint.with_origin(row, col)`` moves it (scipy's ``origin=``) and
+``Footprint.reflected()`` turns the footprint about it; the operations' ``convention=``
+applies what OpenCV and MATLAB do.
 
 Examples
 --------

@@ -51,7 +51,7 @@ std::tuple<std::int64_t, std::int64_t, std::string_view, bool> describe_image(nb
 }
 
 void run_operation(std::string_view name, nb::handle image, nb::handle out, const structuring_element& footprint,
-                   std::string_view mode, double cval, std::uintptr_t cuda_stream) {
+                   std::string_view mode, double cval, std::string_view convention_name, std::uintptr_t cuda_stream) {
     const operation_info& op = find_operation(name);
     const image_arg in = import_image(image, "image", false);
     const image_arg dst = import_image(out, "out", true);
@@ -61,7 +61,8 @@ void run_operation(std::string_view name, nb::handle image, nb::handle out, cons
     if (in.device_id != dst.device_id && in.device_id >= 0 && dst.device_id >= 0)
         throw invalid_argument("image is on CUDA device " + std::to_string(in.device_id) + " but out is on device " +
                                std::to_string(dst.device_id));
-    const operation_args args{footprint, border{parse_border_mode(mode), cval}};
+    const convention compatibility = parse_convention(convention_name);
+    const operation_args args{footprint, border{parse_mode_parameter(mode, compatibility), cval}, compatibility};
     nb::gil_scoped_release released;
     if (in.on_device)
         op.run_device(in.view<device_memory>(), dst.view<device_memory>(), args,
@@ -99,7 +100,8 @@ NB_MODULE(_core, m) {
         "Every registered operation as (name, summary, [(parameter, CLI default, help), ...]).");
     m.def("describe_image", &describe_image, "image"_a.none(),
           "(rows, cols, dtype name, on_device) of an image granula accepts; raises ValueError otherwise.");
-    m.def("run", &run_operation, "name"_a, "image"_a.none(), "out"_a.none(), "footprint"_a, "mode"_a, "cval"_a, "cuda_stream"_a,
+    m.def("run", &run_operation, "name"_a, "image"_a.none(), "out"_a.none(), "footprint"_a, "mode"_a, "cval"_a, "convention"_a,
+          "cuda_stream"_a,
           "Runs the registered operation `name` from `image` into `out` (same shape, dtype and memory).\n"
           "Host arrays are processed on the calling thread's CPU pool; CUDA arrays are queued on the\n"
           "stream whose cudaStream_t is `cuda_stream` (0: the legacy default stream). The GIL is\n"
@@ -184,7 +186,8 @@ NB_MODULE(_core, m) {
              "mask : numpy.ndarray of bool, shape (rows, cols)\n"
              "    True where the pixel belongs to the footprint.\n"
              "origin : tuple of int\n"
-             "    (row, col) of the origin in ``mask``; ``n // 2`` along an extent of ``n`` pixels.\n\n"
+             "    (row, col) of the origin in ``mask``; ``n // 2`` along an extent of ``n`` pixels,\n"
+             "    unless moved (:meth:`with_origin`, :meth:`reflected`).\n\n"
              "Examples\n"
              "--------\n"
              ">>> from granula import footprints\n"
@@ -193,6 +196,27 @@ NB_MODULE(_core, m) {
              "array([[ True,  True,  True,  True]])\n"
              ">>> origin\n"
              "(0, 2)\n")
+        .def("reflected", &structuring_element::reflected,
+             "The footprint reflected through its origin (every offset negated), in the mirrored box.\n\n"
+             "granula's dilation by ``fp.reflected()`` is OpenCV's ``cv2.dilate`` by ``fp``'s mask with\n"
+             "its origin as the anchor.\n\n"
+             "Examples\n"
+             "--------\n"
+             ">>> from granula import footprints\n"
+             ">>> footprints.hline(4).reflected().footprint()\n"
+             "(array([[ True,  True,  True,  True]]), (0, 1))\n")
+        .def(
+            "with_origin",
+            [](const structuring_element& se, std::int64_t row, std::int64_t col) { return se.with_origin(col, row); },
+            "row"_a, "col"_a,
+            "The same pixels with the origin at (row, col) of the mask; ValueError outside it.\n\n"
+            "scipy.ndimage's ``origin=(a, b)`` with this footprint is\n"
+            "``fp.with_origin(rows // 2 + a, cols // 2 + b)``.\n\n"
+            "Examples\n"
+            "--------\n"
+            ">>> from granula import footprints\n"
+            ">>> footprints.rectangle(2, 4).with_origin(0, 1).footprint()[1]\n"
+            "(0, 1)\n")
         .def("decomposition", &structuring_element::decomposition,
              "Terms whose union is exactly this footprint, each an offset swept along line segments.")
         .def("__eq__", [](const structuring_element& a, const structuring_element& b) { return a == b; })

@@ -44,6 +44,18 @@ def random_with_nan(rng, shape, dtype):
     return image
 
 
+@pytest.mark.parametrize("convention", ["opencv", "scipy", "matlab"])
+@pytest.mark.parametrize("operation", OPERATIONS)
+def test_conventions_on_cupy_equal_numpy(rng, operation, convention):
+    footprints = ["hline:4", "rect:6x3", "line:16:30", "disk:3", np.array([[1, 0, 0, 1], [0, 1, 1, 0]], bool)]
+    for dtype in DTYPES:
+        image = random_with_nan(rng, (129, 515), dtype)
+        for footprint in footprints:
+            expected = run(operation, image, footprint, convention=convention)
+            got = run(operation, cupy.asarray(image), footprint, convention=convention)
+            np.testing.assert_array_equal(got.get(), expected, err_msg=f"{footprint} {np.dtype(dtype).name}")
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("operation", OPERATIONS)

@@ -42,6 +42,26 @@ void validate(const image_view<const T, Space>& in, const image_view<T, Space>& 
     }
 }
 
+// The elements an operation's erosions and dilations use under a convention: the convention
+// is this change of the element, so every backend computes it alike.
+struct stage_elements {
+    structuring_element erosion, dilation;
+};
+
+stage_elements elements_for(const structuring_element& footprint, convention c) {
+    switch (c) {
+    case convention::opencv:  // cv::dilate is max f(x + b): granula's dilation by the reflection
+        return {footprint, footprint.reflected()};
+    case convention::matlab: {
+        const auto centred = footprint.with_origin((footprint.width() - 1) / 2, (footprint.height() - 1) / 2);
+        return {centred, centred};
+    }
+    case convention::granula:
+    case convention::scipy: break;
+    }
+    return {footprint, footprint};
+}
+
 }  // namespace
 
 std::string_view to_string(morphology_op op) { return op_names[static_cast<std::size_t>(op)]; }
@@ -56,40 +76,44 @@ morphology_op parse_morphology_op(std::string_view name) {
 
 template <pixel T>
 void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const structuring_element& footprint,
-                border mode) {
-    validate<T>(in, out, mode);
+                convention c, std::optional<border> mode) {
+    const border b = mode.value_or(default_border(c));
+    validate<T>(in, out, b);
+    const stage_elements se = elements_for(footprint, c);
     if (overlaps(in, out)) {
         const host_image<T> copy_of_input = clone<T>(in);
-        cpu::morphology<T>(op, copy_of_input.view(), out, footprint, mode);
+        cpu::morphology<T>(op, copy_of_input.view(), out, se.erosion, se.dilation, b);
         return;
     }
-    cpu::morphology<T>(op, in, out, footprint, mode);
+    cpu::morphology<T>(op, in, out, se.erosion, se.dilation, b);
 }
 
 template <pixel T>
 void morphology(morphology_op op, device_view<const T> in, device_view<T> out, const structuring_element& footprint,
-                border mode, stream s) {
-    validate<T>(in, out, mode);
+                convention c, std::optional<border> mode, stream s) {
+    const border b = mode.value_or(default_border(c));
+    validate<T>(in, out, b);
     resolve_device(device::cuda);  // throws when there is no CUDA backend or device
 #if defined(GRANULA_HAVE_CUDA)
+    const stage_elements se = elements_for(footprint, c);
     if (overlaps(in, out)) {
         device_image<T> copy_of_input(in.width(), in.height());
         copy<T>(in, copy_of_input.view(), s);
-        cuda::morphology<T>(op, copy_of_input.view(), out, footprint, mode, s);
+        cuda::morphology<T>(op, copy_of_input.view(), out, se.erosion, se.dilation, b, s);
         s.synchronize();  // copy_of_input is freed on return
         return;
     }
-    cuda::morphology<T>(op, in, out, footprint, mode, s);
+    cuda::morphology<T>(op, in, out, se.erosion, se.dilation, b, s);
 #else
-    static_cast<void>(op), static_cast<void>(footprint), static_cast<void>(s);
+    static_cast<void>(op), static_cast<void>(footprint), static_cast<void>(c), static_cast<void>(s);
 #endif
 }
 
 #define GRANULA_INSTANTIATE(type, name)                                                                      \
     template void morphology<type>(morphology_op, host_view<const type>, host_view<type>,                    \
-                                   const structuring_element&, border);                                      \
+                                   const structuring_element&, convention, std::optional<border>);           \
     template void morphology<type>(morphology_op, device_view<const type>, device_view<type>,                \
-                                   const structuring_element&, border, stream);
+                                   const structuring_element&, convention, std::optional<border>, stream);
 GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
 #undef GRANULA_INSTANTIATE
 

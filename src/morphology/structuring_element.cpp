@@ -306,11 +306,44 @@ structuring_element structuring_element::from_mask(footprint_mask mask) {
     if (std::none_of(mask.mask.begin(), mask.mask.end(), [](std::uint8_t v) { return v != 0; }))
         throw invalid_argument("footprint mask has no set pixel; an element needs at least one");
     for (auto& v : mask.mask) v = v != 0;
-    structuring_element se(kind::mask, "mask:" + std::to_string(mask.width) + "x" + std::to_string(mask.height),
-                           run_terms(mask));
-    // The box is the mask's, empty border rows and columns included.
-    se.width_ = mask.width, se.height_ = mask.height, se.origin_x_ = mask.origin_x, se.origin_y_ = mask.origin_y;
+    return in_box(run_terms(mask), mask.width, mask.height, mask.origin_x, mask.origin_y);
+}
+
+structuring_element structuring_element::in_box(std::vector<decomposition_term> terms, std::int64_t width,
+                                                std::int64_t height, std::int64_t origin_x, std::int64_t origin_y) {
+    structuring_element se(kind::mask, "mask:" + std::to_string(width) + "x" + std::to_string(height), std::move(terms));
+    // The box is the one given, empty border rows and columns included.
+    se.width_ = width, se.height_ = height, se.origin_x_ = origin_x, se.origin_y_ = origin_y;
     return se;
+}
+
+structuring_element structuring_element::reflected() const {
+    std::vector<decomposition_term> terms = terms_;
+    for (auto& t : terms) {
+        t.offset_x = -t.offset_x, t.offset_y = -t.offset_y;
+        // The offsets (k - origin) * step, k = 0 .. length - 1, negated are (k' - (length - 1 - origin)) * step.
+        for (auto& s : t.segments) s.origin = s.length - 1 - s.origin;
+    }
+    structuring_element mirrored = in_box(std::move(terms), width_, height_, width_ - 1 - origin_x_, height_ - 1 - origin_y_);
+    return mirrored == *this ? *this : mirrored;  // symmetric elements keep their name and decomposition
+}
+
+structuring_element structuring_element::with_origin(std::int64_t x, std::int64_t y) const {
+    if (x < 0 || x >= width_ || y < 0 || y >= height_)
+        throw invalid_argument("footprint origin (row " + std::to_string(y) + ", col " + std::to_string(x) +
+                               ") is outside the " + std::to_string(height_) + "x" + std::to_string(width_) + " footprint");
+    const std::int64_t dx = origin_x_ - x, dy = origin_y_ - y;  // every offset moves by (dx, dy)
+    if (dx == 0 && dy == 0) return *this;
+    std::vector<decomposition_term> terms = terms_;
+    // A rectangle (its sides fill the box) stays separable, the fast path: the origins of its
+    // sides move, not its term.
+    std::int64_t area = 1;
+    for (const auto& s : terms.front().segments) area *= s.length;
+    if (separable() && area == width_ * height_)
+        for (auto& s : terms.front().segments) s.origin -= s.horizontal() ? dx : dy;
+    else
+        for (auto& t : terms) t.offset_x += dx, t.offset_y += dy;
+    return in_box(std::move(terms), width_, height_, x, y);
 }
 
 std::string structuring_element::spec_syntax() {
@@ -378,6 +411,7 @@ footprint_mask structuring_element::footprint() const {
     footprint_mask f;
     f.width = width_, f.height = height_, f.origin_x = origin_x_, f.origin_y = origin_y_;
     f.mask.assign(static_cast<std::size_t>(width_ * height_), 0);
+<<<<<<< HEAD
     if (separable()) {  // a rectangle: every pixel of the box
         f.mask.assign(f.mask.size(), 1);
         return f;
@@ -388,6 +422,9 @@ footprint_mask structuring_element::footprint() const {
         return static_cast<std::size_t>((y + origin_y_) * width_ + x + origin_x_);
     };
     std::vector<std::uint8_t> seen(f.mask.size(), 0);
+=======
+    // Each term: its offset swept along every segment in turn.
+>>>>>>> compat
     std::vector<std::pair<std::int64_t, std::int64_t>> points, next;
     for (const auto& t : terms_) {
         points.assign(1, {t.offset_x, t.offset_y});

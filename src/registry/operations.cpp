@@ -11,11 +11,17 @@
 namespace granula {
 namespace {
 
-constexpr std::array<parameter_info, 3> morphology_parameters{{
+// "convention" comes before "mode": the mode's default depends on it.
+constexpr std::array<parameter_info, 4> morphology_parameters{{
     {"footprint", "square:3",
      "structuring element: hline:L, vline:L, rect:WxH, square:N, line:L:ANGLE, disk:R, diamond:R, octagon:M:N, "
      "ellipse:WxH or mask:FILE (a binary image, origin at its centre)"},
-    {"mode", "ignore", "border: ignore, constant, nearest, reflect, mirror, wrap"},
+    {"convention", "granula",
+     "whose results to reproduce: granula, opencv (cv::dilate does not reflect the footprint), scipy (default "
+     "mode reflect) or matlab (origin of an even size n at (n - 1) // 2)"},
+    {"mode", "default",
+     "border: default (the convention's: reflect for scipy, else ignore), ignore, constant, nearest, reflect, "
+     "mirror, wrap"},
     {"cval", "0", "value outside the image with mode=constant"},
 }};
 
@@ -25,7 +31,7 @@ void run_host(const any_host_view& in, const any_host_view& out, const operation
         throw invalid_argument("output pixel type " + std::string(to_string(out.type)) + " differs from the input's " +
                                std::string(to_string(in.type)));
     visit_pixel_type(in.type, [&]<class T>(type_tag<T>) {
-        morphology<T>(Op, in.as<const T>(), out.as<T>(), args.footprint, args.mode);
+        morphology<T>(Op, in.as<const T>(), out.as<T>(), args.footprint, args.compatibility, args.mode);
     });
 }
 
@@ -35,7 +41,7 @@ void run_device(const any_device_view& in, const any_device_view& out, const ope
         throw invalid_argument("output pixel type " + std::string(to_string(out.type)) + " differs from the input's " +
                                std::string(to_string(in.type)));
     visit_pixel_type(in.type, [&]<class T>(type_tag<T>) {
-        morphology<T>(Op, in.as<const T>(), out.as<T>(), args.footprint, args.mode, s);
+        morphology<T>(Op, in.as<const T>(), out.as<T>(), args.footprint, args.compatibility, args.mode, s);
     });
 }
 
@@ -97,6 +103,16 @@ const std::array registry{
 }  // namespace
 
 std::span<const operation_info> operations() { return registry; }
+
+border_mode parse_mode_parameter(std::string_view value, convention c) {
+    if (value == "default") return default_border(c).mode;
+    try {
+        return parse_border_mode(value);
+    } catch (const invalid_argument&) {
+        throw invalid_argument("unknown border mode '" + std::string(value) + "'; allowed: default, " +
+                               border_mode_names());
+    }
+}
 
 const operation_info& find_operation(std::string_view name) {
     for (const auto& op : registry)

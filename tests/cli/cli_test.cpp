@@ -144,7 +144,8 @@ TEST(CliRun, RegistryDefaultsApplyWhenOptionsAreLeftOut) {
     operation_args defaults;
     for (const auto& p : find_operation("erosion").parameters) {
         if (p.name == "footprint") defaults.footprint = structuring_element::parse(p.default_value);
-        if (p.name == "mode") defaults.mode.mode = parse_border_mode(p.default_value);
+        if (p.name == "convention") defaults.compatibility = parse_convention(p.default_value);
+        if (p.name == "mode") defaults.mode.mode = parse_mode_parameter(p.default_value, defaults.compatibility);
         if (p.name == "cval") defaults.mode.cval = std::stod(std::string(p.default_value));
     }
     EXPECT_TRUE(same_image(api_result("erosion", data_file("coins.png"), defaults), dir.file("out.png")));
@@ -211,6 +212,35 @@ TEST(CliRun, FootprintShapesAndMaskFiles) {
                            "--footprint: "));
     EXPECT_TRUE(fails_with({"erosion", data_file("text.png"), dir.file("o.png"), "--footprint", "disk:9:5"}, 2,
                            "4, 6 or 8 periodic lines"));
+}
+
+TEST(CliRun, ConventionsAndTheirDefaultBorders) {
+    scratch_dir dir;
+    struct convention_case {
+        std::vector<std::string> options;
+        convention compatibility;
+        border_mode mode;
+    };
+    const std::vector<convention_case> cases = {
+        {{"--convention", "opencv"}, convention::opencv, border_mode::ignore},
+        {{"--convention", "scipy"}, convention::scipy, border_mode::reflect},  // scipy's default mode
+        {{"--convention", "scipy", "--mode", "nearest"}, convention::scipy, border_mode::nearest},
+        {{"--convention=matlab", "--mode", "default"}, convention::matlab, border_mode::ignore},
+    };
+    for (const auto& c : cases)
+        for (const std::string operation : {"dilation", "opening", "gradient"}) {
+            std::vector<std::string> args = {operation, data_file("text.png"), dir.file("c.png"), "--footprint", "rect:4x2"};
+            args.insert(args.end(), c.options.begin(), c.options.end());
+            ASSERT_TRUE(succeeds(args));
+            operation_args want = make_args("rect:4x2", c.mode);
+            want.compatibility = c.compatibility;
+            EXPECT_TRUE(same_image(api_result(operation, data_file("text.png"), want), dir.file("c.png")))
+                << operation << " " << to_string(c.compatibility);
+            // An even size makes OpenCV's and MATLAB's dilations differ from granula's.
+            if (operation == "dilation" && c.mode == border_mode::ignore)
+                EXPECT_FALSE(same_image(api_result(operation, data_file("text.png"), make_args("rect:4x2")), dir.file("c.png")))
+                    << operation << " " << to_string(c.compatibility);
+        }
 }
 
 TEST(CliRun, HyphensSpellUnderscores) {
@@ -343,6 +373,10 @@ TEST(CliErrors, UsageMistakesExitWithTwo) {
     EXPECT_TRUE(fails_with({"erosion", in, out, "--footprint", "rect:0x3"}, 2, "--footprint: "));
     EXPECT_TRUE(fails_with({"erosion", in, out, "--footprint", "hline:-4"}, 2, "--footprint: "));
     EXPECT_TRUE(fails_with({"erosion", in, out, "--footprint", "circle:3"}, 2, "--footprint: "));
+    EXPECT_TRUE(fails_with({"erosion", in, out, "--convention", "octave"}, 2,
+                           "--convention: unknown convention 'octave'; allowed: granula, opencv, scipy, matlab"));
+    EXPECT_TRUE(fails_with({"erosion", in, out, "--mode", "edge"}, 2,
+                           "--mode: unknown border mode 'edge'; allowed: default, ignore, constant"));
     EXPECT_TRUE(fails_with({"erosion", in, out, "--mode", "bogus"}, 2, "--mode: "));
     EXPECT_TRUE(fails_with({"erosion", in, out, "--device", "tpu"}, 2, "--device: unknown device 'tpu'"));
     EXPECT_TRUE(fails_with({"erosion", in, out, "--to-grey=yes"}, 2, "option --to-grey takes no value"));

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -323,6 +324,38 @@ TYPED_TEST(MorphologyCuda, EveryElementEqualsReference) {
             ASSERT_TRUE(guard) << what;
             ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs reference: " << what;
         }
+    }
+}
+
+// Each convention on the GPU equals its peer's definition (reference::peer_morphology).
+TYPED_TEST(MorphologyCuda, ConventionsEqualTheirPeersDefinitions) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    const std::uint64_t seed = 20261122;
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::int64_t> size(1, 29), coin(0, 3);
+    const auto elements = convention_elements(rng, 12);
+    for (std::size_t e = 0; e < elements.size(); ++e) {
+        const auto& se = elements[e];
+        const std::int64_t w = coin(rng) == 0 ? 1 : size(rng), h = coin(rng) == 0 ? 1 : size(rng);
+        const auto img = random_image<T>(rng, w, h, coin(rng) == 0 ? 3 : 200);
+        const border given = make_border<T>(all_modes[e % std::size(all_modes)]);
+        auto in = make_device_view<T>(rng, w, h, e % 2 == 1);
+        copy<T>(img.view(), in.view);
+        for (auto c : all_conventions)
+            for (auto mode : {std::optional<border>{}, std::optional<border>{given}})
+                for (auto op : all_ops) {
+                    const auto want = reference::peer_morphology<T>(op, img.view(), se, c, mode.value_or(default_border(c)));
+                    auto out = make_device_view<T>(rng, w, h, e % 2 == 1);
+                    morphology<T>(op, device_view<const T>(in.view), out.view, se, c, mode);
+                    ::testing::AssertionResult guard = ::testing::AssertionSuccess();
+                    const auto got = download_checked(out, guard);
+                    const std::string what = describe(seed, static_cast<int>(e), w, h, se, op,
+                                                      mode.value_or(default_border(c)).mode, e % 2 == 1) +
+                                             " convention " + std::string(to_string(c));
+                    ASSERT_TRUE(guard) << what;
+                    ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << what;
+                }
     }
 }
 

@@ -2,9 +2,11 @@
 // brute-force reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <tuple>
@@ -98,6 +100,63 @@ TYPED_TEST(MorphologyCpu, EveryElementEqualsReference) {
             }
         }
     }
+}
+
+// Each convention equals its peer's definition (reference::peer_morphology), with the peer's
+// default border and with a given one, scalar and SIMD.
+TYPED_TEST(MorphologyCpu, ConventionsEqualTheirPeersDefinitions) {
+    using T = TypeParam;
+    const std::uint64_t seed = 20261122;
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::int64_t> size(1, 29), coin(0, 3);
+    const auto elements = convention_elements(rng, 24);
+    for (std::size_t e = 0; e < elements.size(); ++e) {
+        const auto& se = elements[e];
+        const std::int64_t w = coin(rng) == 0 ? 1 : size(rng), h = coin(rng) == 0 ? 1 : size(rng);
+        const auto img = make_image<T>(rng, w, h, coin(rng) == 0 ? 3 : 200, e % 2 == 1);
+        const border given{all_modes[e % std::size(all_modes)], std::is_floating_point_v<T> ? -2.5 : 9.0};
+        for (auto c : all_conventions)
+            for (auto mode : {std::optional<border>{}, std::optional<border>{given}})
+                for (auto op : all_ops) {
+                    const auto want = reference::peer_morphology<T>(op, img.view, se, c, mode.value_or(default_border(c)));
+                    for (bool simd : {false, true}) {
+                        simd_setting setting(simd);
+                        host_image<T> got(w, h);
+                        morphology<T>(op, img.view, got.view(), se, c, mode);
+                        ASSERT_TRUE(equal_images<T>(got.view(), want.view()))
+                            << "seed " << seed << " element " << e << " " << w << "x" << h << " " << se.to_string()
+                            << " " << to_string(op) << " convention " << to_string(c) << " mode "
+                            << (mode ? to_string(mode->mode) : "default") << (simd ? " simd" : " scalar");
+                    }
+                }
+    }
+}
+
+TEST(MorphologyConventions, NamesDefaultBordersAndOverloads) {
+    for (auto c : all_conventions) EXPECT_EQ(parse_convention(to_string(c)), c);
+    EXPECT_EQ(default_border(convention::scipy).mode, border_mode::reflect);
+    for (auto c : {convention::granula, convention::opencv, convention::matlab})
+        EXPECT_EQ(default_border(c).mode, border_mode::ignore) << to_string(c);
+    try {
+        parse_convention("octave");
+        FAIL() << "expected invalid_argument";
+    } catch (const invalid_argument& e) {
+        EXPECT_STREQ(e.what(), "unknown convention 'octave'; allowed: granula, opencv, scipy, matlab");
+    }
+    // The named operations take a convention, with and without a border. hline(2) is the
+    // offsets {-1, 0}: cv::dilate is max(f(x - 1), f(x)), granula's dilation max(f(x), f(x + 1)).
+    host_image<std::uint8_t> img(4, 1), out(4, 1);
+    const std::uint8_t row[] = {1, 5, 2, 3};
+    std::copy(std::begin(row), std::end(row), img.view().data());
+    const auto se = structuring_element::hline(2);
+    dilation(img.view(), out.view(), se, convention::opencv);
+    EXPECT_EQ(std::vector<std::uint8_t>(out.view().data(), out.view().data() + 4), (std::vector<std::uint8_t>{1, 5, 5, 3}));
+    dilation(img.view(), out.view(), se);
+    EXPECT_EQ(std::vector<std::uint8_t>(out.view().data(), out.view().data() + 4), (std::vector<std::uint8_t>{5, 5, 3, 3}));
+    const auto scipy_border = dilation(img.view(), se, convention::scipy, border{border_mode::constant, 7.0});
+    EXPECT_EQ(scipy_border.view()(0, 3), 7);  // max(f(3), cval)
+    const auto matlab = erosion(img.view(), se, convention::matlab);  // origin at 0: min(f(x), f(x + 1))
+    EXPECT_EQ(std::vector<std::uint8_t>(matlab.view().data(), matlab.view().data() + 4), (std::vector<std::uint8_t>{1, 2, 2, 3}));
 }
 
 // Widths around the transpose block and lane sizes, long windows, the vHGW path in both passes.

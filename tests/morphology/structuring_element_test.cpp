@@ -9,6 +9,7 @@
 
 #include "granula/core/error.hpp"
 #include "granula/morphology/structuring_element.hpp"
+#include "support/morphology_cases.hpp"
 
 namespace granula {
 namespace {
@@ -156,6 +157,9 @@ TEST(StructuringElement, MaskKeepsItsBoxAndOrigin) {
     m.mask = {0, 0, 0, 0, 0, 1, 1, 0, 1, 0, 0, 1};
     const auto se = structuring_element::from_mask(m);
     EXPECT_TRUE(same_mask(se.footprint(), m));
+    // One run at the origin, so separable, that does not fill the box.
+    for (const footprint_mask& run : {footprint_mask{3, 1, 0, 0, {1, 1, 0}}, footprint_mask{1, 2, 0, 1, {0, 1}}})
+        EXPECT_TRUE(same_mask(structuring_element::from_mask(run).footprint(), run));
     EXPECT_EQ(se.width(), 4);
     EXPECT_EQ(se.height(), 3);
     auto empty = m;
@@ -249,6 +253,99 @@ TEST(StructuringElement, ParsesTheCliSyntax) {
         EXPECT_THROW(structuring_element::parse(bad), invalid_argument) << bad;
     EXPECT_THROW(structuring_element::line(5, std::nan("")), invalid_argument);
     EXPECT_THROW(structuring_element::line(-1, 0), invalid_argument);
+}
+
+// The offsets (dx, dy) of a footprint, relative to its origin.
+std::set<std::pair<std::int64_t, std::int64_t>> offsets(const footprint_mask& f) {
+    std::set<std::pair<std::int64_t, std::int64_t>> result;
+    for (std::int64_t y = 0; y < f.height; ++y)
+        for (std::int64_t x = 0; x < f.width; ++x)
+            if (f.at(y, x)) result.emplace(x - f.origin_x, y - f.origin_y);
+    return result;
+}
+
+// Every segment of the decomposition has its origin among its pixels (what the passes assume).
+::testing::AssertionResult segments_hold_their_origins(const structuring_element& se) {
+    for (const auto& t : se.decomposition())
+        for (const auto& s : t.segments)
+            if (s.origin < 0 || s.origin >= s.length)
+                return ::testing::AssertionFailure() << "segment of " << s.length << " pixels with origin " << s.origin;
+    return ::testing::AssertionSuccess();
+}
+
+// Elements of every kind, masks with empty border rows and columns and off-centre origins.
+std::vector<structuring_element> transform_cases() {
+    std::vector<structuring_element> elements = {
+        structuring_element::hline(1),       structuring_element::hline(4),       structuring_element::vline(7),
+        structuring_element::rectangle(4, 6), structuring_element::rectangle(5, 2), structuring_element::disk(3),
+        structuring_element::diamond(2),     structuring_element::octagon(1, 2),  structuring_element::octagon(3, 2),
+        structuring_element::ellipse(4, 2),
+        // Separable decompositions that do not fill their box.
+        structuring_element::from_mask({3, 1, 0, 0, {1, 1, 0}}), structuring_element::from_mask({1, 2, 0, 1, {0, 1}})};
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<double> angle(0.0, 180.0);
+    std::uniform_int_distribution<std::int64_t> length(1, 200), side(1, 7);
+    for (int i = 0; i < 40; ++i) elements.push_back(structuring_element::line(length(rng), i < 8 ? 22.5 * i : angle(rng)));
+    for (int i = 0; i < 20; ++i) {
+        const std::int64_t width = side(rng), height = side(rng);
+        elements.push_back(test_support::random_mask_element(rng, width, height));
+    }
+    return elements;
+}
+
+TEST(StructuringElement, ReflectedNegatesEveryOffset) {
+    for (const auto& se : transform_cases()) {
+        const auto f = se.footprint();
+        const auto r = se.reflected();
+        const auto rf = r.footprint();
+        EXPECT_EQ(rf.width, f.width) << se.to_string();
+        EXPECT_EQ(rf.height, f.height) << se.to_string();
+        EXPECT_EQ(rf.origin_x, f.width - 1 - f.origin_x) << se.to_string();
+        EXPECT_EQ(rf.origin_y, f.height - 1 - f.origin_y) << se.to_string();
+        std::set<std::pair<std::int64_t, std::int64_t>> negated;
+        for (const auto& [dx, dy] : offsets(f)) negated.emplace(-dx, -dy);
+        EXPECT_EQ(offsets(rf), negated) << se.to_string();
+        EXPECT_TRUE(segments_hold_their_origins(r)) << se.to_string();
+        EXPECT_EQ(r.separable(), se.separable()) << se.to_string();
+        EXPECT_TRUE(same_mask(r.reflected().footprint(), f)) << se.to_string();
+    }
+    // Symmetric elements come back as they were, named; others become masks.
+    EXPECT_EQ(structuring_element::disk(4).reflected().to_string(), "disk:4");
+    EXPECT_EQ(structuring_element::rectangle(5, 3).reflected().to_string(), "rect:5x3");
+    EXPECT_EQ(structuring_element::hline(4).reflected().to_string(), "mask:4x1");
+    EXPECT_EQ(structuring_element::hline(4).reflected().decomposition()[0].segments[0], (line_segment{4, 1, 0, 1}));
+}
+
+TEST(StructuringElement, WithOriginMovesTheOriginOnly) {
+    std::mt19937_64 rng(9);
+    for (const auto& se : transform_cases()) {
+        const auto f = se.footprint();
+        std::uniform_int_distribution<std::int64_t> x(0, f.width - 1), y(0, f.height - 1);
+        for (int trial = 0; trial < 3; ++trial) {
+            const std::int64_t ox = trial == 0 ? (f.width - 1) / 2 : x(rng), oy = trial == 0 ? (f.height - 1) / 2 : y(rng);
+            const auto moved = se.with_origin(ox, oy);
+            auto want = f;
+            want.origin_x = ox, want.origin_y = oy;
+            EXPECT_TRUE(same_mask(moved.footprint(), want)) << se.to_string() << " origin " << ox << "," << oy;
+            std::set<std::pair<std::int64_t, std::int64_t>> shifted;
+            for (const auto& [dx, dy] : offsets(f)) shifted.emplace(dx + f.origin_x - ox, dy + f.origin_y - oy);
+            EXPECT_EQ(offsets(moved.footprint()), shifted) << se.to_string();
+            EXPECT_TRUE(segments_hold_their_origins(moved)) << se.to_string();
+        }
+    }
+    // Rectangles keep their separable decomposition, their sides' origins moved.
+    const auto moved = structuring_element::rectangle(4, 6).with_origin(1, 2);
+    EXPECT_TRUE(moved.separable());
+    EXPECT_EQ(moved.decomposition()[0].segments, (std::vector<line_segment>{{4, 1, 0, 1}, {6, 0, 1, 2}}));
+    EXPECT_EQ(structuring_element::disk(2).with_origin(2, 2).to_string(), "disk:2");  // unmoved
+    for (auto [x, y] : {std::pair{-1, 0}, {0, -1}, {4, 0}, {0, 6}}) {
+        try {
+            static_cast<void>(structuring_element::rectangle(4, 6).with_origin(x, y));
+            FAIL() << "expected invalid_argument for " << x << "," << y;
+        } catch (const invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find("is outside the 6x4 footprint"), std::string::npos) << e.what();
+        }
+    }
 }
 
 }  // namespace

@@ -86,11 +86,12 @@ T difference(T a, T b) {
         return a > b ? static_cast<T>(a - b) : T{0};
 }
 
+// Erosions by `erosion_fp`, dilations by `dilation_fp` (the same footprint but for some peers).
 template <class T>
-host_image<T> morphology(morphology_op op, host_view<const T> f, const structuring_element& se, border mode = {}) {
-    const footprint_mask fp = se.footprint();
-    const auto ero = [&](host_view<const T> g) { return erode_or_dilate<T>(g, fp, mode, false); };
-    const auto dil = [&](host_view<const T> g) { return erode_or_dilate<T>(g, fp, mode, true); };
+host_image<T> morphology(morphology_op op, host_view<const T> f, const footprint_mask& erosion_fp,
+                         const footprint_mask& dilation_fp, border mode) {
+    const auto ero = [&](host_view<const T> g) { return erode_or_dilate<T>(g, erosion_fp, mode, false); };
+    const auto dil = [&](host_view<const T> g) { return erode_or_dilate<T>(g, dilation_fp, mode, true); };
     const auto subtract = [&](host_view<const T> a, host_view<const T> b) {
         host_image<T> out(a.width(), a.height());
         for (std::int64_t y = 0; y < a.height(); ++y)
@@ -107,6 +108,40 @@ host_image<T> morphology(morphology_op op, host_view<const T> f, const structuri
     case morphology_op::gradient: return subtract(dil(f).view(), ero(f).view());
     }
     return ero(f);
+}
+
+template <class T>
+host_image<T> morphology(morphology_op op, host_view<const T> f, const structuring_element& se, border mode = {}) {
+    const footprint_mask fp = se.footprint();
+    return morphology<T>(op, f, fp, fp, mode);
+}
+
+// The offsets -b of a footprint: its mask turned by 180 degrees about the origin.
+inline footprint_mask mirrored(const footprint_mask& fp) {
+    footprint_mask m = fp;
+    m.origin_x = fp.width - 1 - fp.origin_x, m.origin_y = fp.height - 1 - fp.origin_y;
+    for (std::int64_t y = 0; y < fp.height; ++y)
+        for (std::int64_t x = 0; x < fp.width; ++x)
+            m.mask[static_cast<std::size_t>(y * fp.width + x)] = fp.at(fp.height - 1 - y, fp.width - 1 - x);
+    return m;
+}
+
+// What each peer computes, by its own documentation, with the element's mask:
+// OpenCV dilates by max f(x + b) (the footprint not reflected, anchor at the origin); MATLAB
+// puts the origin at floor((size + 1) / 2) counted from 1; scipy.ndimage is granula's.
+template <class T>
+host_image<T> peer_morphology(morphology_op op, host_view<const T> f, const structuring_element& se, convention c,
+                              border mode) {
+    footprint_mask fp = se.footprint();
+    switch (c) {
+    case convention::opencv: return morphology<T>(op, f, fp, mirrored(fp), mode);
+    case convention::matlab:
+        fp.origin_x = (fp.width + 1) / 2 - 1, fp.origin_y = (fp.height + 1) / 2 - 1;
+        return morphology<T>(op, f, fp, fp, mode);
+    case convention::granula:
+    case convention::scipy: break;
+    }
+    return morphology<T>(op, f, fp, fp, mode);
 }
 
 }  // namespace granula::reference

@@ -56,6 +56,18 @@ template <class T>
     return ::testing::AssertionSuccess();
 }
 
+// A random width x height mask with a random origin and at least one set pixel.
+inline structuring_element random_mask_element(std::mt19937_64& rng, std::int64_t width, std::int64_t height) {
+    std::uniform_int_distribution<std::int64_t> coin(0, 1);
+    footprint_mask m;
+    m.width = width, m.height = height;
+    std::uniform_int_distribution<std::int64_t> ox(0, m.width - 1), oy(0, m.height - 1);
+    m.origin_x = ox(rng), m.origin_y = oy(rng);
+    for (std::int64_t k = 0; k < m.width * m.height; ++k) m.mask.push_back(static_cast<std::uint8_t>(coin(rng)));
+    m.mask[static_cast<std::size_t>(oy(rng) * m.width + ox(rng))] = 1;
+    return structuring_element::from_mask(m);
+}
+
 // Elements of every kind: lines at random angles and lengths (beyond the image too), exact and
 // periodic-line disks, diamonds, octagons, ellipses and random masks with random origins, every
 // mode, both paths.
@@ -77,17 +89,27 @@ inline std::vector<structuring_element> assorted_elements(std::mt19937_64& rng, 
             break;
         case 4: elements.push_back(structuring_element::ellipse(small(rng), small(rng))); break;
         default: {
-            footprint_mask m;
-            m.width = small(rng) * 2, m.height = small(rng) + 1;
-            std::uniform_int_distribution<std::int64_t> ox(0, m.width - 1), oy(0, m.height - 1);
-            m.origin_x = ox(rng), m.origin_y = oy(rng);
-            for (std::int64_t k = 0; k < m.width * m.height; ++k) m.mask.push_back(static_cast<std::uint8_t>(coin(rng)));
-            m.mask[static_cast<std::size_t>(oy(rng) * m.width + ox(rng))] = 1;
-            elements.push_back(structuring_element::from_mask(m));
+            const std::int64_t width = small(rng) * 2, height = small(rng) + 1;
+            elements.push_back(random_mask_element(rng, width, height));
         }
         }
     }
     return elements;
 }
+
+// Elements for the peer conventions: even and odd rectangles (where OpenCV's and MATLAB's
+// conventions differ from granula's), then assorted_elements.
+inline std::vector<structuring_element> convention_elements(std::mt19937_64& rng, int count) {
+    std::vector<structuring_element> elements = {
+        structuring_element::hline(4),         structuring_element::vline(6),
+        structuring_element::rectangle(4, 3),  structuring_element::rectangle(5, 7),
+        structuring_element::rectangle(2, 2),  structuring_element::line(8, 30),
+        structuring_element::line(10, 135),    structuring_element::ellipse(3, 2)};
+    for (auto& se : assorted_elements(rng, count)) elements.push_back(std::move(se));
+    return elements;
+}
+
+constexpr convention all_conventions[] = {convention::granula, convention::opencv, convention::scipy,
+                                          convention::matlab};
 
 }  // namespace granula::test_support

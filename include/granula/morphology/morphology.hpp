@@ -8,8 +8,12 @@
 // Float NaN: a NaN anywhere under the element makes the result NaN (numpy's minimum/maximum),
 // on every backend. Output views must have the input's size; input and output may be the
 // same view or overlap.
+//
+// With a `convention` the operation is the one that peer library computes (convention.hpp);
+// leaving out the border (or passing std::nullopt) gives that peer's default, default_border(c).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -17,6 +21,7 @@
 #include "granula/core/border.hpp"
 #include "granula/core/image.hpp"
 #include "granula/core/stream.hpp"
+#include "granula/morphology/convention.hpp"
 #include "granula/morphology/structuring_element.hpp"
 
 namespace granula {
@@ -43,13 +48,26 @@ morphology_op parse_morphology_op(std::string_view name);
 // The generic entry points: every named function below calls one of these.
 template <pixel T>
 void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const structuring_element& footprint,
-                border mode = {});
+                convention c, std::optional<border> mode = std::nullopt);
 template <pixel T>
 void morphology(morphology_op op, device_view<const T> in, device_view<T> out,
-                const structuring_element& footprint, border mode = {}, stream s = {});
+                const structuring_element& footprint, convention c, std::optional<border> mode = std::nullopt,
+                stream s = {});
+// granula's own convention.
+template <pixel T>
+void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const structuring_element& footprint,
+                border mode = {}) {
+    morphology<T>(op, in, out, footprint, convention::granula, mode);
+}
+template <pixel T>
+void morphology(morphology_op op, device_view<const T> in, device_view<T> out,
+                const structuring_element& footprint, border mode = {}, stream s = {}) {
+    morphology<T>(op, in, out, footprint, convention::granula, mode, s);
+}
 
 // Named operations. The input may be a view of const or mutable pixels; the pixel type is
-// deduced from it, so erosion(img.view(), out.view(), structuring_element::square(5)) works.
+// deduced from it, so erosion(img.view(), out.view(), structuring_element::square(5)) works,
+// and dilation(img.view(), out.view(), se, convention::opencv) is cv::dilate's result.
 #define GRANULA_DECLARE_NAMED_OP(name)                                                                      \
     template <pixel U>                                                                                      \
     void name(host_view<U> in, host_view<std::remove_const_t<U>> out, const structuring_element& footprint, \
@@ -57,15 +75,33 @@ void morphology(morphology_op op, device_view<const T> in, device_view<T> out,
         morphology<std::remove_const_t<U>>(morphology_op::name, in, out, footprint, mode);                  \
     }                                                                                                       \
     template <pixel U>                                                                                      \
+    void name(host_view<U> in, host_view<std::remove_const_t<U>> out, const structuring_element& footprint, \
+              convention c, std::optional<border> mode = std::nullopt) {                                    \
+        morphology<std::remove_const_t<U>>(morphology_op::name, in, out, footprint, c, mode);               \
+    }                                                                                                       \
+    template <pixel U>                                                                                      \
     void name(device_view<U> in, device_view<std::remove_const_t<U>> out,                                   \
               const structuring_element& footprint, border mode = {}, stream s = {}) {                      \
         morphology<std::remove_const_t<U>>(morphology_op::name, in, out, footprint, mode, s);               \
+    }                                                                                                       \
+    template <pixel U>                                                                                      \
+    void name(device_view<U> in, device_view<std::remove_const_t<U>> out,                                   \
+              const structuring_element& footprint, convention c, std::optional<border> mode = std::nullopt, \
+              stream s = {}) {                                                                              \
+        morphology<std::remove_const_t<U>>(morphology_op::name, in, out, footprint, c, mode, s);            \
     }                                                                                                       \
     template <pixel U>                                                                                      \
     host_image<std::remove_const_t<U>> name(host_view<U> in, const structuring_element& footprint,          \
                                             border mode = {}) {                                             \
         host_image<std::remove_const_t<U>> out(in.width(), in.height());                                    \
         morphology<std::remove_const_t<U>>(morphology_op::name, in, out.view(), footprint, mode);           \
+        return out;                                                                                         \
+    }                                                                                                       \
+    template <pixel U>                                                                                      \
+    host_image<std::remove_const_t<U>> name(host_view<U> in, const structuring_element& footprint,          \
+                                            convention c, std::optional<border> mode = std::nullopt) {      \
+        host_image<std::remove_const_t<U>> out(in.width(), in.height());                                    \
+        morphology<std::remove_const_t<U>>(morphology_op::name, in, out.view(), footprint, c, mode);        \
         return out;                                                                                         \
     }
 GRANULA_FOR_EACH_MORPHOLOGY_OP(GRANULA_DECLARE_NAMED_OP)

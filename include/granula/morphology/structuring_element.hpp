@@ -116,10 +116,21 @@ public:
     // periodic line plus one period's runs; octagons and periodic-line disks one term of lines
     // (collinear ones merged); other shapes their row or column runs, whichever are fewer.
     const std::vector<decomposition_term>& decomposition() const { return terms_; }
+    // The element reflected through its origin: the offsets -b for every offset b, in the
+    // mirrored box (origin at width - 1 - origin_x, height - 1 - origin_y). Exact on the
+    // decomposition: each term's offset is negated and each segment counted from its other end.
+    // An element equal to its reflection (a disk, an odd rectangle) comes back unchanged.
+    structuring_element reflected() const;
+    // The same pixels with the origin at column x, row y of the box (0 <= x < width,
+    // 0 <= y < height; invalid_argument otherwise): every offset moves by
+    // (origin_x - x, origin_y - y). Rectangles stay separable (their sides' origins move).
+    structuring_element with_origin(std::int64_t x, std::int64_t y) const;
+
     // True when the decomposition is one term at offset (0, 0) of horizontal and vertical
     // segments: such elements take the separable fast path.
     bool separable() const;
-    // The CLI spelling, e.g. "rect:15x3", "line:31:30" ("mask:WxH" for masks, which have none).
+    // The CLI spelling, e.g. "rect:15x3", "line:31:30" ("mask:WxH" for masks and for
+    // reflected or re-origined elements, which have none).
     std::string to_string() const;
 
     // Equal footprints (the same offsets), however they were made.
@@ -127,6 +138,9 @@ public:
 
 private:
     structuring_element(kind k, std::string spec, std::vector<decomposition_term> terms);
+    // A mask element of these terms in this box (which may be wider than the terms reach).
+    static structuring_element in_box(std::vector<decomposition_term> terms, std::int64_t width, std::int64_t height,
+                                      std::int64_t origin_x, std::int64_t origin_y);
     kind kind_ = kind::rectangle;
     std::string spec_;
     std::int64_t width_ = 1, height_ = 1, origin_x_ = 0, origin_y_ = 0;  // the footprint's box

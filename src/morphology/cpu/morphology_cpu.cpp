@@ -131,19 +131,18 @@ void erode_or_dilate_general(host_view<const T> in, host_view<T> out, const stru
     // 4096x4096 uint8, one thread: 35 -> 20 ms).
     const auto grown_in_cache = [](const detail::element_plan::shifted_pass& pass) {
         if (!pass.first) return true;
-        return pass.first->horizontal() && pass.first->origin == 0 &&
-               (pass.first->length < long_run || pass.shifts.size() > 1);
+        return pass.first->horizontal() && (pass.first->length < long_run || pass.shifts.size() > 1);
     };
     for (const auto& group : plan.groups) {
         fill<T>(inner.view(), neutral<T>(maximum));
         std::vector<detail::shifted_runs> runs;
         for (const auto& pass : group.passes) {
             if (!grown_in_cache(pass)) continue;
-            const std::int64_t length = pass.first ? pass.first->length : 1;
+            const std::int64_t length = pass.first ? pass.first->length : 1, origin = pass.first ? pass.first->origin : 0;
             detail::shifted_runs r{length, pass.shifts};
-            // Dilation reads the run reflected: x - (length - 1) .. x.
-            if (maximum)
-                for (auto& shift : r.shifts) shift.x -= length - 1;
+            // Where each run starts: erosion reads x + shift - origin onwards, dilation the run
+            // reflected, x + shift - (length - 1 - origin) onwards.
+            for (auto& shift : r.shifts) shift.x -= maximum ? length - 1 - origin : origin;
             runs.push_back(std::move(r));
         }
         std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.length < b.length; });
@@ -198,24 +197,35 @@ void subtract(host_view<const T> a, host_view<const T> b, host_view<T> out) {
 }  // namespace
 
 template <class T>
-void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const structuring_element& footprint,
-                border mode) {
+void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const structuring_element& erosion_element,
+                const structuring_element& dilation_element, border mode) {
+    const auto erode = [&](host_view<const T> from, host_view<T> to) {
+        erode_or_dilate<T>(from, to, erosion_element, false, mode);
+    };
+    const auto dilate = [&](host_view<const T> from, host_view<T> to) {
+        erode_or_dilate<T>(from, to, dilation_element, true, mode);
+    };
     switch (op) {
-    case morphology_op::erosion: erode_or_dilate<T>(in, out, footprint, false, mode); return;
-    case morphology_op::dilation: erode_or_dilate<T>(in, out, footprint, true, mode); return;
-    case morphology_op::opening:
-    case morphology_op::closing: {
-        const bool dilate_first = op == morphology_op::closing;
+    case morphology_op::erosion: erode(in, out); return;
+    case morphology_op::dilation: dilate(in, out); return;
+    case morphology_op::opening: {
         host_image<T> tmp(in.width(), in.height());
-        erode_or_dilate<T>(in, tmp.view(), footprint, dilate_first, mode);
-        erode_or_dilate<T>(tmp.view(), out, footprint, !dilate_first, mode);
+        erode(in, tmp.view());
+        dilate(tmp.view(), out);
+        return;
+    }
+    case morphology_op::closing: {
+        host_image<T> tmp(in.width(), in.height());
+        dilate(in, tmp.view());
+        erode(tmp.view(), out);
         return;
     }
     case morphology_op::white_tophat:
     case morphology_op::black_tophat: {
         const bool white = op == morphology_op::white_tophat;
         host_image<T> filtered(in.width(), in.height());
-        morphology<T>(white ? morphology_op::opening : morphology_op::closing, in, filtered.view(), footprint, mode);
+        morphology<T>(white ? morphology_op::opening : morphology_op::closing, in, filtered.view(), erosion_element,
+                      dilation_element, mode);
         if (white)
             subtract<T>(in, filtered.view(), out);
         else
@@ -224,8 +234,8 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
     }
     case morphology_op::gradient: {
         host_image<T> eroded(in.width(), in.height());
-        erode_or_dilate<T>(in, eroded.view(), footprint, false, mode);
-        erode_or_dilate<T>(in, out, footprint, true, mode);
+        erode(in, eroded.view());
+        dilate(in, out);
         subtract<T>(out, eroded.view(), out);
         return;
     }
@@ -234,7 +244,7 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
 
 #define GRANULA_INSTANTIATE(type, name)                                                                             \
     template void morphology<type>(morphology_op, host_view<const type>, host_view<type>, const structuring_element&, \
-                                   border);
+                                   const structuring_element&, border);
 GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
 #undef GRANULA_INSTANTIATE
 

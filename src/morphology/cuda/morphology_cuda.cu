@@ -242,24 +242,35 @@ void erode_or_dilate(device_view<const T> in, device_view<T> out, const structur
 }
 
 template <class T>
-void run(morphology_op op, device_view<const T> in, device_view<T> out, const structuring_element& footprint,
-         border mode, cudaStream_t stream) {
+void run(morphology_op op, device_view<const T> in, device_view<T> out, const structuring_element& erosion_element,
+         const structuring_element& dilation_element, border mode, cudaStream_t stream) {
+    const auto erode = [&](device_view<const T> from, device_view<T> to) {
+        erode_or_dilate<T>(from, to, erosion_element, false, mode, stream);
+    };
+    const auto dilate = [&](device_view<const T> from, device_view<T> to) {
+        erode_or_dilate<T>(from, to, dilation_element, true, mode, stream);
+    };
     switch (op) {
-    case morphology_op::erosion: erode_or_dilate<T>(in, out, footprint, false, mode, stream); return;
-    case morphology_op::dilation: erode_or_dilate<T>(in, out, footprint, true, mode, stream); return;
-    case morphology_op::opening:
-    case morphology_op::closing: {
-        const bool dilate_first = op == morphology_op::closing;
+    case morphology_op::erosion: erode(in, out); return;
+    case morphology_op::dilation: dilate(in, out); return;
+    case morphology_op::opening: {
         scratch_image<T> tmp(in.width(), in.height(), stream);
-        erode_or_dilate<T>(in, tmp.view(), footprint, dilate_first, mode, stream);
-        erode_or_dilate<T>(tmp.view(), out, footprint, !dilate_first, mode, stream);
+        erode(in, tmp.view());
+        dilate(tmp.view(), out);
+        return;
+    }
+    case morphology_op::closing: {
+        scratch_image<T> tmp(in.width(), in.height(), stream);
+        dilate(in, tmp.view());
+        erode(tmp.view(), out);
         return;
     }
     case morphology_op::white_tophat:
     case morphology_op::black_tophat: {
         const bool white = op == morphology_op::white_tophat;
         scratch_image<T> filtered(in.width(), in.height(), stream);
-        run<T>(white ? morphology_op::opening : morphology_op::closing, in, filtered.view(), footprint, mode, stream);
+        run<T>(white ? morphology_op::opening : morphology_op::closing, in, filtered.view(), erosion_element,
+               dilation_element, mode, stream);
         if (white)
             detail::subtract<T>(in, filtered.view(), out, stream);
         else
@@ -268,8 +279,8 @@ void run(morphology_op op, device_view<const T> in, device_view<T> out, const st
     }
     case morphology_op::gradient: {
         scratch_image<T> eroded(in.width(), in.height(), stream);
-        erode_or_dilate<T>(in, eroded.view(), footprint, false, mode, stream);
-        erode_or_dilate<T>(in, out, footprint, true, mode, stream);
+        erode(in, eroded.view());
+        dilate(in, out);
         detail::subtract<T>(out, eroded.view(), out, stream);
         return;
     }
@@ -279,15 +290,16 @@ void run(morphology_op op, device_view<const T> in, device_view<T> out, const st
 }  // namespace
 
 template <class T>
-void morphology(morphology_op op, device_view<const T> in, device_view<T> out, const structuring_element& footprint,
-                border mode, stream s) {
+void morphology(morphology_op op, device_view<const T> in, device_view<T> out,
+                const structuring_element& erosion_element, const structuring_element& dilation_element, border mode,
+                stream s) {
     if (in.empty()) return;
-    run<T>(op, in, out, footprint, mode, granula::detail::to_cuda(s.native_handle()));
+    run<T>(op, in, out, erosion_element, dilation_element, mode, granula::detail::to_cuda(s.native_handle()));
 }
 
 #define GRANULA_INSTANTIATE(type, name)                                                                  \
     template void morphology<type>(morphology_op, device_view<const type>, device_view<type>,            \
-                                   const structuring_element&, border, stream);                          \
+                                   const structuring_element&, const structuring_element&, border, stream); \
     template void detail::subtract<type>(device_view<const type>, device_view<const type>, device_view<type>, \
                                          cudaStream_t);
 GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
