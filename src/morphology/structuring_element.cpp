@@ -411,20 +411,12 @@ footprint_mask structuring_element::footprint() const {
     footprint_mask f;
     f.width = width_, f.height = height_, f.origin_x = origin_x_, f.origin_y = origin_y_;
     f.mask.assign(static_cast<std::size_t>(width_ * height_), 0);
-<<<<<<< HEAD
-    if (separable()) {  // a rectangle: every pixel of the box
-        f.mask.assign(f.mask.size(), 1);
-        return f;
-    }
     // Each term: its offset swept along every segment in turn, each point kept once (a sum of
     // many segments revisits points). Partial sums stay in the box: every segment holds offset 0.
     const auto index = [&](std::int64_t x, std::int64_t y) {
         return static_cast<std::size_t>((y + origin_y_) * width_ + x + origin_x_);
     };
     std::vector<std::uint8_t> seen(f.mask.size(), 0);
-=======
-    // Each term: its offset swept along every segment in turn.
->>>>>>> compat
     std::vector<std::pair<std::int64_t, std::int64_t>> points, next;
     for (const auto& t : terms_) {
         points.assign(1, {t.offset_x, t.offset_y});
