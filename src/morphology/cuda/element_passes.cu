@@ -5,10 +5,15 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
+#include <vector>
 
 #include "core/border_index.hpp"
 #include "core/cuda/check.cuh"
+#include "granula/core/device.hpp"
 #include "morphology/cuda/line_pass.cuh"
+#include "morphology/cuda/tuning.hpp"
+#include "morphology/cuda/vhgw.cuh"
 
 namespace granula::cuda::detail {
 namespace {
@@ -36,40 +41,440 @@ __global__ void pad_kernel(const T* in, i64 in_stride, i64 width, i64 height, T*
     }
 }
 
-// Thread (virtual column c, block k of window starts, residue r): van Herk/Gil-Werman over the
-// virtual rows of the sheared image (see the CPU's sheared()): suffixes of block k are stored
-// in `out`, then completed with the prefixes of block k + 1.
-template <class T, bool Max>
-__global__ void sheared_kernel(const T* in, i64 in_stride, T* out, i64 out_stride, i64 width, i64 height, int dx,
-                               int dy, i64 before, i64 L, i64 c_begin, i64 c_count, i64 blocks, i64 first_block, T pad) {
-    const i64 lane = static_cast<i64>(blockIdx.x) * threads_x + threadIdx.x;
-    if (lane >= c_count) return;
-    const i64 c = c_begin + lane;
-    for (i64 task = blockIdx.y; task < blocks * dy; task += gridDim.y) {
-        const i64 residue = task / blocks, k = first_block + task % blocks;
-        const i64 rows = (height - residue + dy - 1) / dy;
-        const auto value = [&](i64 i) -> T {
-            const i64 x = c + i * dx;
-            if (i < 0 || i >= rows || x < 0 || x >= width) return pad;
-            return in[(residue + i * dy) * in_stride + x];
-        };
-        const auto output = [&](i64 t) -> T* {  // output of window start kL + t, or null
-            const i64 i = k * L + t + before, x = c + i * dx;
-            if (i < 0 || i >= rows || x < 0 || x >= width) return nullptr;
-            return out + (residue + i * dy) * out_stride + x;
-        };
-        T acc = value(k * L + L - 1);
-        if (T* o = output(L - 1)) *o = acc;
-        for (i64 t = L - 2; t >= 0; --t) {
-            acc = pick<T, Max>(acc, value(k * L + t));
-            if (T* o = output(t)) *o = acc;
+// ---- windows along periodic lines (sheared columns) -----------------------------------------------
+//
+// The periodic line of step (dx, dy), dy >= 1, through the rows y = residue (mod dy): position i
+// of virtual column c is the pixel (c + i dx, residue + i dy). Along each virtual column this is
+// the vertical pass's two-level van Herk/Gil-Werman (vhgw.cuh) with the same row tables; one
+// thread owns P = 4 / sizeof(T) adjacent virtual columns, whose pixels at position i are P
+// adjacent pixels of one row, starting (c_begin + i dx) mod P past a word boundary for every
+// thread of the block. Loads funnel-shift the two aligned words around them; results are
+// realigned across lanes (__shfl_down_sync), so stores are aligned words except for the partial
+// words at the ends of a warp. Pixels off the image read `pad`; results off it are dropped.
+template <class T>
+struct sargs {
+    const T* in = nullptr;
+    i64 in_stride = 0;
+    T* out = nullptr;
+    i64 out_stride = 0;
+    i64 width = 0, height = 0;
+    i64 dx = 0, dy = 1;
+    i64 c_begin = 0;  // virtual column of word 0 (a multiple of P)
+    i64 n_words = 0;  // words of virtual columns
+    i64 before = 0;
+    int m = 1, r = 0;
+    i64 ca_min = 0, ca_max = 0, n_coarse = 0;
+    const T* W = nullptr;  // W(ca) of residue z at row z * n_coarse + ca - ca_min (m >= 2)
+    i64 W_stride = 0;
+    T* cm = nullptr;  // chunk minima of residue z, row z * n_coarse + k = chunk ca_min + 1 + k
+    i64 cm_stride = 0;
+    T pad{};
+};
+
+constexpr int sheared_threads = 128;
+
+// P pixels starting at x of `row` (null: a row off the image), off-row pixels `pad`.
+template <class V>
+__device__ __forceinline__ typename V::mem sheared_load(const typename V::elem* row, i64 x, i64 width,
+                                                        typename V::elem pad) {
+    using mem = typename V::mem;
+    constexpr int P = V::P;
+    if (row == nullptr) return V::splat_mem(pad);
+    if constexpr (P == 1) {
+        return x >= 0 && x < width ? load_ro(row + x) : pad;
+    } else {
+        if (x >= 0 && x + P <= width) {
+            const int o = static_cast<int>(x & (P - 1));
+            const mem* words = reinterpret_cast<const mem*>(row + (x - o));
+            const mem lo = load_ro(words);
+            if (o == 0) return lo;
+            // The next word starts at x - o + P <= x + P - 1 < width: inside the row.
+            return __funnelshift_r(lo, load_ro(words + 1), static_cast<unsigned>(8 * sizeof(typename V::elem) * o));
         }
-        acc = identity_value<T, Max>();
-        for (i64 t = 1; t < L; ++t) {
-            acc = pick<T, Max>(acc, value((k + 1) * L + t - 1));
-            if (T* o = output(t)) *o = pick<T, Max>(*o, acc);
+        mem v = 0;
+#pragma unroll
+        for (int i = 0; i < P; ++i) {
+            const i64 xi = x + i;
+            v = V::put(v, i, xi >= 0 && xi < width ? load_ro(row + xi) : pad);
+        }
+        return v;
+    }
+}
+
+// Pixels [first, last) of word v, whose pixel 0 belongs at x, where they lie inside the row.
+template <class V>
+__device__ __forceinline__ void store_pixels(typename V::elem* row, i64 x, i64 width, typename V::mem v, int first,
+                                             int last) {
+    using mem = typename V::mem;
+    constexpr int P = V::P;
+    if (first == 0 && last == P && x >= 0 && x + P <= width && (x & (P - 1)) == 0) {
+        reinterpret_cast<mem*>(row)[x / P] = v;
+        return;
+    }
+    for (int i = first; i < last; ++i) {
+        const i64 xi = x + i;
+        if (xi >= 0 && xi < width) row[xi] = V::get(v, i);
+    }
+}
+
+// Stores the P pixels of this lane's word at x (x mod P the same for all lanes of the warp,
+// every lane of the warp taking part).
+template <class V>
+__device__ __forceinline__ void sheared_store(typename V::elem* row, i64 x, i64 width, typename V::mem v) {
+    constexpr int P = V::P;
+    if (row == nullptr) return;
+    if constexpr (P == 1) {
+        if (x >= 0 && x < width) row[x] = v;
+    } else {
+        const int o = static_cast<int>(x & (P - 1));
+        if (o == 0) {
+            store_pixels<V>(row, x, width, v, 0, P);
+            return;
+        }
+        const typename V::mem next = __shfl_down_sync(0xffffffffu, v, 1);
+        const int lane = static_cast<int>(threadIdx.x & 31);
+        // The aligned word at x + P - o: pixels P - o .. P - 1 of v, then 0 .. P - o - 1 of next.
+        if (lane < 31)
+            store_pixels<V>(row, x + P - o, width,
+                            __funnelshift_r(v, next, static_cast<unsigned>(8 * sizeof(typename V::elem) * (P - o))), 0,
+                            P);
+        if (lane == 0) store_pixels<V>(row, x, width, v, 0, P - o);
+        if (lane == 31) store_pixels<V>(row, x, width, v, P - o, P);
+    }
+}
+
+// Row tables for positions first .. first + count - 1 of residue line `residue`: the row (null
+// off the image) and the position's shift i dx.
+template <class Ptr, class T>
+__device__ __forceinline__ void fill_sheared_rows(Ptr* rows, i64* shifts, int count, i64 first, i64 residue, Ptr base,
+                                                  i64 stride, const sargs<T>& a) {
+    for (int t = threadIdx.x; t < count; t += blockDim.x) {
+        const i64 p = first + t, y = residue + p * a.dy;
+        rows[t] = p >= 0 && y < a.height ? base + y * stride : nullptr;
+        shifts[t] = p * a.dx;
+    }
+}
+
+template <class V, bool Max, int C, int K>
+__global__ void __launch_bounds__(sheared_threads) sheared_vhgw_kernel(const sargs<typename V::elem> a) {
+    using T = typename V::elem;
+    using Op = word_op<V, Max>;
+    using word = typename V::word;
+    using mem = typename V::mem;
+    constexpr int P = V::P;
+    __shared__ const T* rows_a[K * C];
+    __shared__ i64 shift_a[K * C];
+    __shared__ const T* rows_b[K * C + C];
+    __shared__ i64 shift_b[K * C + C];
+    __shared__ T* rows_out[K * C];
+    __shared__ i64 shift_out[K * C];
+    const i64 w = static_cast<i64>(blockIdx.x) * sheared_threads + threadIdx.x;
+    const i64 residue = blockIdx.z;
+    const i64 c = a.c_begin + w * P;  // this thread's first virtual column
+    const i64 block_c0 = a.c_begin + static_cast<i64>(blockIdx.x) * sheared_threads * P;
+    const i64 block_c1 = block_c0 + sheared_threads * P;  // exclusive
+    const i64 n_pos = (a.height - residue + a.dy - 1) / a.dy;
+    const i64 runs = (a.ca_max - a.ca_min + K) / K;
+    for (i64 run = blockIdx.y; run < runs; run += gridDim.y) {
+        const i64 ca0 = a.ca_min + run * K;
+        const int nchunks = static_cast<int>(min(static_cast<i64>(K), a.ca_max - ca0 + 1));
+        const i64 a_first = ca0 * C, b_first = (ca0 + a.m) * C;
+        // The run's outputs, positions p0 .. p1: skip it when none lands on the image.
+        const i64 p0 = max(a_first + a.before, i64{0}), p1 = min(a_first + a.before + nchunks * C - 1, n_pos - 1);
+        if (p0 > p1) continue;
+        const i64 s0 = min(p0 * a.dx, p1 * a.dx), s1 = max(p0 * a.dx, p1 * a.dx);
+        if (block_c1 - 1 + s1 < 0 || block_c0 + s0 >= a.width) continue;
+        __syncthreads();  // the previous run's tables are no longer read
+        fill_sheared_rows<const T*>(rows_a, shift_a, K * C, a_first, residue, a.in, a.in_stride, a);
+        fill_sheared_rows<const T*>(rows_b, shift_b, K * C + a.r, b_first, residue, a.in, a.in_stride, a);
+        fill_sheared_rows<T*>(rows_out, shift_out, K * C, a_first + a.before, residue, a.out, a.out_stride, a);
+        __syncthreads();
+        auto load_a = [&](int p) { return V::unpack(sheared_load<V>(rows_a[p], c + shift_a[p], a.width, a.pad)); };
+        auto load_b = [&](int q) { return V::unpack(sheared_load<V>(rows_b[q], c + shift_b[q], a.width, a.pad)); };
+        auto wload = [&](int k) {
+            if (w >= a.n_words) return Op::identity();  // past the coarse rows' width
+            return V::unpack(load_ro(reinterpret_cast<const mem*>(a.W + (residue * a.n_coarse + ca0 + k - a.ca_min) *
+                                                                              a.W_stride) +
+                                     w));
+        };
+        auto store = [&](int k, int j, word v) {
+            sheared_store<V>(rows_out[k * C + j], c + shift_out[k * C + j], a.width, V::pack(v));
+        };
+        vhgw_run<Op, C, K>(nchunks, a.m, a.r, load_a, load_b, wload, store);
+    }
+}
+
+// Chunk minima for the coarse level (m >= 2), in virtual columns: row residue * n_coarse + k =
+// min over the positions of chunk ca_min + 1 + k.
+template <class V, bool Max, int C, int K>
+__global__ void __launch_bounds__(sheared_threads) sheared_chunk_kernel(const sargs<typename V::elem> a) {
+    using T = typename V::elem;
+    using Op = word_op<V, Max>;
+    using word = typename V::word;
+    using mem = typename V::mem;
+    constexpr int P = V::P;
+    __shared__ const T* rows[K * C];
+    __shared__ i64 shifts[K * C];
+    const i64 w = static_cast<i64>(blockIdx.x) * sheared_threads + threadIdx.x;
+    const i64 residue = blockIdx.z;
+    const i64 c = a.c_begin + w * P;
+    const i64 runs = (a.n_coarse + K - 1) / K;
+    for (i64 run = blockIdx.y; run < runs; run += gridDim.y) {
+        const i64 first_chunk = run * K;
+        __syncthreads();
+        fill_sheared_rows<const T*>(rows, shifts, K * C, (a.ca_min + 1 + first_chunk) * C, residue, a.in, a.in_stride,
+                                    a);
+        __syncthreads();
+        if (w >= a.n_words) continue;
+#pragma unroll 1
+        for (int k = 0; k < K; ++k) {
+            const i64 idx = first_chunk + k;
+            if (idx >= a.n_coarse) break;
+            word acc = Op::identity();
+#pragma unroll
+            for (int j = 0; j < C; ++j)
+                acc = Op::apply(acc, V::unpack(sheared_load<V>(rows[k * C + j], c + shifts[k * C + j], a.width, a.pad)));
+            reinterpret_cast<mem*>(a.cm + (residue * a.n_coarse + idx) * a.cm_stride)[w] = V::pack(acc);
         }
     }
+}
+
+template <class V, bool Max, int C>
+void run_sheared(sargs<typename V::elem> a, const line_geometry& g, cudaStream_t stream) {
+    using T = typename V::elem;
+    constexpr int K = std::max(1, tuning_policy::vertical_rows_per_thread / C);
+    constexpr int P = V::P;
+    const unsigned word_blocks = static_cast<unsigned>((a.n_words + sheared_threads - 1) / sheared_threads);
+    const unsigned dy = static_cast<unsigned>(a.dy);
+    scratch_image<T> cm, W;
+    if (g.m >= 2) {
+        const i64 cols = a.n_words * P;
+        cm = scratch_image<T>(cols, a.dy * g.n_coarse(), stream);
+        a.cm = cm.view().data();
+        a.cm_stride = cm.view().stride();
+        const dim3 grid(word_blocks, grid_rows((g.n_coarse() + K - 1) / K), dy);
+        sheared_chunk_kernel<V, Max, C, K><<<grid, sheared_threads, 0, stream>>>(a);
+        check_launch("sheared_chunk_kernel");
+        if (g.m - 1 >= 2) {
+            W = scratch_image<T>(cols, a.dy * g.n_coarse(), stream);
+            pass_params<T> coarse;
+            coarse.before = 0;
+            coarse.after = g.m - 2;
+            coarse.maximum = Max;
+            coarse.mode = border_mode::ignore;
+            coarse.pad = identity_value<T, Max>();
+            for (i64 z = 0; z < a.dy; ++z)
+                vertical_pass<T>(device_view<const T>(cm.view().subview(0, z * g.n_coarse(), cols, g.n_coarse())),
+                                 W.view().subview(0, z * g.n_coarse(), cols, g.n_coarse()), coarse, stream);
+            a.W = W.view().data();
+            a.W_stride = W.view().stride();
+        } else {
+            a.W = cm.view().data();
+            a.W_stride = cm.view().stride();
+        }
+    }
+    const dim3 grid(word_blocks, grid_rows((g.n_chunks() + K - 1) / K), dy);
+    sheared_vhgw_kernel<V, Max, C, K><<<grid, sheared_threads, 0, stream>>>(a);
+    check_launch("sheared_vhgw_kernel");
+}
+
+template <class V>
+void sheared_words(device_view<const typename V::elem> in, device_view<typename V::elem> out,
+                   const pass_params<typename V::elem>& p, int dx, int dy, const line_geometry& g, cudaStream_t stream) {
+    constexpr int P = V::P;
+    const i64 width = in.width(), drift = (g.n - 1) * (dx < 0 ? -dx : dx);
+    const i64 c_begin = floor_div(dx > 0 ? -drift : 0, P) * P, c_end = dx < 0 ? width + drift : width;
+    sargs<typename V::elem> a;
+    a.in = in.data();
+    a.in_stride = in.stride();
+    a.out = out.data();
+    a.out_stride = out.stride();
+    a.width = width;
+    a.height = in.height();
+    a.dx = dx;
+    a.dy = dy;
+    a.c_begin = c_begin;
+    a.n_words = (c_end - c_begin + P - 1) / P;
+    a.before = g.before;
+    a.m = g.m;
+    a.r = g.r;
+    a.ca_min = g.ca_min;
+    a.ca_max = g.ca_max;
+    a.n_coarse = g.n_coarse();
+    a.pad = p.pad;
+    with_chunk_length(g.C, [&](auto C) {
+        if (p.maximum)
+            run_sheared<V, true, decltype(C)::value>(a, g, stream);
+        else
+            run_sheared<V, false, decltype(C)::value>(a, g, stream);
+    });
+}
+
+// ---- runs read at shifts, in shared-memory tiles ---------------------------------------------------
+//
+// out(x, y) = min (max) over the terms t of the run of t.length pixels from (x, y) + t.start
+// along x (or y), of the input extended by its border rule, with the output pixel (x, y) at
+// input (x + org_x, y + org_y); min (max) with prior(x, y) where given. A block stages its
+// 128 x 32 output tile and the terms' reach in shared memory, then builds the doubling levels
+// level_k(p) = min of 2^k pixels from p in place, one level at a time, and takes each term of
+// length l from level k = floor(log2 l) at its start and at start + l - 2^k.
+constexpr int runs_tile_w = 128, runs_threads_y = 2, runs_rows = 16, runs_tile_h = runs_threads_y * runs_rows;
+constexpr int runs_block = runs_tile_w * runs_threads_y;
+constexpr int max_run_terms = 96, max_run_levels = 12;
+constexpr int runs_max_shared = 96 * 1024;
+
+struct run_table {
+    int count = 0;
+    int levels = 0;                    // levels 0 .. levels - 1 are built
+    int level_end[max_run_levels]{};   // terms [level_end[k - 1], level_end[k]) read level k
+    int offset[max_run_terms]{};       // shared-memory offset of a term's first lookup
+    int second[max_run_terms]{};       // of its second lookup, from the first
+};
+
+template <class T>
+struct runs_args {
+    const T* in = nullptr;
+    i64 in_stride = 0, in_w = 0, in_h = 0;
+    border_mode mode = border_mode::ignore;
+    T pad{};
+    T* out = nullptr;
+    i64 out_stride = 0, out_w = 0, out_h = 0;
+    i64 org_x = 0, org_y = 0;
+    const T* prior = nullptr;
+    i64 prior_stride = 0;
+    int rx0 = 0, ry0 = 0;  // the reach's corner, relative to an output pixel
+    int sw = 0, sh = 0;    // the staged tile
+};
+
+template <class T, bool Max, bool Vertical>
+__global__ void __launch_bounds__(runs_block) runs_kernel(const runs_args<T> a, const run_table t) {
+    extern __shared__ __align__(16) unsigned char runs_shared[];
+    T* S = reinterpret_cast<T*>(runs_shared);
+    const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+    const int lin = ty * runs_tile_w + tx;
+    const int SW = a.sw, SH = a.sh, total = SW * SH;
+    const i64 tiles_y = (a.out_h + runs_tile_h - 1) / runs_tile_h;
+    const i64 tx0 = static_cast<i64>(blockIdx.x) * runs_tile_w;
+    for (i64 tile = blockIdx.y; tile < tiles_y; tile += gridDim.y) {
+        const i64 ty0 = tile * runs_tile_h;
+        const i64 X0 = tx0 + a.rx0 + a.org_x, Y0 = ty0 + a.ry0 + a.org_y;
+        __syncthreads();  // the previous tile is no longer read
+        for (int r = ty; r < SH; r += runs_threads_y) {
+            const i64 sy = granula::detail::border_index(Y0 + r, a.in_h, a.mode);
+            const T* row = sy >= 0 ? a.in + sy * a.in_stride : nullptr;
+            for (int c = tx; c < SW; c += runs_tile_w) {
+                const i64 sx = granula::detail::border_index(X0 + c, a.in_w, a.mode);
+                S[r * SW + c] = row != nullptr && sx >= 0 ? load_ro(row + sx) : a.pad;
+            }
+        }
+        __syncthreads();
+        T acc[runs_rows];
+#pragma unroll
+        for (int i = 0; i < runs_rows; ++i) acc[i] = identity_value<T, Max>();
+        const T* mine = S + ty * SW + tx;
+        for (int k = 0; k < t.levels; ++k) {
+            if (k > 0) {
+                // level k from level k - 1, in place in increasing order: a chunk reads only
+                // entries no earlier chunk wrote, and writes after every thread has read it.
+                const int h = (1 << (k - 1)) * (Vertical ? SW : 1), limit = total - h;
+                constexpr int B = 8;
+                for (int base = 0; base < limit; base += B * runs_block) {
+                    T v[B];
+#pragma unroll
+                    for (int b = 0; b < B; ++b) {
+                        const int i = base + b * runs_block + lin;
+                        if (i < limit) v[b] = pick<T, Max>(S[i], S[i + h]);
+                    }
+                    __syncthreads();
+#pragma unroll
+                    for (int b = 0; b < B; ++b) {
+                        const int i = base + b * runs_block + lin;
+                        if (i < limit) S[i] = v[b];
+                    }
+                }
+                __syncthreads();
+            }
+            const int j_end = t.level_end[k];
+            for (int j = k == 0 ? 0 : t.level_end[k - 1]; j < j_end; ++j) {
+                const T* p = mine + t.offset[j];
+                const int s2 = t.second[j];
+#pragma unroll
+                for (int i = 0; i < runs_rows; ++i) {
+                    const T* q = p + i * runs_threads_y * SW;
+                    acc[i] = pick<T, Max>(acc[i], pick<T, Max>(q[0], q[s2]));
+                }
+            }
+        }
+        const i64 x = tx0 + tx;
+        if (x < a.out_w) {
+#pragma unroll
+            for (int i = 0; i < runs_rows; ++i) {
+                const i64 y = ty0 + ty + i * runs_threads_y;
+                if (y < a.out_h) {
+                    T v = acc[i];
+                    if (a.prior != nullptr) v = pick<T, Max>(v, a.prior[y * a.prior_stride + x]);
+                    a.out[y * a.out_stride + x] = v;
+                }
+            }
+        }
+    }
+}
+
+// out = min (max) of out and src, pixel by pixel.
+template <class T, bool Max>
+__global__ void combine_kernel(T* out, i64 out_stride, const T* src, i64 src_stride, i64 width, i64 height) {
+    const i64 x = static_cast<i64>(blockIdx.x) * threads_x + threadIdx.x;
+    if (x >= width) return;
+    for (i64 y = blockIdx.y; y < height; y += gridDim.y)
+        out[y * out_stride + x] = pick<T, Max>(out[y * out_stride + x], src[y * src_stride + x]);
+}
+
+struct run_launch {
+    std::vector<run_term> terms;
+    bool vertical = false;
+    int rx0 = 0, rx1 = 0, ry0 = 0, ry1 = 0;
+    i64 bytes_per_pixel = 1;
+    i64 sw() const { return runs_tile_w + rx1 - rx0; }
+    i64 sh() const { return runs_tile_h + ry1 - ry0; }
+    i64 shared_bytes() const { return sw() * sh() * bytes_per_pixel; }
+};
+
+int level_of(i64 length) {
+    int k = 0;
+    while ((i64{2} << k) <= length) ++k;
+    return k;
+}
+
+// The terms cut into launches: one direction each (single pixels go with either), at most
+// max_run_terms each; empty when some launch would not fit in shared memory.
+std::vector<run_launch> plan_run_launches(const std::vector<run_term>& terms, i64 bytes_per_pixel) {
+    std::vector<run_launch> launches;
+    for (const bool vertical : {false, true}) {
+        std::vector<run_term> mine;
+        for (const auto& t : terms)
+            if ((t.length > 1 && t.vertical == vertical) || (t.length == 1 && !vertical)) mine.push_back(t);
+        std::stable_sort(mine.begin(), mine.end(),
+                         [](const run_term& a, const run_term& b) { return level_of(a.length) < level_of(b.length); });
+        for (std::size_t first = 0; first < mine.size(); first += max_run_terms) {
+            run_launch l;
+            l.vertical = vertical;
+            l.bytes_per_pixel = bytes_per_pixel;
+            l.terms.assign(mine.begin() + static_cast<std::ptrdiff_t>(first),
+                           mine.begin() + static_cast<std::ptrdiff_t>(std::min(mine.size(), first + max_run_terms)));
+            i64 x0 = l.terms[0].x, x1 = x0, y0 = l.terms[0].y, y1 = y0;
+            for (const auto& t : l.terms) {
+                const i64 ex = t.x + (vertical ? 0 : t.length - 1), ey = t.y + (vertical ? t.length - 1 : 0);
+                x0 = std::min(x0, t.x), x1 = std::max(x1, ex), y0 = std::min(y0, t.y), y1 = std::max(y1, ey);
+                if (level_of(t.length) >= max_run_levels) return {};
+            }
+            if (x1 - x0 > 4096 || y1 - y0 > 4096) return {};
+            l.rx0 = static_cast<int>(x0), l.rx1 = static_cast<int>(x1), l.ry0 = static_cast<int>(y0),
+            l.ry1 = static_cast<int>(y1);
+            if (l.shared_bytes() > runs_max_shared) return {};
+            launches.push_back(std::move(l));
+        }
+    }
+    return launches;
 }
 
 constexpr int max_shifts_per_launch = 32;
@@ -164,24 +569,99 @@ void padded_copy(device_view<const T> in, device_view<T> out, long long left, lo
 template <class T>
 void sheared_pass(device_view<const T> in, device_view<T> out, const pass_params<T>& p, int dx, int dy,
                   cudaStream_t stream) {
-    const i64 width = in.width(), height = in.height(), max_rows = (height + dy - 1) / dy;
-    const i64 before = std::min<i64>(p.before, 2 * max_rows), after = std::min<i64>(p.after, 2 * max_rows);
-    const i64 L = before + after + 1;
-    const i64 drift = (max_rows - 1) * (dx < 0 ? -dx : dx);
-    const i64 c_begin = dx > 0 ? -drift : 0, c_end = dx < 0 ? width + drift : width;
-    // Window starts run from -before to max_rows - 1 - before.
-    const i64 first_block = floor_div(-before, L), last_block = floor_div(max_rows - 1 - before, L);
-    const i64 blocks = last_block - first_block + 1;
-    const dim3 grid(static_cast<unsigned>((c_end - c_begin + threads_x - 1) / threads_x), grid_rows(blocks * dy));
-    const auto launch = [&](auto kernel) {
-        kernel<<<grid, threads_x, 0, stream>>>(in.data(), in.stride(), out.data(), out.stride(), width, height, dx, dy,
-                                               before, L, c_begin, c_end - c_begin, blocks, first_block, p.pad);
-    };
-    if (p.maximum)
-        launch(sheared_kernel<T, true>);
+    const i64 height = in.height(), n = (height + dy - 1) / dy;
+    const i64 before = std::min<i64>(p.before, 2 * n), after = std::min<i64>(p.after, 2 * n);
+    if (before + after == 0) {
+        granula::copy<T>(in, out, granula::stream(stream));
+        return;
+    }
+    const line_geometry g = make_geometry(n, before, after, tuning_policy::max_chunk);
+    if constexpr (sizeof(T) < 4) {
+        if (!word_aligned<T>(in.data(), in.stride()) || !word_aligned<T>(out.data(), out.stride())) {
+            sheared_words<scalar<T>>(in, out, p, dx, dy, g, stream);
+            return;
+        }
+    }
+    sheared_words<packed<T>>(in, out, p, dx, dy, g, stream);
+}
+
+template <class T>
+bool runs_fit(const std::vector<run_term>& terms) {
+    return terms.empty() || !plan_run_launches(terms, sizeof(T)).empty();
+}
+
+template <class T>
+void runs_pass(device_view<const T> in, border_mode mode, T pad, device_view<T> out, long long org_x, long long org_y,
+               device_view<const T> prior, const std::vector<run_term>& terms, bool maximum, cudaStream_t stream) {
+    const auto launches = plan_run_launches(terms, sizeof(T));
+    if (launches.empty()) throw std::logic_error("granula bug: runs_pass called with terms that do not fit");
+    const T* prior_data = prior.data();
+    i64 prior_stride = prior.stride();
+    for (const auto& l : launches) {
+        runs_args<T> a;
+        a.in = in.data();
+        a.in_stride = in.stride();
+        a.in_w = in.width();
+        a.in_h = in.height();
+        a.mode = mode;
+        a.pad = pad;
+        a.out = out.data();
+        a.out_stride = out.stride();
+        a.out_w = out.width();
+        a.out_h = out.height();
+        a.org_x = org_x;
+        a.org_y = org_y;
+        a.prior = prior_data;
+        a.prior_stride = prior_stride;
+        a.rx0 = l.rx0;
+        a.ry0 = l.ry0;
+        a.sw = static_cast<int>(l.sw());
+        a.sh = static_cast<int>(l.sh());
+        run_table t;
+        t.count = static_cast<int>(l.terms.size());
+        for (int j = 0; j < t.count; ++j) {
+            const run_term& rt = l.terms[static_cast<std::size_t>(j)];
+            const int k = level_of(rt.length);
+            t.levels = std::max(t.levels, k + 1);
+            t.offset[j] = static_cast<int>((rt.y - l.ry0) * a.sw + (rt.x - l.rx0));
+            t.second[j] = static_cast<int>((rt.length - (i64{1} << k)) * (l.vertical ? a.sw : 1));
+        }
+        for (int k = 0; k < max_run_levels; ++k) {
+            int end = 0;
+            while (end < t.count && level_of(l.terms[static_cast<std::size_t>(end)].length) <= k) ++end;
+            t.level_end[k] = end;
+        }
+        const std::size_t bytes = static_cast<std::size_t>(l.shared_bytes());
+        const dim3 block(runs_tile_w, runs_threads_y);
+        const dim3 grid(static_cast<unsigned>((out.width() + runs_tile_w - 1) / runs_tile_w),
+                        grid_rows((out.height() + runs_tile_h - 1) / runs_tile_h));
+        const auto launch = [&](auto kernel) {
+            if (bytes > 48 * 1024)
+                granula::detail::check_cuda(
+                    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)),
+                    "cudaFuncSetAttribute");
+            kernel<<<grid, block, bytes, stream>>>(a, t);
+        };
+        if (maximum)
+            l.vertical ? launch(runs_kernel<T, true, true>) : launch(runs_kernel<T, true, false>);
+        else
+            l.vertical ? launch(runs_kernel<T, false, true>) : launch(runs_kernel<T, false, false>);
+        check_launch("runs_kernel");
+        prior_data = out.data();  // later launches fold in what the earlier ones wrote
+        prior_stride = out.stride();
+    }
+}
+
+template <class T>
+void combine(device_view<T> out, device_view<const T> src, bool maximum, cudaStream_t stream) {
+    const dim3 grid(static_cast<unsigned>((out.width() + threads_x - 1) / threads_x), grid_rows(out.height()));
+    if (maximum)
+        combine_kernel<T, true><<<grid, threads_x, 0, stream>>>(out.data(), out.stride(), src.data(), src.stride(),
+                                                                out.width(), out.height());
     else
-        launch(sheared_kernel<T, false>);
-    check_launch("sheared_kernel");
+        combine_kernel<T, false><<<grid, threads_x, 0, stream>>>(out.data(), out.stride(), src.data(), src.stride(),
+                                                                 out.width(), out.height());
+    check_launch("combine_kernel");
 }
 
 template <class T>
@@ -211,7 +691,12 @@ void accumulate_shifted(device_view<T> acc, device_view<const T> src, const std:
     template void sheared_pass<type>(device_view<const type>, device_view<type>, const pass_params<type>&, int, int, \
                                      cudaStream_t);                                                             \
     template void accumulate_shifted<type>(device_view<type>, device_view<const type>,                          \
-                                           const std::vector<granula::detail::pixel_shift>&, bool, bool, cudaStream_t);
+                                           const std::vector<granula::detail::pixel_shift>&, bool, bool, cudaStream_t); \
+    template bool runs_fit<type>(const std::vector<run_term>&);                                                 \
+    template void runs_pass<type>(device_view<const type>, border_mode, type, device_view<type>, long long,      \
+                                  long long, device_view<const type>, const std::vector<run_term>&, bool,       \
+                                  cudaStream_t);                                                                \
+    template void combine<type>(device_view<type>, device_view<const type>, bool, cudaStream_t);
 GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
 #undef GRANULA_INSTANTIATE
 

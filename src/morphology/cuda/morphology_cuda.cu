@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 #include <type_traits>
+#include <vector>
 
 #include "core/cuda/check.cuh"
 #include "morphology/cuda/line_pass.cuh"
@@ -192,6 +193,81 @@ void erode_or_dilate_separable(device_view<const T> in, device_view<T> out, cons
     }
 }
 
+// The run terms of a group's passes: each pass's first segment (a horizontal or vertical run,
+// or none) read at each of its shifts. False when a first segment is neither.
+bool group_run_terms(const granula::detail::element_plan::group& group, bool maximum,
+                     std::vector<detail::run_term>& terms) {
+    for (const auto& pass : group.passes) {
+        long long length = 1, start = 0;
+        bool vertical = false;
+        if (pass.first) {
+            const line_segment s = granula::detail::pointing_down(*pass.first);
+            if (!s.horizontal() && !s.vertical()) return false;
+            vertical = s.vertical();
+            length = s.length;
+            // Erosion reads x + [-origin, length - 1 - origin]; dilation the offsets negated.
+            start = maximum ? -(s.length - 1 - s.origin) : -s.origin;
+        }
+        for (const auto& shift : pass.shifts)
+            terms.push_back({shift.x + (vertical ? 0 : start), shift.y + (vertical ? start : 0), length, vertical});
+    }
+    return true;
+}
+
+// The general path without padded copies where it can: the groups' runs and shifted
+// accumulation in one shared-memory pass that reads the input through its border rule (runs_pass);
+// groups with further segments run them over a padded intermediate, and the last pass over the
+// groups without folds that result in. A single periodic line or diagonal under ignore or
+// constant borders is one sheared pass. False when the element needs the general plan below.
+template <class T>
+bool erode_or_dilate_fused(device_view<const T> in, device_view<T> out, const granula::detail::element_plan& plan,
+                           bool maximum, border mode, T pad, cudaStream_t stream) {
+    const bool padless = mode.mode == border_mode::ignore || mode.mode == border_mode::constant;
+    if (plan.groups.size() == 1 && plan.groups[0].rest.empty() && plan.groups[0].passes.size() == 1) {
+        const auto& pass = plan.groups[0].passes[0];
+        if (padless && pass.first && pass.shifts.size() == 1 && pass.shifts[0].x == 0 && pass.shifts[0].y == 0 &&
+            !pass.first->horizontal() && !pass.first->vertical()) {
+            apply_segment<T>(in, out, *pass.first, maximum, mode, stream);
+            return true;
+        }
+    }
+    std::vector<detail::run_term> direct;
+    std::vector<std::vector<detail::run_term>> with_rest(plan.groups.size());
+    for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+        auto& terms = plan.groups[g].rest.empty() ? direct : with_rest[g];
+        if (!group_run_terms(plan.groups[g], maximum, terms)) return false;
+        if (!plan.groups[g].rest.empty() && !detail::runs_fit<T>(terms)) return false;
+    }
+    if (!detail::runs_fit<T>(direct)) return false;
+    const long long width = in.width() + plan.left + plan.right, height = in.height() + plan.top + plan.bottom;
+    const border inside{border_mode::ignore, 0.0};
+    std::vector<scratch_image<T>> results;  // each group's result, padded
+    for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+        if (plan.groups[g].rest.empty()) continue;
+        scratch_image<T> a(width, height, stream), b(width, height, stream);
+        detail::runs_pass<T>(in, mode.mode, pad, a.view(), -plan.left, -plan.top, {}, with_rest[g], maximum, stream);
+        for (const auto& segment : plan.groups[g].rest) {
+            apply_segment<T>(a.view(), b.view(), segment, maximum, inside, stream);
+            std::swap(a, b);
+        }
+        results.push_back(std::move(a));
+    }
+    const auto cropped = [&](const scratch_image<T>& r) {
+        return device_view<const T>(r.view().subview(plan.left, plan.top, in.width(), in.height()));
+    };
+    std::size_t folded = 0;
+    if (!direct.empty()) {
+        detail::runs_pass<T>(in, mode.mode, pad, out, 0, 0, results.empty() ? device_view<const T>{} : cropped(results[0]),
+                             direct, maximum, stream);
+        folded = results.empty() ? 0 : 1;
+    } else {
+        copy_view<T>(cropped(results[0]), out, stream);
+        folded = 1;
+    }
+    for (; folded < results.size(); ++folded) detail::combine<T>(out, cropped(results[folded]), maximum, stream);
+    return true;
+}
+
 // Any element, by the plan of element_plan.hpp (as the CPU's erode_or_dilate_general).
 template <class T>
 void erode_or_dilate_general(device_view<const T> in, device_view<T> out, const structuring_element& footprint,
@@ -199,6 +275,7 @@ void erode_or_dilate_general(device_view<const T> in, device_view<T> out, const 
     const granula::detail::element_plan plan = granula::detail::plan_element(footprint, maximum);
     const T neutral = maximum ? detail::identity_value<T, true>() : detail::identity_value<T, false>();
     const T pad = mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : neutral;
+    if (erode_or_dilate_fused<T>(in, out, plan, maximum, mode, pad, stream)) return;
     const long long width = in.width() + plan.left + plan.right, height = in.height() + plan.top + plan.bottom;
     scratch_image<T> padded(width, height, stream), result(width, height, stream), inner, first_pass, spare;
     detail::padded_copy<T>(in, padded.view(), plan.left, plan.top, mode.mode, pad, stream);
