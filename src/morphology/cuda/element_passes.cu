@@ -27,6 +27,22 @@ __device__ __forceinline__ T pick(T a, T b) {
     return Max ? scalar<T>::vmax(a, b) : scalar<T>::vmin(a, b);
 }
 
+// Four bytes (two uint16, one float) per thread as one 32-bit word: `acc` rows are 128-byte
+// aligned (scratch images), so its words load whole; a shifted `src` word is funnel-shifted out
+// of the two aligned words around it, and min/max run on the packed lanes (__vminu4 ...).
+template <class T>
+constexpr int lanes = 4 / sizeof(T);
+
+template <class T, bool Max>
+__device__ __forceinline__ std::uint32_t pick_word(std::uint32_t a, std::uint32_t b) {
+    if constexpr (sizeof(T) == 1)
+        return Max ? __vmaxu4(a, b) : __vminu4(a, b);
+    else if constexpr (sizeof(T) == 2)
+        return Max ? __vmaxu2(a, b) : __vminu2(a, b);
+    else
+        return __float_as_uint(pick<float, Max>(__uint_as_float(a), __uint_as_float(b)));
+}
+
 unsigned grid_rows(i64 rows) { return static_cast<unsigned>(std::clamp<i64>(rows, 1, 65535)); }
 
 template <class T>
@@ -156,7 +172,7 @@ __device__ __forceinline__ void fill_sheared_rows(Ptr* rows, i64* shifts, int co
 }
 
 template <class V, bool Max, int C, int K>
-__global__ void __launch_bounds__(sheared_threads) sheared_vhgw_kernel(const sargs<typename V::elem> a) {
+__global__ void __launch_bounds__(sheared_threads, 8) sheared_vhgw_kernel(const sargs<typename V::elem> a) {
     using T = typename V::elem;
     using Op = word_op<V, Max>;
     using word = typename V::word;
@@ -315,20 +331,35 @@ void sheared_words(device_view<const typename V::elem> in, device_view<typename 
 // out(x, y) = min (max) over the terms t of the run of t.length pixels from (x, y) + t.start
 // along x (or y), of the input extended by its border rule, with the output pixel (x, y) at
 // input (x + org_x, y + org_y); min (max) with prior(x, y) where given. A block stages its
-// 128 x 32 output tile and the terms' reach in shared memory, then builds the doubling levels
-// level_k(p) = min of 2^k pixels from p in place, one level at a time, and takes each term of
-// length l from level k = floor(log2 l) at its start and at start + l - 2^k.
-constexpr int runs_tile_w = 128, runs_threads_y = 2, runs_rows = 16, runs_tile_h = runs_threads_y * runs_rows;
-constexpr int runs_block = runs_tile_w * runs_threads_y;
+// output tile (128 threads x P pixels wide, 32 rows) and the terms' reach in shared memory,
+// then builds the doubling levels level_k(p) = min of 2^k pixels from p in place, one level at
+// a time, and takes each term of length l from level k = floor(log2 l) at its start and at
+// start + l - 2^k. A thread owns P = 4 / sizeof(T) adjacent pixels of 16 rows: every lookup is
+// one 32-bit word (two, funnel-shifted, when the term's start is not word aligned; the shift is
+// the same for the whole block), min/max on packed lanes (uint8 as two u16x2 halves).
+constexpr int runs_threads_x = 128, runs_threads_y = 2, runs_rows = 16, runs_tile_h = runs_threads_y * runs_rows;
+constexpr int runs_block = runs_threads_x * runs_threads_y;
 constexpr int max_run_terms = 96, max_run_levels = 12;
-constexpr int runs_max_shared = 96 * 1024;
+constexpr int runs_max_shared = 112 * 1024;
+
+template <class T>
+constexpr int runs_tile_w = runs_threads_x * (4 / static_cast<int>(sizeof(T)));
+
+template <class T>
+struct runs_word {
+    using type = packed<T>;
+};
+template <>
+struct runs_word<std::uint8_t> {
+    using type = packed_u8_split;
+};
 
 struct run_table {
     int count = 0;
     int levels = 0;                    // levels 0 .. levels - 1 are built
     int level_end[max_run_levels]{};   // terms [level_end[k - 1], level_end[k]) read level k
-    int offset[max_run_terms]{};       // shared-memory offset of a term's first lookup
-    int second[max_run_terms]{};       // of its second lookup, from the first
+    int offset[max_run_terms]{};       // shared-memory byte offset of a term's first lookup
+    int second[max_run_terms]{};       // of its second lookup (-1: none, the length is 2^k)
 };
 
 template <class T>
@@ -343,18 +374,32 @@ struct runs_args {
     const T* prior = nullptr;
     i64 prior_stride = 0;
     int rx0 = 0, ry0 = 0;  // the reach's corner, relative to an output pixel
-    int sw = 0, sh = 0;    // the staged tile
+    int sw = 0, sh = 0;    // the staged tile, sw a multiple of P
 };
 
+// The 32 bits at byte offset 4 * w + shift / 8 of shared memory (shift in {0, 8, 16, 24}).
+__device__ __forceinline__ std::uint32_t shared_word(const std::uint32_t* S, int w, unsigned shift) {
+    return shift == 0 ? S[w] : __funnelshift_r(S[w], S[w + 1], shift);
+}
+
 template <class T, bool Max, bool Vertical>
-__global__ void __launch_bounds__(runs_block) runs_kernel(const runs_args<T> a, const run_table t) {
+__global__ void __launch_bounds__(runs_block, 3) runs_kernel(const runs_args<T> a, const run_table t) {
+    using V = typename runs_word<T>::type;
+    using Op = word_op<V, Max>;
+    using word = typename V::word;
+    constexpr int P = 4 / static_cast<int>(sizeof(T));
+    constexpr int TW = runs_tile_w<T>;
     extern __shared__ __align__(16) unsigned char runs_shared[];
     T* S = reinterpret_cast<T*>(runs_shared);
+    const std::uint32_t* S32 = reinterpret_cast<const std::uint32_t*>(runs_shared);
+    std::uint32_t* W32 = reinterpret_cast<std::uint32_t*>(runs_shared);
     const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
-    const int lin = ty * runs_tile_w + tx;
-    const int SW = a.sw, SH = a.sh, total = SW * SH;
+    const int lin = ty * runs_threads_x + tx;
+    const int SW = a.sw, SH = a.sh;
+    const int row_words = SW * static_cast<int>(sizeof(T)) / 4, total_words = row_words * SH;
     const i64 tiles_y = (a.out_h + runs_tile_h - 1) / runs_tile_h;
-    const i64 tx0 = static_cast<i64>(blockIdx.x) * runs_tile_w;
+    const i64 tx0 = static_cast<i64>(blockIdx.x) * TW;
+    const int base_word = ty * row_words + tx;  // the word of this thread's first pixel
     for (i64 tile = blockIdx.y; tile < tiles_y; tile += gridDim.y) {
         const i64 ty0 = tile * runs_tile_h;
         const i64 X0 = tx0 + a.rx0 + a.org_x, Y0 = ty0 + a.ry0 + a.org_y;
@@ -362,59 +407,86 @@ __global__ void __launch_bounds__(runs_block) runs_kernel(const runs_args<T> a, 
         for (int r = ty; r < SH; r += runs_threads_y) {
             const i64 sy = granula::detail::border_index(Y0 + r, a.in_h, a.mode);
             const T* row = sy >= 0 ? a.in + sy * a.in_stride : nullptr;
-            for (int c = tx; c < SW; c += runs_tile_w) {
+            for (int c = tx; c < SW; c += runs_threads_x) {
                 const i64 sx = granula::detail::border_index(X0 + c, a.in_w, a.mode);
                 S[r * SW + c] = row != nullptr && sx >= 0 ? load_ro(row + sx) : a.pad;
             }
         }
         __syncthreads();
-        T acc[runs_rows];
+        word acc[runs_rows];
 #pragma unroll
-        for (int i = 0; i < runs_rows; ++i) acc[i] = identity_value<T, Max>();
-        const T* mine = S + ty * SW + tx;
+        for (int i = 0; i < runs_rows; ++i) acc[i] = Op::identity();
         for (int k = 0; k < t.levels; ++k) {
             if (k > 0) {
                 // level k from level k - 1, in place in increasing order: a chunk reads only
                 // entries no earlier chunk wrote, and writes after every thread has read it.
-                const int h = (1 << (k - 1)) * (Vertical ? SW : 1), limit = total - h;
+                const int hb = (1 << (k - 1)) * (Vertical ? SW : 1) * static_cast<int>(sizeof(T));
+                const int q = hb >> 2, limit = total_words - q;
+                const unsigned shift = static_cast<unsigned>(hb & 3) * 8;
                 constexpr int B = 8;
                 for (int base = 0; base < limit; base += B * runs_block) {
-                    T v[B];
+                    std::uint32_t v[B];
 #pragma unroll
                     for (int b = 0; b < B; ++b) {
                         const int i = base + b * runs_block + lin;
-                        if (i < limit) v[b] = pick<T, Max>(S[i], S[i + h]);
+                        if (i < limit) v[b] = pick_word<T, Max>(S32[i], shared_word(S32, i + q, shift));
                     }
                     __syncthreads();
 #pragma unroll
                     for (int b = 0; b < B; ++b) {
                         const int i = base + b * runs_block + lin;
-                        if (i < limit) S[i] = v[b];
+                        if (i < limit) W32[i] = v[b];
                     }
                 }
                 __syncthreads();
             }
             const int j_end = t.level_end[k];
             for (int j = k == 0 ? 0 : t.level_end[k - 1]; j < j_end; ++j) {
-                const T* p = mine + t.offset[j];
-                const int s2 = t.second[j];
+                const int o1 = t.offset[j], o2 = t.second[j];
+                const int w1 = base_word + (o1 >> 2);
+                const unsigned s1 = static_cast<unsigned>(o1 & 3) * 8;
+                if (o2 < 0) {
 #pragma unroll
-                for (int i = 0; i < runs_rows; ++i) {
-                    const T* q = p + i * runs_threads_y * SW;
-                    acc[i] = pick<T, Max>(acc[i], pick<T, Max>(q[0], q[s2]));
+                    for (int i = 0; i < runs_rows; ++i)
+                        acc[i] = Op::apply(acc[i], V::unpack(V::from_bits(
+                                                       shared_word(S32, w1 + i * runs_threads_y * row_words, s1))));
+                } else {
+                    const int w2 = base_word + (o2 >> 2);
+                    const unsigned s2 = static_cast<unsigned>(o2 & 3) * 8;
+#pragma unroll
+                    for (int i = 0; i < runs_rows; ++i) {
+                        const int d = i * runs_threads_y * row_words;
+                        acc[i] = Op::apply(acc[i], V::unpack(V::from_bits(shared_word(S32, w1 + d, s1))));
+                        acc[i] = Op::apply(acc[i], V::unpack(V::from_bits(shared_word(S32, w2 + d, s2))));
+                    }
                 }
             }
         }
-        const i64 x = tx0 + tx;
-        if (x < a.out_w) {
+        const i64 x0 = tx0 + static_cast<i64>(tx) * P;
+        if (x0 < a.out_w) {
 #pragma unroll
             for (int i = 0; i < runs_rows; ++i) {
                 const i64 y = ty0 + ty + i * runs_threads_y;
-                if (y < a.out_h) {
-                    T v = acc[i];
-                    if (a.prior != nullptr) v = pick<T, Max>(v, a.prior[y * a.prior_stride + x]);
-                    a.out[y * a.out_stride + x] = v;
+                if (y >= a.out_h) break;
+                const typename V::mem m = V::pack(acc[i]);
+                T* o = a.out + y * a.out_stride + x0;
+                const T* pr = a.prior != nullptr ? a.prior + y * a.prior_stride + x0 : nullptr;
+                if constexpr (P > 1) {
+                    if (x0 + P <= a.out_w && (reinterpret_cast<std::uintptr_t>(o) & 3) == 0 &&
+                        (pr == nullptr || (reinterpret_cast<std::uintptr_t>(pr) & 3) == 0)) {
+                        std::uint32_t v = V::bits(m);
+                        if (pr != nullptr) v = pick_word<T, Max>(v, *reinterpret_cast<const std::uint32_t*>(pr));
+                        *reinterpret_cast<std::uint32_t*>(o) = v;
+                        continue;
+                    }
                 }
+#pragma unroll
+                for (int p = 0; p < P; ++p)
+                    if (x0 + p < a.out_w) {
+                        T v = V::get(m, p);
+                        if (pr != nullptr) v = pick<T, Max>(v, pr[p]);
+                        o[p] = v;
+                    }
             }
         }
     }
@@ -434,9 +506,10 @@ struct run_launch {
     bool vertical = false;
     int rx0 = 0, rx1 = 0, ry0 = 0, ry1 = 0;
     i64 bytes_per_pixel = 1;
-    i64 sw() const { return runs_tile_w + rx1 - rx0; }
+    i64 P() const { return 4 / bytes_per_pixel; }
+    i64 sw() const { return (runs_threads_x * P() + rx1 - rx0 + P() - 1) / P() * P(); }
     i64 sh() const { return runs_tile_h + ry1 - ry0; }
-    i64 shared_bytes() const { return sw() * sh() * bytes_per_pixel; }
+    i64 shared_bytes() const { return sw() * sh() * bytes_per_pixel + 16; }  // + the last word's neighbour
 };
 
 int level_of(i64 length) {
@@ -483,22 +556,6 @@ struct shift_list {
     i64 y[max_shifts_per_launch];
     int count;
 };
-
-// Four bytes (two uint16, one float) per thread as one 32-bit word: `acc` rows are 128-byte
-// aligned (scratch images), so its words load whole; a shifted `src` word is funnel-shifted out
-// of the two aligned words around it, and min/max run on the packed lanes (__vminu4 ...).
-template <class T>
-constexpr int lanes = 4 / sizeof(T);
-
-template <class T, bool Max>
-__device__ __forceinline__ std::uint32_t pick_word(std::uint32_t a, std::uint32_t b) {
-    if constexpr (sizeof(T) == 1)
-        return Max ? __vmaxu4(a, b) : __vminu4(a, b);
-    else if constexpr (sizeof(T) == 2)
-        return Max ? __vmaxu2(a, b) : __vminu2(a, b);
-    else
-        return __float_as_uint(pick<float, Max>(__uint_as_float(a), __uint_as_float(b)));
-}
 
 template <class T>
 __device__ __forceinline__ std::uint32_t splat_word(T v) {
@@ -623,8 +680,10 @@ void runs_pass(device_view<const T> in, border_mode mode, T pad, device_view<T> 
             const run_term& rt = l.terms[static_cast<std::size_t>(j)];
             const int k = level_of(rt.length);
             t.levels = std::max(t.levels, k + 1);
-            t.offset[j] = static_cast<int>((rt.y - l.ry0) * a.sw + (rt.x - l.rx0));
-            t.second[j] = static_cast<int>((rt.length - (i64{1} << k)) * (l.vertical ? a.sw : 1));
+            const i64 first = (rt.y - l.ry0) * a.sw + (rt.x - l.rx0);
+            const i64 gap = (rt.length - (i64{1} << k)) * (l.vertical ? a.sw : 1);
+            t.offset[j] = static_cast<int>(first * static_cast<i64>(sizeof(T)));
+            t.second[j] = gap == 0 ? -1 : static_cast<int>((first + gap) * static_cast<i64>(sizeof(T)));
         }
         for (int k = 0; k < max_run_levels; ++k) {
             int end = 0;
@@ -632,8 +691,8 @@ void runs_pass(device_view<const T> in, border_mode mode, T pad, device_view<T> 
             t.level_end[k] = end;
         }
         const std::size_t bytes = static_cast<std::size_t>(l.shared_bytes());
-        const dim3 block(runs_tile_w, runs_threads_y);
-        const dim3 grid(static_cast<unsigned>((out.width() + runs_tile_w - 1) / runs_tile_w),
+        const dim3 block(runs_threads_x, runs_threads_y);
+        const dim3 grid(static_cast<unsigned>((out.width() + runs_tile_w<T> - 1) / runs_tile_w<T>),
                         grid_rows((out.height() + runs_tile_h - 1) / runs_tile_h));
         const auto launch = [&](auto kernel) {
             if (bytes > 48 * 1024)

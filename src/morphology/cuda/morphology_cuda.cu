@@ -193,32 +193,52 @@ void erode_or_dilate_separable(device_view<const T> in, device_view<T> out, cons
     }
 }
 
-// The run terms of a group's passes: each pass's first segment (a horizontal or vertical run,
-// or none) read at each of its shifts. False when a first segment is neither.
-bool group_run_terms(const granula::detail::element_plan::group& group, bool maximum,
-                     std::vector<detail::run_term>& terms) {
-    for (const auto& pass : group.passes) {
-        long long length = 1, start = 0;
-        bool vertical = false;
-        if (pass.first) {
-            const line_segment s = granula::detail::pointing_down(*pass.first);
-            if (!s.horizontal() && !s.vertical()) return false;
-            vertical = s.vertical();
-            length = s.length;
-            // Erosion reads x + [-origin, length - 1 - origin]; dilation the offsets negated.
-            start = maximum ? -(s.length - 1 - s.origin) : -s.origin;
+// The element as run groups: each group's terms (horizontal or vertical runs, or single
+// pixels, read at shifts) are combined in one shared-memory pass (runs_pass), then the group's
+// further segments `rest` run over that. A pass whose first segment is a periodic line or a
+// diagonal becomes single pixels whose rest starts with that segment (the CPU plan keeps the
+// one-pixel runs of a line's period there). False when a segment cannot be handled so.
+struct run_group {
+    std::vector<line_segment> rest;
+    std::vector<detail::run_term> terms;
+};
+
+bool run_groups(const granula::detail::element_plan& plan, bool maximum, std::vector<run_group>& groups) {
+    const auto group_for = [&](const std::vector<line_segment>& rest) -> run_group& {
+        for (auto& g : groups)
+            if (g.rest == rest) return g;
+        groups.push_back({rest, {}});
+        return groups.back();
+    };
+    for (const auto& group : plan.groups)
+        for (const auto& pass : group.passes) {
+            long long length = 1, start = 0;
+            bool vertical = false;
+            std::vector<line_segment> rest = group.rest;
+            if (pass.first) {
+                const line_segment s = granula::detail::pointing_down(*pass.first);
+                if (s.horizontal() || s.vertical()) {
+                    vertical = s.vertical();
+                    length = s.length;
+                    // Erosion reads x + [-origin, length - 1 - origin]; dilation the offsets negated.
+                    start = maximum ? -(s.length - 1 - s.origin) : -s.origin;
+                } else {
+                    rest.insert(rest.begin(), *pass.first);
+                }
+            }
+            auto& g = group_for(rest);
+            for (const auto& shift : pass.shifts)
+                g.terms.push_back({shift.x + (vertical ? 0 : start), shift.y + (vertical ? start : 0), length, vertical});
         }
-        for (const auto& shift : pass.shifts)
-            terms.push_back({shift.x + (vertical ? 0 : start), shift.y + (vertical ? start : 0), length, vertical});
-    }
     return true;
 }
 
-// The general path without padded copies where it can: the groups' runs and shifted
-// accumulation in one shared-memory pass that reads the input through its border rule (runs_pass);
-// groups with further segments run them over a padded intermediate, and the last pass over the
-// groups without folds that result in. A single periodic line or diagonal under ignore or
-// constant borders is one sheared pass. False when the element needs the general plan below.
+// The general path without padded copies where it can: each run group's runs and shifted
+// accumulation in one shared-memory pass that reads the input through its border rule
+// (runs_pass); groups with further segments run them over a padded intermediate, and the pass
+// over the groups without folds those results in. A single periodic line or diagonal under
+// ignore or constant borders is one sheared pass. False when the element needs the general
+// plan below.
 template <class T>
 bool erode_or_dilate_fused(device_view<const T> in, device_view<T> out, const granula::detail::element_plan& plan,
                            bool maximum, border mode, T pad, cudaStream_t stream) {
@@ -231,22 +251,21 @@ bool erode_or_dilate_fused(device_view<const T> in, device_view<T> out, const gr
             return true;
         }
     }
-    std::vector<detail::run_term> direct;
-    std::vector<std::vector<detail::run_term>> with_rest(plan.groups.size());
-    for (std::size_t g = 0; g < plan.groups.size(); ++g) {
-        auto& terms = plan.groups[g].rest.empty() ? direct : with_rest[g];
-        if (!group_run_terms(plan.groups[g], maximum, terms)) return false;
-        if (!plan.groups[g].rest.empty() && !detail::runs_fit<T>(terms)) return false;
+    std::vector<run_group> groups;
+    if (!run_groups(plan, maximum, groups)) return false;
+    const std::vector<detail::run_term>* direct = nullptr;
+    for (const auto& g : groups) {
+        if (!detail::runs_fit<T>(g.terms)) return false;
+        if (g.rest.empty()) direct = &g.terms;
     }
-    if (!detail::runs_fit<T>(direct)) return false;
     const long long width = in.width() + plan.left + plan.right, height = in.height() + plan.top + plan.bottom;
     const border inside{border_mode::ignore, 0.0};
     std::vector<scratch_image<T>> results;  // each group's result, padded
-    for (std::size_t g = 0; g < plan.groups.size(); ++g) {
-        if (plan.groups[g].rest.empty()) continue;
+    for (const auto& g : groups) {
+        if (g.rest.empty()) continue;
         scratch_image<T> a(width, height, stream), b(width, height, stream);
-        detail::runs_pass<T>(in, mode.mode, pad, a.view(), -plan.left, -plan.top, {}, with_rest[g], maximum, stream);
-        for (const auto& segment : plan.groups[g].rest) {
+        detail::runs_pass<T>(in, mode.mode, pad, a.view(), -plan.left, -plan.top, {}, g.terms, maximum, stream);
+        for (const auto& segment : g.rest) {
             apply_segment<T>(a.view(), b.view(), segment, maximum, inside, stream);
             std::swap(a, b);
         }
@@ -256,9 +275,9 @@ bool erode_or_dilate_fused(device_view<const T> in, device_view<T> out, const gr
         return device_view<const T>(r.view().subview(plan.left, plan.top, in.width(), in.height()));
     };
     std::size_t folded = 0;
-    if (!direct.empty()) {
+    if (direct != nullptr) {
         detail::runs_pass<T>(in, mode.mode, pad, out, 0, 0, results.empty() ? device_view<const T>{} : cropped(results[0]),
-                             direct, maximum, stream);
+                             *direct, maximum, stream);
         folded = results.empty() ? 0 : 1;
     } else {
         copy_view<T>(cropped(results[0]), out, stream);
