@@ -4,6 +4,7 @@
 // accumulation are scratch images: rows 128-byte aligned and padded.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
@@ -41,6 +42,16 @@ __device__ __forceinline__ std::uint32_t pick_word(std::uint32_t a, std::uint32_
         return Max ? __vmaxu2(a, b) : __vminu2(a, b);
     else
         return __float_as_uint(pick<float, Max>(__uint_as_float(a), __uint_as_float(b)));
+}
+
+// GRANULA_CUDA_CHECKED_ACCESS=1 turns off the fast paths of the general-path kernels (the
+// unchecked sheared loads and stores, the word loads of interior tiles), for comparisons.
+bool fast_paths() {
+    static const bool fast = [] {
+        const char* v = std::getenv("GRANULA_CUDA_CHECKED_ACCESS");
+        return v == nullptr || v[0] == '\0' || v[0] == '0';
+    }();
+    return fast;
 }
 
 unsigned grid_rows(i64 rows) { return static_cast<unsigned>(std::clamp<i64>(rows, 1, 65535)); }
@@ -85,6 +96,7 @@ struct sargs {
     T* cm = nullptr;  // chunk minima of residue z, row z * n_coarse + k = chunk ca_min + 1 + k
     i64 cm_stride = 0;
     T pad{};
+    bool fast = true;  // the fast_row tables (off: every access through the checked path)
 };
 
 constexpr int sheared_threads = 128;
@@ -133,32 +145,6 @@ __device__ __forceinline__ void store_pixels(typename V::elem* row, i64 x, i64 w
     }
 }
 
-// Stores the P pixels of this lane's word at x (x mod P the same for all lanes of the warp,
-// every lane of the warp taking part).
-template <class V>
-__device__ __forceinline__ void sheared_store(typename V::elem* row, i64 x, i64 width, typename V::mem v) {
-    constexpr int P = V::P;
-    if (row == nullptr) return;
-    if constexpr (P == 1) {
-        if (x >= 0 && x < width) row[x] = v;
-    } else {
-        const int o = static_cast<int>(x & (P - 1));
-        if (o == 0) {
-            store_pixels<V>(row, x, width, v, 0, P);
-            return;
-        }
-        const typename V::mem next = __shfl_down_sync(0xffffffffu, v, 1);
-        const int lane = static_cast<int>(threadIdx.x & 31);
-        // The aligned word at x + P - o: pixels P - o .. P - 1 of v, then 0 .. P - o - 1 of next.
-        if (lane < 31)
-            store_pixels<V>(row, x + P - o, width,
-                            __funnelshift_r(v, next, static_cast<unsigned>(8 * sizeof(typename V::elem) * (P - o))), 0,
-                            P);
-        if (lane == 0) store_pixels<V>(row, x, width, v, 0, P - o);
-        if (lane == 31) store_pixels<V>(row, x, width, v, P - o, P);
-    }
-}
-
 // Row tables for positions first .. first + count - 1 of residue line `residue`: the row (null
 // off the image) and the position's shift i dx.
 template <class Ptr, class T>
@@ -168,6 +154,47 @@ __device__ __forceinline__ void fill_sheared_rows(Ptr* rows, i64* shifts, int co
         const i64 p = first + t, y = residue + p * a.dy;
         rows[t] = p >= 0 && y < a.height ? base + y * stride : nullptr;
         shifts[t] = p * a.dx;
+    }
+}
+
+// The fast path of one position: for the words w in [lo, hi] all P pixels lie inside the row,
+// and word w is (loads) or goes to (stores) the aligned word `tagged & ~3` + w, funnel-shifted
+// by o = tagged & 3 pixels (P > 1). Stores with o != 0 write the aligned word that starts
+// P - o pixels into this lane's word. tagged is 0 for a row off the image.
+struct fast_row {
+    std::uintptr_t tagged;
+    int lo, hi;
+};
+
+template <int P, class Ptr, class T>
+__device__ __forceinline__ void fill_fast_rows(fast_row* fast, int count, i64 first, i64 residue, Ptr base, i64 stride,
+                                               const sargs<T>& a, bool store) {
+    for (int t = threadIdx.x; t < count; t += blockDim.x) {
+        const i64 p = first + t, y = residue + p * a.dy;
+        fast_row f{0, 1 << 30, -(1 << 30)};
+        if (p >= 0 && y < a.height) {
+            const i64 x0 = a.c_begin + p * a.dx, A0 = floor_div(x0, P), o = x0 - A0 * P;
+            const i64 e = store && o != 0 ? 1 : 0;
+            const i64 lo = -(A0 + e);
+            const i64 hi = store ? a.width / P - 1 - (A0 + e) : floor_div(a.width - P - x0, P);
+            f.tagged = reinterpret_cast<std::uintptr_t>(base + y * stride + (A0 + e) * P) | static_cast<std::uintptr_t>(o);
+            f.lo = static_cast<int>(min(max(lo, i64{-1}), i64{1} << 30));
+            f.hi = static_cast<int>(min(max(hi, i64{-2}), i64{1} << 30));
+        }
+        fast[t] = f;
+    }
+}
+
+template <class V>
+__device__ __forceinline__ typename V::mem fast_load(const fast_row& f, int w) {
+    using mem = typename V::mem;
+    if constexpr (V::P == 1) {
+        return load_ro(reinterpret_cast<const mem*>(f.tagged) + w);
+    } else {
+        const unsigned o = static_cast<unsigned>(f.tagged & 3);
+        const mem* q = reinterpret_cast<const mem*>(f.tagged & ~std::uintptr_t{3}) + w;
+        const mem lo = load_ro(q);
+        return o == 0 ? lo : __funnelshift_r(lo, load_ro(q + 1), static_cast<unsigned>(8 * sizeof(typename V::elem)) * o);
     }
 }
 
@@ -184,7 +211,9 @@ __global__ void __launch_bounds__(sheared_threads, 8) sheared_vhgw_kernel(const 
     __shared__ i64 shift_b[K * C + C];
     __shared__ T* rows_out[K * C];
     __shared__ i64 shift_out[K * C];
+    __shared__ fast_row fast_a[K * C], fast_b[K * C + C], fast_out[K * C];
     const i64 w = static_cast<i64>(blockIdx.x) * sheared_threads + threadIdx.x;
+    const int wi = static_cast<int>(w);
     const i64 residue = blockIdx.z;
     const i64 c = a.c_begin + w * P;  // this thread's first virtual column
     const i64 block_c0 = a.c_begin + static_cast<i64>(blockIdx.x) * sheared_threads * P;
@@ -204,9 +233,20 @@ __global__ void __launch_bounds__(sheared_threads, 8) sheared_vhgw_kernel(const 
         fill_sheared_rows<const T*>(rows_a, shift_a, K * C, a_first, residue, a.in, a.in_stride, a);
         fill_sheared_rows<const T*>(rows_b, shift_b, K * C + a.r, b_first, residue, a.in, a.in_stride, a);
         fill_sheared_rows<T*>(rows_out, shift_out, K * C, a_first + a.before, residue, a.out, a.out_stride, a);
+        fill_fast_rows<P, const T*>(fast_a, K * C, a_first, residue, a.in, a.in_stride, a, false);
+        fill_fast_rows<P, const T*>(fast_b, K * C + a.r, b_first, residue, a.in, a.in_stride, a, false);
+        fill_fast_rows<P, T*>(fast_out, K * C, a_first + a.before, residue, a.out, a.out_stride, a, true);
         __syncthreads();
-        auto load_a = [&](int p) { return V::unpack(sheared_load<V>(rows_a[p], c + shift_a[p], a.width, a.pad)); };
-        auto load_b = [&](int q) { return V::unpack(sheared_load<V>(rows_b[q], c + shift_b[q], a.width, a.pad)); };
+        auto load_a = [&](int p) {
+            const fast_row f = fast_a[p];
+            if (a.fast && wi >= f.lo && wi <= f.hi) return V::unpack(fast_load<V>(f, wi));
+            return V::unpack(sheared_load<V>(rows_a[p], c + shift_a[p], a.width, a.pad));
+        };
+        auto load_b = [&](int q) {
+            const fast_row f = fast_b[q];
+            if (a.fast && wi >= f.lo && wi <= f.hi) return V::unpack(fast_load<V>(f, wi));
+            return V::unpack(sheared_load<V>(rows_b[q], c + shift_b[q], a.width, a.pad));
+        };
         auto wload = [&](int k) {
             if (w >= a.n_words) return Op::identity();  // past the coarse rows' width
             return V::unpack(load_ro(reinterpret_cast<const mem*>(a.W + (residue * a.n_coarse + ca0 + k - a.ca_min) *
@@ -214,7 +254,42 @@ __global__ void __launch_bounds__(sheared_threads, 8) sheared_vhgw_kernel(const 
                                      w));
         };
         auto store = [&](int k, int j, word v) {
-            sheared_store<V>(rows_out[k * C + j], c + shift_out[k * C + j], a.width, V::pack(v));
+            const int idx = k * C + j;
+            const fast_row f = fast_out[idx];
+            if (f.tagged == 0) return;  // the same for the whole block
+            const mem m = V::pack(v);
+            if constexpr (P == 1) {
+                if (a.fast && wi >= f.lo && wi <= f.hi)
+                    reinterpret_cast<mem*>(f.tagged)[wi] = m;
+                else
+                    store_pixels<V>(rows_out[idx], c + shift_out[idx], a.width, m, 0, P);
+            } else {
+                const int o = static_cast<int>(f.tagged & 3);
+                mem* aligned = reinterpret_cast<mem*>(f.tagged & ~std::uintptr_t{3});
+                if (o == 0) {
+                    if (a.fast && wi >= f.lo && wi <= f.hi)
+                        aligned[wi] = m;
+                    else
+                        store_pixels<V>(rows_out[idx], c + shift_out[idx], a.width, m, 0, P);
+                    return;
+                }
+                // Realigned across lanes: lane l writes the aligned word made of its pixels
+                // P - o .. P - 1 and lane l + 1's pixels 0 .. P - o - 1; the warp's first and
+                // last lanes write their partial words pixel by pixel.
+                const mem next = __shfl_down_sync(0xffffffffu, m, 1);
+                const int lane = static_cast<int>(threadIdx.x & 31);
+                if (lane < 31) {
+                    const mem joined =
+                        __funnelshift_r(m, next, static_cast<unsigned>(8 * sizeof(T) * (P - o)));
+                    if (a.fast && wi >= f.lo && wi <= f.hi)
+                        aligned[wi] = joined;
+                    else
+                        store_pixels<V>(rows_out[idx], c + shift_out[idx] + P - o, a.width, joined, 0, P);
+                }
+                if (lane == 0 || lane == 31)  // one divergent branch for both ends
+                    store_pixels<V>(rows_out[idx], c + shift_out[idx], a.width, m, lane == 0 ? 0 : P - o,
+                                    lane == 0 ? P - o : P);
+            }
         };
         vhgw_run<Op, C, K>(nchunks, a.m, a.r, load_a, load_b, wload, store);
     }
@@ -318,6 +393,7 @@ void sheared_words(device_view<const typename V::elem> in, device_view<typename 
     a.ca_max = g.ca_max;
     a.n_coarse = g.n_coarse();
     a.pad = p.pad;
+    a.fast = fast_paths();
     with_chunk_length(g.C, [&](auto C) {
         if (p.maximum)
             run_sheared<V, true, decltype(C)::value>(a, g, stream);
@@ -375,6 +451,7 @@ struct runs_args {
     i64 prior_stride = 0;
     int rx0 = 0, ry0 = 0;  // the reach's corner, relative to an output pixel
     int sw = 0, sh = 0;    // the staged tile, sw a multiple of P
+    bool fast = true;      // word loads for tiles inside the image (off: through the border rule)
 };
 
 // The 32 bits at byte offset 4 * w + shift / 8 of shared memory (shift in {0, 8, 16, 24}).
@@ -404,12 +481,30 @@ __global__ void __launch_bounds__(runs_block, 3) runs_kernel(const runs_args<T> 
         const i64 ty0 = tile * runs_tile_h;
         const i64 X0 = tx0 + a.rx0 + a.org_x, Y0 = ty0 + a.ry0 + a.org_y;
         __syncthreads();  // the previous tile is no longer read
-        for (int r = ty; r < SH; r += runs_threads_y) {
-            const i64 sy = granula::detail::border_index(Y0 + r, a.in_h, a.mode);
-            const T* row = sy >= 0 ? a.in + sy * a.in_stride : nullptr;
-            for (int c = tx; c < SW; c += runs_threads_x) {
-                const i64 sx = granula::detail::border_index(X0 + c, a.in_w, a.mode);
-                S[r * SW + c] = row != nullptr && sx >= 0 ? load_ro(row + sx) : a.pad;
+        if (a.fast && X0 >= 0 && X0 + SW <= a.in_w && Y0 >= 0 && Y0 + SH <= a.in_h) {
+            // Inside the image: no border rule; 4-byte loads (the two aligned words around each
+            // unaligned one, funnel-shifted; the second shares an aligned word with the row's
+            // last pixel at most) straight into shared-memory words.
+            const T* src = a.in + Y0 * a.in_stride + X0;
+#pragma unroll 4
+            for (int r = ty; r < SH; r += runs_threads_y) {
+                const unsigned char* bytes = reinterpret_cast<const unsigned char*>(src + r * a.in_stride);
+                const unsigned mis = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(bytes) & 3);
+                const std::uint32_t* words = reinterpret_cast<const std::uint32_t*>(bytes - mis);
+                std::uint32_t* dst = W32 + r * row_words;
+                for (int d = tx; d < row_words; d += runs_threads_x) {
+                    const std::uint32_t lo = __ldg(words + d);
+                    dst[d] = mis == 0 ? lo : __funnelshift_r(lo, __ldg(words + d + 1), 8 * mis);
+                }
+            }
+        } else {
+            for (int r = ty; r < SH; r += runs_threads_y) {
+                const i64 sy = granula::detail::border_index(Y0 + r, a.in_h, a.mode);
+                const T* row = sy >= 0 ? a.in + sy * a.in_stride : nullptr;
+                for (int c = tx; c < SW; c += runs_threads_x) {
+                    const i64 sx = granula::detail::border_index(X0 + c, a.in_w, a.mode);
+                    S[r * SW + c] = row != nullptr && sx >= 0 ? load_ro(row + sx) : a.pad;
+                }
             }
         }
         __syncthreads();
@@ -674,6 +769,7 @@ void runs_pass(device_view<const T> in, border_mode mode, T pad, device_view<T> 
         a.ry0 = l.ry0;
         a.sw = static_cast<int>(l.sw());
         a.sh = static_cast<int>(l.sh());
+        a.fast = fast_paths();
         run_table t;
         t.count = static_cast<int>(l.terms.size());
         for (int j = 0; j < t.count; ++j) {
