@@ -42,14 +42,14 @@ timeout 90 "$S" ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench-new.log"
 [ -n "${BASE:-}" ] && { echo "--- baseline"; cat "$OUT/bench-base.log"; }
 timeout 40 "$S" --type float32 --size 8192 --reps 7 --shapes line:63:45,line:255:30,disk:31,octagon:20:10 > "$OUT/bench-f32.log" 2>&1
 echo "--- float32 8192"; cat "$OUT/bench-f32.log"
-if [ -n "${NCU:-}" ] && command -v ncu > /dev/null && [ $((SECONDS-t0)) -lt 240 ]; then
-  timeout $((330 - (SECONDS-t0))) ncu --clock-control none --kernel-name regex:"${NCU}" --launch-count 5 \
-    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
-    "$S" --size 8192 --reps 1 --warmup 0 --buffers 1 --shapes ${NCU_SHAPES:-line:255:30,disk:31,line:63:45} > "$OUT/ncu.txt" 2>&1
-  grep -E "sheared|runs_kernel|Duration|Memory Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued" "$OUT/ncu.txt" | head -60
-fi
 if [ -n "${PYCOMPARE:-}" ]; then
   wait $pip_pid; echo "pip install rc=$? $((SECONDS-t0))s"; tail -3 "$OUT/pip.log"
   (cd /tmp && PYTHONUNBUFFERED=1 timeout $((345 - (SECONDS-t0))) python3 "$OLDPWD/bench/gpu_compare_shapes.py") 2>&1 | tee "$OUT/cupy.log"
+fi
+if [ -n "${NCU:-}" ] && command -v ncu > /dev/null && [ $((SECONDS-t0)) -lt 290 ]; then
+  timeout $((345 - (SECONDS-t0))) ncu --clock-control none --kernel-name regex:"${NCU}" --launch-count 5 \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+    "$S" --size 8192 --reps 1 --warmup 0 --buffers 1 --shapes ${NCU_SHAPES:-line:255:30,disk:31,line:63:45} > "$OUT/ncu.txt" 2>&1
+  grep -E "sheared|runs_kernel|Duration|Memory Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued" "$OUT/ncu.txt" | head -60
 fi
 echo "total $((SECONDS-t0))s"
