@@ -1,7 +1,9 @@
-// The passes of the general path (element_plan.hpp) on the GPU: padding an image by its border
-// rule, windows along periodic lines (sheared columns), and shifted min/max accumulation.
-// Coalesced because neighbouring threads take neighbouring columns. `acc` and `src` of the
-// accumulation are scratch images: rows 128-byte aligned and padded.
+// The passes of the general path (element_plan.hpp) on the GPU: runs read at shifts and
+// combined in shared-memory tiles straight from the input and its border rule (runs_pass),
+// windows along periodic lines and diagonals (sheared columns, sheared_pass), and, for the
+// plans runs_pass cannot take, padding an image by its border rule and shifted min/max
+// accumulation. Coalesced because neighbouring threads take neighbouring columns. `acc` and
+// `src` of the accumulation are scratch images: rows 128-byte aligned and padded.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -28,9 +30,8 @@ __device__ __forceinline__ T pick(T a, T b) {
     return Max ? scalar<T>::vmax(a, b) : scalar<T>::vmin(a, b);
 }
 
-// Four bytes (two uint16, one float) per thread as one 32-bit word: `acc` rows are 128-byte
-// aligned (scratch images), so its words load whole; a shifted `src` word is funnel-shifted out
-// of the two aligned words around it, and min/max run on the packed lanes (__vminu4 ...).
+// Four bytes (two uint16, one float) per thread as one 32-bit word, min/max on the packed
+// lanes (__vminu4 ...): the accumulation and the runs kernel.
 template <class T>
 constexpr int lanes = 4 / sizeof(T);
 
@@ -663,6 +664,8 @@ __device__ __forceinline__ std::uint32_t splat_word(T v) {
     return w;
 }
 
+// `acc` rows are 128-byte aligned (scratch images), so its words load whole; a shifted `src`
+// word is funnel-shifted out of the two aligned words around it.
 template <class T, bool Max>
 __global__ void accumulate_kernel(T* acc, i64 acc_stride, const T* src, i64 src_stride, i64 width, i64 height,
                                   shift_list shifts, bool initialise) {
