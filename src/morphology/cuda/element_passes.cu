@@ -1,14 +1,22 @@
-// The passes of the general path (element_plan.hpp) on the GPU: padding an image by its border
-// rule, windows along periodic lines (sheared columns), and shifted min/max accumulation.
-// Coalesced because neighbouring threads take neighbouring columns. `acc` and `src` of the
-// accumulation are scratch images: rows 128-byte aligned and padded.
+// The passes of the general path (element_plan.hpp) on the GPU: runs read at shifts and
+// combined in shared-memory tiles straight from the input and its border rule (runs_pass),
+// windows along periodic lines and diagonals (sheared columns, sheared_pass), and, for the
+// plans runs_pass cannot take, padding an image by its border rule and shifted min/max
+// accumulation. Coalesced because neighbouring threads take neighbouring columns. `acc` and
+// `src` of the accumulation are scratch images: rows 128-byte aligned and padded.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <stdexcept>
+#include <vector>
 
 #include "core/border_index.hpp"
 #include "core/cuda/check.cuh"
+#include "granula/core/device.hpp"
 #include "morphology/cuda/line_pass.cuh"
+#include "morphology/cuda/tuning.hpp"
+#include "morphology/cuda/vhgw.cuh"
 
 namespace granula::cuda::detail {
 namespace {
@@ -20,6 +28,31 @@ constexpr int threads_x = 128;
 template <class T, bool Max>
 __device__ __forceinline__ T pick(T a, T b) {
     return Max ? scalar<T>::vmax(a, b) : scalar<T>::vmin(a, b);
+}
+
+// Four bytes (two uint16, one float) per thread as one 32-bit word, min/max on the packed
+// lanes (__vminu4 ...): the accumulation and the runs kernel.
+template <class T>
+constexpr int lanes = 4 / sizeof(T);
+
+template <class T, bool Max>
+__device__ __forceinline__ std::uint32_t pick_word(std::uint32_t a, std::uint32_t b) {
+    if constexpr (sizeof(T) == 1)
+        return Max ? __vmaxu4(a, b) : __vminu4(a, b);
+    else if constexpr (sizeof(T) == 2)
+        return Max ? __vmaxu2(a, b) : __vminu2(a, b);
+    else
+        return __float_as_uint(pick<float, Max>(__uint_as_float(a), __uint_as_float(b)));
+}
+
+// GRANULA_CUDA_CHECKED_ACCESS=1 turns off the fast paths of the general-path kernels (the
+// unchecked sheared loads and stores, the word loads of interior tiles), for comparisons.
+bool fast_paths() {
+    static const bool fast = [] {
+        const char* v = std::getenv("GRANULA_CUDA_CHECKED_ACCESS");
+        return v == nullptr || v[0] == '\0' || v[0] == '0';
+    }();
+    return fast;
 }
 
 unsigned grid_rows(i64 rows) { return static_cast<unsigned>(std::clamp<i64>(rows, 1, 65535)); }
@@ -36,40 +69,581 @@ __global__ void pad_kernel(const T* in, i64 in_stride, i64 width, i64 height, T*
     }
 }
 
-// Thread (virtual column c, block k of window starts, residue r): van Herk/Gil-Werman over the
-// virtual rows of the sheared image (see the CPU's sheared()): suffixes of block k are stored
-// in `out`, then completed with the prefixes of block k + 1.
-template <class T, bool Max>
-__global__ void sheared_kernel(const T* in, i64 in_stride, T* out, i64 out_stride, i64 width, i64 height, int dx,
-                               int dy, i64 before, i64 L, i64 c_begin, i64 c_count, i64 blocks, i64 first_block, T pad) {
-    const i64 lane = static_cast<i64>(blockIdx.x) * threads_x + threadIdx.x;
-    if (lane >= c_count) return;
-    const i64 c = c_begin + lane;
-    for (i64 task = blockIdx.y; task < blocks * dy; task += gridDim.y) {
-        const i64 residue = task / blocks, k = first_block + task % blocks;
-        const i64 rows = (height - residue + dy - 1) / dy;
-        const auto value = [&](i64 i) -> T {
-            const i64 x = c + i * dx;
-            if (i < 0 || i >= rows || x < 0 || x >= width) return pad;
-            return in[(residue + i * dy) * in_stride + x];
-        };
-        const auto output = [&](i64 t) -> T* {  // output of window start kL + t, or null
-            const i64 i = k * L + t + before, x = c + i * dx;
-            if (i < 0 || i >= rows || x < 0 || x >= width) return nullptr;
-            return out + (residue + i * dy) * out_stride + x;
-        };
-        T acc = value(k * L + L - 1);
-        if (T* o = output(L - 1)) *o = acc;
-        for (i64 t = L - 2; t >= 0; --t) {
-            acc = pick<T, Max>(acc, value(k * L + t));
-            if (T* o = output(t)) *o = acc;
+// ---- windows along periodic lines (sheared columns) -----------------------------------------------
+//
+// The periodic line of step (dx, dy), dy >= 1, through the rows y = residue (mod dy): position i
+// of virtual column c is the pixel (c + i dx, residue + i dy). Along each virtual column this is
+// the vertical pass's two-level van Herk/Gil-Werman (vhgw.cuh) with the same row tables; one
+// thread owns P = 4 / sizeof(T) adjacent virtual columns, whose pixels at position i are P
+// adjacent pixels of one row, starting (c_begin + i dx) mod P past a word boundary for every
+// thread of the block. Loads funnel-shift the two aligned words around them; results are
+// realigned across lanes (__shfl_down_sync), so stores are aligned words except for the partial
+// words at the ends of a warp. Pixels off the image read `pad`; results off it are dropped.
+template <class T>
+struct sargs {
+    const T* in = nullptr;
+    i64 in_stride = 0;
+    T* out = nullptr;
+    i64 out_stride = 0;
+    i64 width = 0, height = 0;
+    i64 dx = 0, dy = 1;
+    i64 c_begin = 0;  // virtual column of word 0 (a multiple of P)
+    i64 n_words = 0;  // words of virtual columns
+    i64 before = 0;
+    int m = 1, r = 0;
+    i64 ca_min = 0, ca_max = 0, n_coarse = 0;
+    const T* W = nullptr;  // W(ca) of residue z at row z * n_coarse + ca - ca_min (m >= 2)
+    i64 W_stride = 0;
+    T* cm = nullptr;  // chunk minima of residue z, row z * n_coarse + k = chunk ca_min + 1 + k
+    i64 cm_stride = 0;
+    T pad{};
+    bool fast = true;  // the fast_row tables (off: every access through the checked path)
+};
+
+constexpr int sheared_threads = 128;
+
+// P pixels starting at x of `row` (null: a row off the image), off-row pixels `pad`.
+template <class V>
+__device__ __forceinline__ typename V::mem sheared_load(const typename V::elem* row, i64 x, i64 width,
+                                                        typename V::elem pad) {
+    using mem = typename V::mem;
+    constexpr int P = V::P;
+    if (row == nullptr) return V::splat_mem(pad);
+    if constexpr (P == 1) {
+        return x >= 0 && x < width ? load_ro(row + x) : pad;
+    } else {
+        if (x >= 0 && x + P <= width) {
+            const int o = static_cast<int>(x & (P - 1));
+            const mem* words = reinterpret_cast<const mem*>(row + (x - o));
+            const mem lo = load_ro(words);
+            if (o == 0) return lo;
+            // The next word starts at x - o + P <= x + P - 1 < width: inside the row.
+            return __funnelshift_r(lo, load_ro(words + 1), static_cast<unsigned>(8 * sizeof(typename V::elem) * o));
         }
-        acc = identity_value<T, Max>();
-        for (i64 t = 1; t < L; ++t) {
-            acc = pick<T, Max>(acc, value((k + 1) * L + t - 1));
-            if (T* o = output(t)) *o = pick<T, Max>(*o, acc);
+        mem v = 0;
+#pragma unroll
+        for (int i = 0; i < P; ++i) {
+            const i64 xi = x + i;
+            v = V::put(v, i, xi >= 0 && xi < width ? load_ro(row + xi) : pad);
+        }
+        return v;
+    }
+}
+
+// Pixels [first, last) of word v, whose pixel 0 belongs at x, where they lie inside the row.
+template <class V>
+__device__ __forceinline__ void store_pixels(typename V::elem* row, i64 x, i64 width, typename V::mem v, int first,
+                                             int last) {
+    using mem = typename V::mem;
+    constexpr int P = V::P;
+    if (first == 0 && last == P && x >= 0 && x + P <= width && (x & (P - 1)) == 0) {
+        reinterpret_cast<mem*>(row)[x / P] = v;
+        return;
+    }
+    for (int i = first; i < last; ++i) {
+        const i64 xi = x + i;
+        if (xi >= 0 && xi < width) row[xi] = V::get(v, i);
+    }
+}
+
+// Row tables for positions first .. first + count - 1 of residue line `residue`: the row (null
+// off the image) and the position's shift i dx.
+template <class Ptr, class T>
+__device__ __forceinline__ void fill_sheared_rows(Ptr* rows, i64* shifts, int count, i64 first, i64 residue, Ptr base,
+                                                  i64 stride, const sargs<T>& a) {
+    for (int t = threadIdx.x; t < count; t += blockDim.x) {
+        const i64 p = first + t, y = residue + p * a.dy;
+        rows[t] = p >= 0 && y < a.height ? base + y * stride : nullptr;
+        shifts[t] = p * a.dx;
+    }
+}
+
+// The fast path of one position: for the words w in [lo, hi] all P pixels lie inside the row,
+// and word w is (loads) or goes to (stores) the aligned word `tagged & ~3` + w, funnel-shifted
+// by o = tagged & 3 pixels (P > 1). Stores with o != 0 write the aligned word that starts
+// P - o pixels into this lane's word. tagged is 0 for a row off the image.
+struct fast_row {
+    std::uintptr_t tagged;
+    int lo, hi;
+};
+
+template <int P, class Ptr, class T>
+__device__ __forceinline__ void fill_fast_rows(fast_row* fast, int count, i64 first, i64 residue, Ptr base, i64 stride,
+                                               const sargs<T>& a, bool store) {
+    for (int t = threadIdx.x; t < count; t += blockDim.x) {
+        const i64 p = first + t, y = residue + p * a.dy;
+        fast_row f{0, 1 << 30, -(1 << 30)};
+        if (p >= 0 && y < a.height) {
+            const i64 x0 = a.c_begin + p * a.dx, A0 = floor_div(x0, P), o = x0 - A0 * P;
+            const i64 e = store && o != 0 ? 1 : 0;
+            const i64 lo = -(A0 + e);
+            const i64 hi = store ? a.width / P - 1 - (A0 + e) : floor_div(a.width - P - x0, P);
+            f.tagged = reinterpret_cast<std::uintptr_t>(base + y * stride + (A0 + e) * P) | static_cast<std::uintptr_t>(o);
+            f.lo = static_cast<int>(min(max(lo, i64{-1}), i64{1} << 30));
+            f.hi = static_cast<int>(min(max(hi, i64{-2}), i64{1} << 30));
+        }
+        fast[t] = f;
+    }
+}
+
+template <class V>
+__device__ __forceinline__ typename V::mem fast_load(const fast_row& f, int w) {
+    using mem = typename V::mem;
+    if constexpr (V::P == 1) {
+        return load_ro(reinterpret_cast<const mem*>(f.tagged) + w);
+    } else {
+        const unsigned o = static_cast<unsigned>(f.tagged & 3);
+        const mem* q = reinterpret_cast<const mem*>(f.tagged & ~std::uintptr_t{3}) + w;
+        const mem lo = load_ro(q);
+        return o == 0 ? lo : __funnelshift_r(lo, load_ro(q + 1), static_cast<unsigned>(8 * sizeof(typename V::elem)) * o);
+    }
+}
+
+template <class V, bool Max, int C, int K>
+__global__ void __launch_bounds__(sheared_threads, 8) sheared_vhgw_kernel(const sargs<typename V::elem> a) {
+    using T = typename V::elem;
+    using Op = word_op<V, Max>;
+    using word = typename V::word;
+    using mem = typename V::mem;
+    constexpr int P = V::P;
+    __shared__ const T* rows_a[K * C];
+    __shared__ i64 shift_a[K * C];
+    __shared__ const T* rows_b[K * C + C];
+    __shared__ i64 shift_b[K * C + C];
+    __shared__ T* rows_out[K * C];
+    __shared__ i64 shift_out[K * C];
+    __shared__ fast_row fast_a[K * C], fast_b[K * C + C], fast_out[K * C];
+    const i64 w = static_cast<i64>(blockIdx.x) * sheared_threads + threadIdx.x;
+    const int wi = static_cast<int>(w);
+    const i64 residue = blockIdx.z;
+    const i64 c = a.c_begin + w * P;  // this thread's first virtual column
+    const i64 block_c0 = a.c_begin + static_cast<i64>(blockIdx.x) * sheared_threads * P;
+    const i64 block_c1 = block_c0 + sheared_threads * P;  // exclusive
+    const i64 n_pos = (a.height - residue + a.dy - 1) / a.dy;
+    const i64 runs = (a.ca_max - a.ca_min + K) / K;
+    for (i64 run = blockIdx.y; run < runs; run += gridDim.y) {
+        const i64 ca0 = a.ca_min + run * K;
+        const int nchunks = static_cast<int>(min(static_cast<i64>(K), a.ca_max - ca0 + 1));
+        const i64 a_first = ca0 * C, b_first = (ca0 + a.m) * C;
+        // The run's outputs, positions p0 .. p1: skip it when none lands on the image.
+        const i64 p0 = max(a_first + a.before, i64{0}), p1 = min(a_first + a.before + nchunks * C - 1, n_pos - 1);
+        if (p0 > p1) continue;
+        const i64 s0 = min(p0 * a.dx, p1 * a.dx), s1 = max(p0 * a.dx, p1 * a.dx);
+        if (block_c1 - 1 + s1 < 0 || block_c0 + s0 >= a.width) continue;
+        __syncthreads();  // the previous run's tables are no longer read
+        fill_sheared_rows<const T*>(rows_a, shift_a, K * C, a_first, residue, a.in, a.in_stride, a);
+        fill_sheared_rows<const T*>(rows_b, shift_b, K * C + a.r, b_first, residue, a.in, a.in_stride, a);
+        fill_sheared_rows<T*>(rows_out, shift_out, K * C, a_first + a.before, residue, a.out, a.out_stride, a);
+        fill_fast_rows<P, const T*>(fast_a, K * C, a_first, residue, a.in, a.in_stride, a, false);
+        fill_fast_rows<P, const T*>(fast_b, K * C + a.r, b_first, residue, a.in, a.in_stride, a, false);
+        fill_fast_rows<P, T*>(fast_out, K * C, a_first + a.before, residue, a.out, a.out_stride, a, true);
+        __syncthreads();
+        auto load_a = [&](int p) {
+            const fast_row f = fast_a[p];
+            if (a.fast && wi >= f.lo && wi <= f.hi) return V::unpack(fast_load<V>(f, wi));
+            return V::unpack(sheared_load<V>(rows_a[p], c + shift_a[p], a.width, a.pad));
+        };
+        auto load_b = [&](int q) {
+            const fast_row f = fast_b[q];
+            if (a.fast && wi >= f.lo && wi <= f.hi) return V::unpack(fast_load<V>(f, wi));
+            return V::unpack(sheared_load<V>(rows_b[q], c + shift_b[q], a.width, a.pad));
+        };
+        auto wload = [&](int k) {
+            if (w >= a.n_words) return Op::identity();  // past the coarse rows' width
+            return V::unpack(load_ro(reinterpret_cast<const mem*>(a.W + (residue * a.n_coarse + ca0 + k - a.ca_min) *
+                                                                              a.W_stride) +
+                                     w));
+        };
+        auto store = [&](int k, int j, word v) {
+            const int idx = k * C + j;
+            const fast_row f = fast_out[idx];
+            if (f.tagged == 0) return;  // the same for the whole block
+            const mem m = V::pack(v);
+            if constexpr (P == 1) {
+                if (a.fast && wi >= f.lo && wi <= f.hi)
+                    reinterpret_cast<mem*>(f.tagged)[wi] = m;
+                else
+                    store_pixels<V>(rows_out[idx], c + shift_out[idx], a.width, m, 0, P);
+            } else {
+                const int o = static_cast<int>(f.tagged & 3);
+                mem* aligned = reinterpret_cast<mem*>(f.tagged & ~std::uintptr_t{3});
+                if (o == 0) {
+                    if (a.fast && wi >= f.lo && wi <= f.hi)
+                        aligned[wi] = m;
+                    else
+                        store_pixels<V>(rows_out[idx], c + shift_out[idx], a.width, m, 0, P);
+                    return;
+                }
+                // Realigned across lanes: lane l writes the aligned word made of its pixels
+                // P - o .. P - 1 and lane l + 1's pixels 0 .. P - o - 1; the warp's first and
+                // last lanes write their partial words pixel by pixel.
+                const mem next = __shfl_down_sync(0xffffffffu, m, 1);
+                const int lane = static_cast<int>(threadIdx.x & 31);
+                if (lane < 31) {
+                    const mem joined =
+                        __funnelshift_r(m, next, static_cast<unsigned>(8 * sizeof(T) * (P - o)));
+                    if (a.fast && wi >= f.lo && wi <= f.hi)
+                        aligned[wi] = joined;
+                    else
+                        store_pixels<V>(rows_out[idx], c + shift_out[idx] + P - o, a.width, joined, 0, P);
+                }
+                if (lane == 0 || lane == 31)  // one divergent branch for both ends
+                    store_pixels<V>(rows_out[idx], c + shift_out[idx], a.width, m, lane == 0 ? 0 : P - o,
+                                    lane == 0 ? P - o : P);
+            }
+        };
+        vhgw_run<Op, C, K>(nchunks, a.m, a.r, load_a, load_b, wload, store);
+    }
+}
+
+// Chunk minima for the coarse level (m >= 2), in virtual columns: row residue * n_coarse + k =
+// min over the positions of chunk ca_min + 1 + k.
+template <class V, bool Max, int C, int K>
+__global__ void __launch_bounds__(sheared_threads) sheared_chunk_kernel(const sargs<typename V::elem> a) {
+    using T = typename V::elem;
+    using Op = word_op<V, Max>;
+    using word = typename V::word;
+    using mem = typename V::mem;
+    constexpr int P = V::P;
+    __shared__ const T* rows[K * C];
+    __shared__ i64 shifts[K * C];
+    const i64 w = static_cast<i64>(blockIdx.x) * sheared_threads + threadIdx.x;
+    const i64 residue = blockIdx.z;
+    const i64 c = a.c_begin + w * P;
+    const i64 runs = (a.n_coarse + K - 1) / K;
+    for (i64 run = blockIdx.y; run < runs; run += gridDim.y) {
+        const i64 first_chunk = run * K;
+        __syncthreads();
+        fill_sheared_rows<const T*>(rows, shifts, K * C, (a.ca_min + 1 + first_chunk) * C, residue, a.in, a.in_stride,
+                                    a);
+        __syncthreads();
+        if (w >= a.n_words) continue;
+#pragma unroll 1
+        for (int k = 0; k < K; ++k) {
+            const i64 idx = first_chunk + k;
+            if (idx >= a.n_coarse) break;
+            word acc = Op::identity();
+#pragma unroll
+            for (int j = 0; j < C; ++j)
+                acc = Op::apply(acc, V::unpack(sheared_load<V>(rows[k * C + j], c + shifts[k * C + j], a.width, a.pad)));
+            reinterpret_cast<mem*>(a.cm + (residue * a.n_coarse + idx) * a.cm_stride)[w] = V::pack(acc);
         }
     }
+}
+
+template <class V, bool Max, int C>
+void run_sheared(sargs<typename V::elem> a, const line_geometry& g, cudaStream_t stream) {
+    using T = typename V::elem;
+    constexpr int K = std::max(1, tuning_policy::vertical_rows_per_thread / C);
+    constexpr int P = V::P;
+    const unsigned word_blocks = static_cast<unsigned>((a.n_words + sheared_threads - 1) / sheared_threads);
+    const unsigned dy = static_cast<unsigned>(a.dy);
+    scratch_image<T> cm, W;
+    if (g.m >= 2) {
+        const i64 cols = a.n_words * P;
+        cm = scratch_image<T>(cols, a.dy * g.n_coarse(), stream);
+        a.cm = cm.view().data();
+        a.cm_stride = cm.view().stride();
+        const dim3 grid(word_blocks, grid_rows((g.n_coarse() + K - 1) / K), dy);
+        sheared_chunk_kernel<V, Max, C, K><<<grid, sheared_threads, 0, stream>>>(a);
+        check_launch("sheared_chunk_kernel");
+        if (g.m - 1 >= 2) {
+            W = scratch_image<T>(cols, a.dy * g.n_coarse(), stream);
+            pass_params<T> coarse;
+            coarse.before = 0;
+            coarse.after = g.m - 2;
+            coarse.maximum = Max;
+            coarse.mode = border_mode::ignore;
+            coarse.pad = identity_value<T, Max>();
+            for (i64 z = 0; z < a.dy; ++z)
+                vertical_pass<T>(device_view<const T>(cm.view().subview(0, z * g.n_coarse(), cols, g.n_coarse())),
+                                 W.view().subview(0, z * g.n_coarse(), cols, g.n_coarse()), coarse, stream);
+            a.W = W.view().data();
+            a.W_stride = W.view().stride();
+        } else {
+            a.W = cm.view().data();
+            a.W_stride = cm.view().stride();
+        }
+    }
+    const dim3 grid(word_blocks, grid_rows((g.n_chunks() + K - 1) / K), dy);
+    sheared_vhgw_kernel<V, Max, C, K><<<grid, sheared_threads, 0, stream>>>(a);
+    check_launch("sheared_vhgw_kernel");
+}
+
+template <class V>
+void sheared_words(device_view<const typename V::elem> in, device_view<typename V::elem> out,
+                   const pass_params<typename V::elem>& p, int dx, int dy, const line_geometry& g, cudaStream_t stream) {
+    constexpr int P = V::P;
+    const i64 width = in.width(), drift = (g.n - 1) * (dx < 0 ? -dx : dx);
+    const i64 c_begin = floor_div(dx > 0 ? -drift : 0, P) * P, c_end = dx < 0 ? width + drift : width;
+    sargs<typename V::elem> a;
+    a.in = in.data();
+    a.in_stride = in.stride();
+    a.out = out.data();
+    a.out_stride = out.stride();
+    a.width = width;
+    a.height = in.height();
+    a.dx = dx;
+    a.dy = dy;
+    a.c_begin = c_begin;
+    a.n_words = (c_end - c_begin + P - 1) / P;
+    a.before = g.before;
+    a.m = g.m;
+    a.r = g.r;
+    a.ca_min = g.ca_min;
+    a.ca_max = g.ca_max;
+    a.n_coarse = g.n_coarse();
+    a.pad = p.pad;
+    a.fast = fast_paths();
+    with_chunk_length(g.C, [&](auto C) {
+        if (p.maximum)
+            run_sheared<V, true, decltype(C)::value>(a, g, stream);
+        else
+            run_sheared<V, false, decltype(C)::value>(a, g, stream);
+    });
+}
+
+// ---- runs read at shifts, in shared-memory tiles ---------------------------------------------------
+//
+// out(x, y) = min (max) over the terms t of the run of t.length pixels from (x, y) + t.start
+// along x (or y), of the input extended by its border rule, with the output pixel (x, y) at
+// input (x + org_x, y + org_y); min (max) with prior(x, y) where given. A block stages its
+// output tile (128 threads x P pixels wide, 32 rows) and the terms' reach in shared memory,
+// then builds the doubling levels level_k(p) = min of 2^k pixels from p in place, one level at
+// a time, and takes each term of length l from level k = floor(log2 l) at its start and at
+// start + l - 2^k. A thread owns P = 4 / sizeof(T) adjacent pixels of 16 rows: every lookup is
+// one 32-bit word (two, funnel-shifted, when the term's start is not word aligned; the shift is
+// the same for the whole block), min/max on packed lanes (uint8 as two u16x2 halves).
+constexpr int runs_threads_x = 128, runs_threads_y = 2, runs_rows = 16, runs_tile_h = runs_threads_y * runs_rows;
+constexpr int runs_block = runs_threads_x * runs_threads_y;
+constexpr int max_run_terms = 96, max_run_levels = 12;
+constexpr int runs_max_shared = 112 * 1024;
+
+template <class T>
+constexpr int runs_tile_w = runs_threads_x * (4 / static_cast<int>(sizeof(T)));
+
+template <class T>
+struct runs_word {
+    using type = packed<T>;
+};
+template <>
+struct runs_word<std::uint8_t> {
+    using type = packed_u8_split;
+};
+
+struct run_table {
+    int count = 0;
+    int levels = 0;                    // levels 0 .. levels - 1 are built
+    int level_end[max_run_levels]{};   // terms [level_end[k - 1], level_end[k]) read level k
+    int offset[max_run_terms]{};       // shared-memory byte offset of a term's first lookup
+    int second[max_run_terms]{};       // of its second lookup (-1: none, the length is 2^k)
+};
+
+template <class T>
+struct runs_args {
+    const T* in = nullptr;
+    i64 in_stride = 0, in_w = 0, in_h = 0;
+    border_mode mode = border_mode::ignore;
+    T pad{};
+    T* out = nullptr;
+    i64 out_stride = 0, out_w = 0, out_h = 0;
+    i64 org_x = 0, org_y = 0;
+    const T* prior = nullptr;
+    i64 prior_stride = 0;
+    int rx0 = 0, ry0 = 0;  // the reach's corner, relative to an output pixel
+    int sw = 0, sh = 0;    // the staged tile, sw a multiple of P
+    bool fast = true;      // word loads for tiles inside the image (off: through the border rule)
+};
+
+// The 32 bits at byte offset 4 * w + shift / 8 of shared memory (shift in {0, 8, 16, 24}).
+__device__ __forceinline__ std::uint32_t shared_word(const std::uint32_t* S, int w, unsigned shift) {
+    return shift == 0 ? S[w] : __funnelshift_r(S[w], S[w + 1], shift);
+}
+
+template <class T, bool Max, bool Vertical>
+__global__ void __launch_bounds__(runs_block, 3) runs_kernel(const runs_args<T> a, const run_table t) {
+    using V = typename runs_word<T>::type;
+    using Op = word_op<V, Max>;
+    using word = typename V::word;
+    constexpr int P = 4 / static_cast<int>(sizeof(T));
+    constexpr int TW = runs_tile_w<T>;
+    extern __shared__ __align__(16) unsigned char runs_shared[];
+    T* S = reinterpret_cast<T*>(runs_shared);
+    const std::uint32_t* S32 = reinterpret_cast<const std::uint32_t*>(runs_shared);
+    std::uint32_t* W32 = reinterpret_cast<std::uint32_t*>(runs_shared);
+    const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+    const int lin = ty * runs_threads_x + tx;
+    const int SW = a.sw, SH = a.sh;
+    const int row_words = SW * static_cast<int>(sizeof(T)) / 4, total_words = row_words * SH;
+    const i64 tiles_y = (a.out_h + runs_tile_h - 1) / runs_tile_h;
+    const i64 tx0 = static_cast<i64>(blockIdx.x) * TW;
+    const int base_word = ty * row_words + tx;  // the word of this thread's first pixel
+    for (i64 tile = blockIdx.y; tile < tiles_y; tile += gridDim.y) {
+        const i64 ty0 = tile * runs_tile_h;
+        const i64 X0 = tx0 + a.rx0 + a.org_x, Y0 = ty0 + a.ry0 + a.org_y;
+        __syncthreads();  // the previous tile is no longer read
+        if (a.fast && X0 >= 0 && X0 + SW <= a.in_w && Y0 >= 0 && Y0 + SH <= a.in_h) {
+            // Inside the image: no border rule; 4-byte loads (the two aligned words around each
+            // unaligned one, funnel-shifted; the second shares an aligned word with the row's
+            // last pixel at most) straight into shared-memory words.
+            const T* src = a.in + Y0 * a.in_stride + X0;
+#pragma unroll 4
+            for (int r = ty; r < SH; r += runs_threads_y) {
+                const unsigned char* bytes = reinterpret_cast<const unsigned char*>(src + r * a.in_stride);
+                const unsigned mis = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(bytes) & 3);
+                const std::uint32_t* words = reinterpret_cast<const std::uint32_t*>(bytes - mis);
+                std::uint32_t* dst = W32 + r * row_words;
+                for (int d = tx; d < row_words; d += runs_threads_x) {
+                    const std::uint32_t lo = __ldg(words + d);
+                    dst[d] = mis == 0 ? lo : __funnelshift_r(lo, __ldg(words + d + 1), 8 * mis);
+                }
+            }
+        } else {
+            for (int r = ty; r < SH; r += runs_threads_y) {
+                const i64 sy = granula::detail::border_index(Y0 + r, a.in_h, a.mode);
+                const T* row = sy >= 0 ? a.in + sy * a.in_stride : nullptr;
+                for (int c = tx; c < SW; c += runs_threads_x) {
+                    const i64 sx = granula::detail::border_index(X0 + c, a.in_w, a.mode);
+                    S[r * SW + c] = row != nullptr && sx >= 0 ? load_ro(row + sx) : a.pad;
+                }
+            }
+        }
+        __syncthreads();
+        word acc[runs_rows];
+#pragma unroll
+        for (int i = 0; i < runs_rows; ++i) acc[i] = Op::identity();
+        for (int k = 0; k < t.levels; ++k) {
+            if (k > 0) {
+                // level k from level k - 1, in place in increasing order: a chunk reads only
+                // entries no earlier chunk wrote, and writes after every thread has read it.
+                const int hb = (1 << (k - 1)) * (Vertical ? SW : 1) * static_cast<int>(sizeof(T));
+                const int q = hb >> 2, limit = total_words - q;
+                const unsigned shift = static_cast<unsigned>(hb & 3) * 8;
+                constexpr int B = 8;
+                for (int base = 0; base < limit; base += B * runs_block) {
+                    std::uint32_t v[B];
+#pragma unroll
+                    for (int b = 0; b < B; ++b) {
+                        const int i = base + b * runs_block + lin;
+                        if (i < limit) v[b] = pick_word<T, Max>(S32[i], shared_word(S32, i + q, shift));
+                    }
+                    __syncthreads();
+#pragma unroll
+                    for (int b = 0; b < B; ++b) {
+                        const int i = base + b * runs_block + lin;
+                        if (i < limit) W32[i] = v[b];
+                    }
+                }
+                __syncthreads();
+            }
+            const int j_end = t.level_end[k];
+            for (int j = k == 0 ? 0 : t.level_end[k - 1]; j < j_end; ++j) {
+                const int o1 = t.offset[j], o2 = t.second[j];
+                const int w1 = base_word + (o1 >> 2);
+                const unsigned s1 = static_cast<unsigned>(o1 & 3) * 8;
+                if (o2 < 0) {
+#pragma unroll
+                    for (int i = 0; i < runs_rows; ++i)
+                        acc[i] = Op::apply(acc[i], V::unpack(V::from_bits(
+                                                       shared_word(S32, w1 + i * runs_threads_y * row_words, s1))));
+                } else {
+                    const int w2 = base_word + (o2 >> 2);
+                    const unsigned s2 = static_cast<unsigned>(o2 & 3) * 8;
+#pragma unroll
+                    for (int i = 0; i < runs_rows; ++i) {
+                        const int d = i * runs_threads_y * row_words;
+                        acc[i] = Op::apply(acc[i], V::unpack(V::from_bits(shared_word(S32, w1 + d, s1))));
+                        acc[i] = Op::apply(acc[i], V::unpack(V::from_bits(shared_word(S32, w2 + d, s2))));
+                    }
+                }
+            }
+        }
+        const i64 x0 = tx0 + static_cast<i64>(tx) * P;
+        if (x0 < a.out_w) {
+#pragma unroll
+            for (int i = 0; i < runs_rows; ++i) {
+                const i64 y = ty0 + ty + i * runs_threads_y;
+                if (y >= a.out_h) break;
+                const typename V::mem m = V::pack(acc[i]);
+                T* o = a.out + y * a.out_stride + x0;
+                const T* pr = a.prior != nullptr ? a.prior + y * a.prior_stride + x0 : nullptr;
+                if constexpr (P > 1) {
+                    if (x0 + P <= a.out_w && (reinterpret_cast<std::uintptr_t>(o) & 3) == 0 &&
+                        (pr == nullptr || (reinterpret_cast<std::uintptr_t>(pr) & 3) == 0)) {
+                        std::uint32_t v = V::bits(m);
+                        if (pr != nullptr) v = pick_word<T, Max>(v, *reinterpret_cast<const std::uint32_t*>(pr));
+                        *reinterpret_cast<std::uint32_t*>(o) = v;
+                        continue;
+                    }
+                }
+#pragma unroll
+                for (int p = 0; p < P; ++p)
+                    if (x0 + p < a.out_w) {
+                        T v = V::get(m, p);
+                        if (pr != nullptr) v = pick<T, Max>(v, pr[p]);
+                        o[p] = v;
+                    }
+            }
+        }
+    }
+}
+
+// out = min (max) of out and src, pixel by pixel.
+template <class T, bool Max>
+__global__ void combine_kernel(T* out, i64 out_stride, const T* src, i64 src_stride, i64 width, i64 height) {
+    const i64 x = static_cast<i64>(blockIdx.x) * threads_x + threadIdx.x;
+    if (x >= width) return;
+    for (i64 y = blockIdx.y; y < height; y += gridDim.y)
+        out[y * out_stride + x] = pick<T, Max>(out[y * out_stride + x], src[y * src_stride + x]);
+}
+
+struct run_launch {
+    std::vector<run_term> terms;
+    bool vertical = false;
+    int rx0 = 0, rx1 = 0, ry0 = 0, ry1 = 0;
+    i64 bytes_per_pixel = 1;
+    i64 P() const { return 4 / bytes_per_pixel; }
+    i64 sw() const { return (runs_threads_x * P() + rx1 - rx0 + P() - 1) / P() * P(); }
+    i64 sh() const { return runs_tile_h + ry1 - ry0; }
+    i64 shared_bytes() const { return sw() * sh() * bytes_per_pixel + 16; }  // + the last word's neighbour
+};
+
+int level_of(i64 length) {
+    int k = 0;
+    while ((i64{2} << k) <= length) ++k;
+    return k;
+}
+
+// The terms cut into launches: one direction each (single pixels go with either), at most
+// max_run_terms each; empty when some launch would not fit in shared memory.
+std::vector<run_launch> plan_run_launches(const std::vector<run_term>& terms, i64 bytes_per_pixel) {
+    std::vector<run_launch> launches;
+    for (const bool vertical : {false, true}) {
+        std::vector<run_term> mine;
+        for (const auto& t : terms)
+            if ((t.length > 1 && t.vertical == vertical) || (t.length == 1 && !vertical)) mine.push_back(t);
+        std::stable_sort(mine.begin(), mine.end(),
+                         [](const run_term& a, const run_term& b) { return level_of(a.length) < level_of(b.length); });
+        for (std::size_t first = 0; first < mine.size(); first += max_run_terms) {
+            run_launch l;
+            l.vertical = vertical;
+            l.bytes_per_pixel = bytes_per_pixel;
+            l.terms.assign(mine.begin() + static_cast<std::ptrdiff_t>(first),
+                           mine.begin() + static_cast<std::ptrdiff_t>(std::min(mine.size(), first + max_run_terms)));
+            i64 x0 = l.terms[0].x, x1 = x0, y0 = l.terms[0].y, y1 = y0;
+            for (const auto& t : l.terms) {
+                const i64 ex = t.x + (vertical ? 0 : t.length - 1), ey = t.y + (vertical ? t.length - 1 : 0);
+                x0 = std::min(x0, t.x), x1 = std::max(x1, ex), y0 = std::min(y0, t.y), y1 = std::max(y1, ey);
+                if (level_of(t.length) >= max_run_levels) return {};
+            }
+            if (x1 - x0 > 4096 || y1 - y0 > 4096) return {};
+            l.rx0 = static_cast<int>(x0), l.rx1 = static_cast<int>(x1), l.ry0 = static_cast<int>(y0),
+            l.ry1 = static_cast<int>(y1);
+            if (l.shared_bytes() > runs_max_shared) return {};
+            launches.push_back(std::move(l));
+        }
+    }
+    return launches;
 }
 
 constexpr int max_shifts_per_launch = 32;
@@ -78,22 +652,6 @@ struct shift_list {
     i64 y[max_shifts_per_launch];
     int count;
 };
-
-// Four bytes (two uint16, one float) per thread as one 32-bit word: `acc` rows are 128-byte
-// aligned (scratch images), so its words load whole; a shifted `src` word is funnel-shifted out
-// of the two aligned words around it, and min/max run on the packed lanes (__vminu4 ...).
-template <class T>
-constexpr int lanes = 4 / sizeof(T);
-
-template <class T, bool Max>
-__device__ __forceinline__ std::uint32_t pick_word(std::uint32_t a, std::uint32_t b) {
-    if constexpr (sizeof(T) == 1)
-        return Max ? __vmaxu4(a, b) : __vminu4(a, b);
-    else if constexpr (sizeof(T) == 2)
-        return Max ? __vmaxu2(a, b) : __vminu2(a, b);
-    else
-        return __float_as_uint(pick<float, Max>(__uint_as_float(a), __uint_as_float(b)));
-}
 
 template <class T>
 __device__ __forceinline__ std::uint32_t splat_word(T v) {
@@ -106,6 +664,8 @@ __device__ __forceinline__ std::uint32_t splat_word(T v) {
     return w;
 }
 
+// `acc` rows are 128-byte aligned (scratch images), so its words load whole; a shifted `src`
+// word is funnel-shifted out of the two aligned words around it.
 template <class T, bool Max>
 __global__ void accumulate_kernel(T* acc, i64 acc_stride, const T* src, i64 src_stride, i64 width, i64 height,
                                   shift_list shifts, bool initialise) {
@@ -164,24 +724,102 @@ void padded_copy(device_view<const T> in, device_view<T> out, long long left, lo
 template <class T>
 void sheared_pass(device_view<const T> in, device_view<T> out, const pass_params<T>& p, int dx, int dy,
                   cudaStream_t stream) {
-    const i64 width = in.width(), height = in.height(), max_rows = (height + dy - 1) / dy;
-    const i64 before = std::min<i64>(p.before, 2 * max_rows), after = std::min<i64>(p.after, 2 * max_rows);
-    const i64 L = before + after + 1;
-    const i64 drift = (max_rows - 1) * (dx < 0 ? -dx : dx);
-    const i64 c_begin = dx > 0 ? -drift : 0, c_end = dx < 0 ? width + drift : width;
-    // Window starts run from -before to max_rows - 1 - before.
-    const i64 first_block = floor_div(-before, L), last_block = floor_div(max_rows - 1 - before, L);
-    const i64 blocks = last_block - first_block + 1;
-    const dim3 grid(static_cast<unsigned>((c_end - c_begin + threads_x - 1) / threads_x), grid_rows(blocks * dy));
-    const auto launch = [&](auto kernel) {
-        kernel<<<grid, threads_x, 0, stream>>>(in.data(), in.stride(), out.data(), out.stride(), width, height, dx, dy,
-                                               before, L, c_begin, c_end - c_begin, blocks, first_block, p.pad);
-    };
-    if (p.maximum)
-        launch(sheared_kernel<T, true>);
+    const i64 height = in.height(), n = (height + dy - 1) / dy;
+    const i64 before = std::min<i64>(p.before, 2 * n), after = std::min<i64>(p.after, 2 * n);
+    if (before + after == 0) {
+        granula::copy<T>(in, out, granula::stream(stream));
+        return;
+    }
+    const line_geometry g = make_geometry(n, before, after, tuning_policy::max_chunk);
+    if constexpr (sizeof(T) < 4) {
+        if (!word_aligned<T>(in.data(), in.stride()) || !word_aligned<T>(out.data(), out.stride())) {
+            sheared_words<scalar<T>>(in, out, p, dx, dy, g, stream);
+            return;
+        }
+    }
+    sheared_words<packed<T>>(in, out, p, dx, dy, g, stream);
+}
+
+template <class T>
+bool runs_fit(const std::vector<run_term>& terms) {
+    return terms.empty() || !plan_run_launches(terms, sizeof(T)).empty();
+}
+
+template <class T>
+void runs_pass(device_view<const T> in, border_mode mode, T pad, device_view<T> out, long long org_x, long long org_y,
+               device_view<const T> prior, const std::vector<run_term>& terms, bool maximum, cudaStream_t stream) {
+    const auto launches = plan_run_launches(terms, sizeof(T));
+    if (launches.empty()) throw std::logic_error("granula bug: runs_pass called with terms that do not fit");
+    const T* prior_data = prior.data();
+    i64 prior_stride = prior.stride();
+    for (const auto& l : launches) {
+        runs_args<T> a;
+        a.in = in.data();
+        a.in_stride = in.stride();
+        a.in_w = in.width();
+        a.in_h = in.height();
+        a.mode = mode;
+        a.pad = pad;
+        a.out = out.data();
+        a.out_stride = out.stride();
+        a.out_w = out.width();
+        a.out_h = out.height();
+        a.org_x = org_x;
+        a.org_y = org_y;
+        a.prior = prior_data;
+        a.prior_stride = prior_stride;
+        a.rx0 = l.rx0;
+        a.ry0 = l.ry0;
+        a.sw = static_cast<int>(l.sw());
+        a.sh = static_cast<int>(l.sh());
+        a.fast = fast_paths();
+        run_table t;
+        t.count = static_cast<int>(l.terms.size());
+        for (int j = 0; j < t.count; ++j) {
+            const run_term& rt = l.terms[static_cast<std::size_t>(j)];
+            const int k = level_of(rt.length);
+            t.levels = std::max(t.levels, k + 1);
+            const i64 first = (rt.y - l.ry0) * a.sw + (rt.x - l.rx0);
+            const i64 gap = (rt.length - (i64{1} << k)) * (l.vertical ? a.sw : 1);
+            t.offset[j] = static_cast<int>(first * static_cast<i64>(sizeof(T)));
+            t.second[j] = gap == 0 ? -1 : static_cast<int>((first + gap) * static_cast<i64>(sizeof(T)));
+        }
+        for (int k = 0; k < max_run_levels; ++k) {
+            int end = 0;
+            while (end < t.count && level_of(l.terms[static_cast<std::size_t>(end)].length) <= k) ++end;
+            t.level_end[k] = end;
+        }
+        const std::size_t bytes = static_cast<std::size_t>(l.shared_bytes());
+        const dim3 block(runs_threads_x, runs_threads_y);
+        const dim3 grid(static_cast<unsigned>((out.width() + runs_tile_w<T> - 1) / runs_tile_w<T>),
+                        grid_rows((out.height() + runs_tile_h - 1) / runs_tile_h));
+        const auto launch = [&](auto kernel) {
+            if (bytes > 48 * 1024)
+                granula::detail::check_cuda(
+                    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)),
+                    "cudaFuncSetAttribute");
+            kernel<<<grid, block, bytes, stream>>>(a, t);
+        };
+        if (maximum)
+            l.vertical ? launch(runs_kernel<T, true, true>) : launch(runs_kernel<T, true, false>);
+        else
+            l.vertical ? launch(runs_kernel<T, false, true>) : launch(runs_kernel<T, false, false>);
+        check_launch("runs_kernel");
+        prior_data = out.data();  // later launches fold in what the earlier ones wrote
+        prior_stride = out.stride();
+    }
+}
+
+template <class T>
+void combine(device_view<T> out, device_view<const T> src, bool maximum, cudaStream_t stream) {
+    const dim3 grid(static_cast<unsigned>((out.width() + threads_x - 1) / threads_x), grid_rows(out.height()));
+    if (maximum)
+        combine_kernel<T, true><<<grid, threads_x, 0, stream>>>(out.data(), out.stride(), src.data(), src.stride(),
+                                                                out.width(), out.height());
     else
-        launch(sheared_kernel<T, false>);
-    check_launch("sheared_kernel");
+        combine_kernel<T, false><<<grid, threads_x, 0, stream>>>(out.data(), out.stride(), src.data(), src.stride(),
+                                                                 out.width(), out.height());
+    check_launch("combine_kernel");
 }
 
 template <class T>
@@ -211,7 +849,12 @@ void accumulate_shifted(device_view<T> acc, device_view<const T> src, const std:
     template void sheared_pass<type>(device_view<const type>, device_view<type>, const pass_params<type>&, int, int, \
                                      cudaStream_t);                                                             \
     template void accumulate_shifted<type>(device_view<type>, device_view<const type>,                          \
-                                           const std::vector<granula::detail::pixel_shift>&, bool, bool, cudaStream_t);
+                                           const std::vector<granula::detail::pixel_shift>&, bool, bool, cudaStream_t); \
+    template bool runs_fit<type>(const std::vector<run_term>&);                                                 \
+    template void runs_pass<type>(device_view<const type>, border_mode, type, device_view<type>, long long,      \
+                                  long long, device_view<const type>, const std::vector<run_term>&, bool,       \
+                                  cudaStream_t);                                                                \
+    template void combine<type>(device_view<type>, device_view<const type>, bool, cudaStream_t);
 GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
 #undef GRANULA_INSTANTIATE
 

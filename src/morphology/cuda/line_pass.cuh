@@ -49,6 +49,24 @@ void accumulate_shifted(device_view<T> acc, device_view<const T> src,
                         const std::vector<granula::detail::pixel_shift>& shifts, bool maximum, bool initialise,
                         cudaStream_t stream);
 
+// A run of `length` pixels along x (or y when `vertical`) from (x, y) + (this.x, this.y).
+struct run_term {
+    long long x = 0, y = 0, length = 1;
+    bool vertical = false;
+};
+// out(x, y) = min (max) over the terms of the run from (x + org_x, y + org_y) + term of `in`
+// extended by `mode` (`pad` where the mode has no source), and of prior(x, y) when prior has
+// data (it may be `out` itself); runs_fit says whether the terms' reach fits the kernel's
+// shared-memory tiles. `in` must not overlap `out`.
+template <class T>
+bool runs_fit(const std::vector<run_term>& terms);
+template <class T>
+void runs_pass(device_view<const T> in, border_mode mode, T pad, device_view<T> out, long long org_x, long long org_y,
+               device_view<const T> prior, const std::vector<run_term>& terms, bool maximum, cudaStream_t stream);
+// out = min (max) of out and src.
+template <class T>
+void combine(device_view<T> out, device_view<const T> src, bool maximum, cudaStream_t stream);
+
 // out = a - b, saturating at 0 for unsigned types; out may be a or b.
 template <class T>
 void subtract(device_view<const T> a, device_view<const T> b, device_view<T> out, cudaStream_t stream);

@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 #include <type_traits>
+#include <vector>
 
 #include "core/cuda/check.cuh"
 #include "morphology/cuda/line_pass.cuh"
@@ -192,6 +193,100 @@ void erode_or_dilate_separable(device_view<const T> in, device_view<T> out, cons
     }
 }
 
+// The element as run groups: each group's terms (horizontal or vertical runs, or single
+// pixels, read at shifts) are combined in one shared-memory pass (runs_pass), then the group's
+// further segments `rest` run over that. A pass whose first segment is a periodic line or a
+// diagonal becomes single pixels whose rest starts with that segment (the CPU plan keeps the
+// one-pixel runs of a line's period there). False when a segment cannot be handled so.
+struct run_group {
+    std::vector<line_segment> rest;
+    std::vector<detail::run_term> terms;
+};
+
+bool run_groups(const granula::detail::element_plan& plan, bool maximum, std::vector<run_group>& groups) {
+    const auto group_for = [&](const std::vector<line_segment>& rest) -> run_group& {
+        for (auto& g : groups)
+            if (g.rest == rest) return g;
+        groups.push_back({rest, {}});
+        return groups.back();
+    };
+    for (const auto& group : plan.groups)
+        for (const auto& pass : group.passes) {
+            long long length = 1, start = 0;
+            bool vertical = false;
+            std::vector<line_segment> rest = group.rest;
+            if (pass.first) {
+                const line_segment s = granula::detail::pointing_down(*pass.first);
+                if (s.horizontal() || s.vertical()) {
+                    vertical = s.vertical();
+                    length = s.length;
+                    // Erosion reads x + [-origin, length - 1 - origin]; dilation the offsets negated.
+                    start = maximum ? -(s.length - 1 - s.origin) : -s.origin;
+                } else {
+                    rest.insert(rest.begin(), *pass.first);
+                }
+            }
+            auto& g = group_for(rest);
+            for (const auto& shift : pass.shifts)
+                g.terms.push_back({shift.x + (vertical ? 0 : start), shift.y + (vertical ? start : 0), length, vertical});
+        }
+    return true;
+}
+
+// The general path without padded copies where it can: each run group's runs and shifted
+// accumulation in one shared-memory pass that reads the input through its border rule
+// (runs_pass); groups with further segments run them over a padded intermediate, and the pass
+// over the groups without folds those results in. A single periodic line or diagonal under
+// ignore or constant borders is one sheared pass. False when the element needs the general
+// plan below.
+template <class T>
+bool erode_or_dilate_fused(device_view<const T> in, device_view<T> out, const granula::detail::element_plan& plan,
+                           bool maximum, border mode, T pad, cudaStream_t stream) {
+    const bool padless = mode.mode == border_mode::ignore || mode.mode == border_mode::constant;
+    if (plan.groups.size() == 1 && plan.groups[0].rest.empty() && plan.groups[0].passes.size() == 1) {
+        const auto& pass = plan.groups[0].passes[0];
+        if (padless && pass.first && pass.shifts.size() == 1 && pass.shifts[0].x == 0 && pass.shifts[0].y == 0 &&
+            !pass.first->horizontal() && !pass.first->vertical()) {
+            apply_segment<T>(in, out, *pass.first, maximum, mode, stream);
+            return true;
+        }
+    }
+    std::vector<run_group> groups;
+    if (!run_groups(plan, maximum, groups)) return false;
+    const std::vector<detail::run_term>* direct = nullptr;
+    for (const auto& g : groups) {
+        if (!detail::runs_fit<T>(g.terms)) return false;
+        if (g.rest.empty()) direct = &g.terms;
+    }
+    const long long width = in.width() + plan.left + plan.right, height = in.height() + plan.top + plan.bottom;
+    const border inside{border_mode::ignore, 0.0};
+    std::vector<scratch_image<T>> results;  // each group's result, padded
+    for (const auto& g : groups) {
+        if (g.rest.empty()) continue;
+        scratch_image<T> a(width, height, stream), b(width, height, stream);
+        detail::runs_pass<T>(in, mode.mode, pad, a.view(), -plan.left, -plan.top, {}, g.terms, maximum, stream);
+        for (const auto& segment : g.rest) {
+            apply_segment<T>(a.view(), b.view(), segment, maximum, inside, stream);
+            std::swap(a, b);
+        }
+        results.push_back(std::move(a));
+    }
+    const auto cropped = [&](const scratch_image<T>& r) {
+        return device_view<const T>(r.view().subview(plan.left, plan.top, in.width(), in.height()));
+    };
+    std::size_t folded = 0;
+    if (direct != nullptr) {
+        detail::runs_pass<T>(in, mode.mode, pad, out, 0, 0, results.empty() ? device_view<const T>{} : cropped(results[0]),
+                             *direct, maximum, stream);
+        folded = results.empty() ? 0 : 1;
+    } else {
+        copy_view<T>(cropped(results[0]), out, stream);
+        folded = 1;
+    }
+    for (; folded < results.size(); ++folded) detail::combine<T>(out, cropped(results[folded]), maximum, stream);
+    return true;
+}
+
 // Any element, by the plan of element_plan.hpp (as the CPU's erode_or_dilate_general).
 template <class T>
 void erode_or_dilate_general(device_view<const T> in, device_view<T> out, const structuring_element& footprint,
@@ -199,6 +294,7 @@ void erode_or_dilate_general(device_view<const T> in, device_view<T> out, const 
     const granula::detail::element_plan plan = granula::detail::plan_element(footprint, maximum);
     const T neutral = maximum ? detail::identity_value<T, true>() : detail::identity_value<T, false>();
     const T pad = mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : neutral;
+    if (erode_or_dilate_fused<T>(in, out, plan, maximum, mode, pad, stream)) return;
     const long long width = in.width() + plan.left + plan.right, height = in.height() + plan.top + plan.bottom;
     scratch_image<T> padded(width, height, stream), result(width, height, stream), inner, first_pass, spare;
     detail::padded_copy<T>(in, padded.view(), plan.left, plan.top, mode.mode, pad, stream);
