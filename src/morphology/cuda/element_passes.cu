@@ -6,7 +6,6 @@
 // `src` of the accumulation are scratch images: rows 128-byte aligned and padded.
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
@@ -43,16 +42,6 @@ __device__ __forceinline__ std::uint32_t pick_word(std::uint32_t a, std::uint32_
         return Max ? __vmaxu2(a, b) : __vminu2(a, b);
     else
         return __float_as_uint(pick<float, Max>(__uint_as_float(a), __uint_as_float(b)));
-}
-
-// GRANULA_CUDA_CHECKED_ACCESS=1 turns off the fast paths of the general-path kernels (the
-// unchecked sheared loads and stores, the word loads of interior tiles), for comparisons.
-bool fast_paths() {
-    static const bool fast = [] {
-        const char* v = std::getenv("GRANULA_CUDA_CHECKED_ACCESS");
-        return v == nullptr || v[0] == '\0' || v[0] == '0';
-    }();
-    return fast;
 }
 
 unsigned grid_rows(i64 rows) { return static_cast<unsigned>(std::clamp<i64>(rows, 1, 65535)); }
@@ -97,7 +86,6 @@ struct sargs {
     T* cm = nullptr;  // chunk minima of residue z, row z * n_coarse + k = chunk ca_min + 1 + k
     i64 cm_stride = 0;
     T pad{};
-    bool fast = true;  // the fast_row tables (off: every access through the checked path)
 };
 
 constexpr int sheared_threads = 128;
@@ -240,12 +228,12 @@ __global__ void __launch_bounds__(sheared_threads, 8) sheared_vhgw_kernel(const 
         __syncthreads();
         auto load_a = [&](int p) {
             const fast_row f = fast_a[p];
-            if (a.fast && wi >= f.lo && wi <= f.hi) return V::unpack(fast_load<V>(f, wi));
+            if (wi >= f.lo && wi <= f.hi) return V::unpack(fast_load<V>(f, wi));
             return V::unpack(sheared_load<V>(rows_a[p], c + shift_a[p], a.width, a.pad));
         };
         auto load_b = [&](int q) {
             const fast_row f = fast_b[q];
-            if (a.fast && wi >= f.lo && wi <= f.hi) return V::unpack(fast_load<V>(f, wi));
+            if (wi >= f.lo && wi <= f.hi) return V::unpack(fast_load<V>(f, wi));
             return V::unpack(sheared_load<V>(rows_b[q], c + shift_b[q], a.width, a.pad));
         };
         auto wload = [&](int k) {
@@ -260,7 +248,7 @@ __global__ void __launch_bounds__(sheared_threads, 8) sheared_vhgw_kernel(const 
             if (f.tagged == 0) return;  // the same for the whole block
             const mem m = V::pack(v);
             if constexpr (P == 1) {
-                if (a.fast && wi >= f.lo && wi <= f.hi)
+                if (wi >= f.lo && wi <= f.hi)
                     reinterpret_cast<mem*>(f.tagged)[wi] = m;
                 else
                     store_pixels<V>(rows_out[idx], c + shift_out[idx], a.width, m, 0, P);
@@ -268,7 +256,7 @@ __global__ void __launch_bounds__(sheared_threads, 8) sheared_vhgw_kernel(const 
                 const int o = static_cast<int>(f.tagged & 3);
                 mem* aligned = reinterpret_cast<mem*>(f.tagged & ~std::uintptr_t{3});
                 if (o == 0) {
-                    if (a.fast && wi >= f.lo && wi <= f.hi)
+                    if (wi >= f.lo && wi <= f.hi)
                         aligned[wi] = m;
                     else
                         store_pixels<V>(rows_out[idx], c + shift_out[idx], a.width, m, 0, P);
@@ -282,7 +270,7 @@ __global__ void __launch_bounds__(sheared_threads, 8) sheared_vhgw_kernel(const 
                 if (lane < 31) {
                     const mem joined =
                         __funnelshift_r(m, next, static_cast<unsigned>(8 * sizeof(T) * (P - o)));
-                    if (a.fast && wi >= f.lo && wi <= f.hi)
+                    if (wi >= f.lo && wi <= f.hi)
                         aligned[wi] = joined;
                     else
                         store_pixels<V>(rows_out[idx], c + shift_out[idx] + P - o, a.width, joined, 0, P);
@@ -394,7 +382,6 @@ void sheared_words(device_view<const typename V::elem> in, device_view<typename 
     a.ca_max = g.ca_max;
     a.n_coarse = g.n_coarse();
     a.pad = p.pad;
-    a.fast = fast_paths();
     with_chunk_length(g.C, [&](auto C) {
         if (p.maximum)
             run_sheared<V, true, decltype(C)::value>(a, g, stream);
@@ -452,7 +439,6 @@ struct runs_args {
     i64 prior_stride = 0;
     int rx0 = 0, ry0 = 0;  // the reach's corner, relative to an output pixel
     int sw = 0, sh = 0;    // the staged tile, sw a multiple of P
-    bool fast = true;      // word loads for tiles inside the image (off: through the border rule)
 };
 
 // The 32 bits at byte offset 4 * w + shift / 8 of shared memory (shift in {0, 8, 16, 24}).
@@ -482,7 +468,7 @@ __global__ void __launch_bounds__(runs_block, 3) runs_kernel(const runs_args<T> 
         const i64 ty0 = tile * runs_tile_h;
         const i64 X0 = tx0 + a.rx0 + a.org_x, Y0 = ty0 + a.ry0 + a.org_y;
         __syncthreads();  // the previous tile is no longer read
-        if (a.fast && X0 >= 0 && X0 + SW <= a.in_w && Y0 >= 0 && Y0 + SH <= a.in_h) {
+        if (X0 >= 0 && X0 + SW <= a.in_w && Y0 >= 0 && Y0 + SH <= a.in_h) {
             // Inside the image: no border rule; 4-byte loads (the two aligned words around each
             // unaligned one, funnel-shifted; the second shares an aligned word with the row's
             // last pixel at most) straight into shared-memory words.
@@ -772,7 +758,6 @@ void runs_pass(device_view<const T> in, border_mode mode, T pad, device_view<T> 
         a.ry0 = l.ry0;
         a.sw = static_cast<int>(l.sw());
         a.sh = static_cast<int>(l.sh());
-        a.fast = fast_paths();
         run_table t;
         t.count = static_cast<int>(l.terms.size());
         for (int j = 0; j < t.count; ++j) {
