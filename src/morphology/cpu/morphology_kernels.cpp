@@ -45,6 +45,7 @@ enum scratch_slot {
     slot_shear_source_b,
     slot_shear_output,
     slot_runs,
+    slot_grown,
     slot_count
 };
 
@@ -356,52 +357,122 @@ void accumulate_rows(host_view<T> acc, host_view<const T> src, const std::vector
     });
 }
 
-// Runs of increasing length from one buffer, a tile of output pixels at a time: the buffer
-// holds the source pixels the tile reads, and run(x) of length l + 1 is run(x) of length l
-// combined with src(x + l), so every length costs one operation per pixel, in the L2 cache.
+template <class T>
+T neutral_of(bool maximum) {
+    if constexpr (std::numeric_limits<T>::has_infinity)
+        return maximum ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+    else
+        return maximum ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+}
+
+// Lanes of accumulate_offsets() kept in registers: four AVX2 registers.
+template <class T>
+constexpr std::int64_t offsets_strip = 128 / sizeof(T);
+
+// acc[x] = Op of acc[x] (unless `initialise`) and base[offsets[k] + x] over every k, x < w.
+// A strip of four registers stays in registers across all the sources, so each source costs
+// one load and one operation per vector instead of loading and storing acc again (count >= 1).
+// The last, partial strip goes through a buffer: base must be readable offsets_strip<T>
+// elements past every offsets[k] + w.
 template <class Op, class T>
-void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::vector<detail::shifted_runs>& runs) {
+void accumulate_offsets(T* __restrict acc, const T* __restrict base, const std::int64_t* offsets, std::size_t count,
+                        std::int64_t w, bool initialise) {
+    constexpr std::int64_t strip = offsets_strip<T>, lanes = strip / 4;
+    using block = lane_block<T, lanes>;
+    const auto load = [](const T* p) {
+        block v;
+        std::memcpy(&v, p, sizeof(block));
+        return v;
+    };
+    const auto strip_at = [&](T* a, std::int64_t x) {
+        const T* p = initialise ? base + offsets[0] + x : a;
+        block a0 = load(p), a1 = load(p + lanes), a2 = load(p + 2 * lanes), a3 = load(p + 3 * lanes);
+        for (std::size_t k = initialise ? 1 : 0; k < count; ++k) {
+            const T* q = base + offsets[k] + x;
+            a0 = block_apply<Op>(a0, load(q));
+            a1 = block_apply<Op>(a1, load(q + lanes));
+            a2 = block_apply<Op>(a2, load(q + 2 * lanes));
+            a3 = block_apply<Op>(a3, load(q + 3 * lanes));
+        }
+        std::memcpy(a, &a0, sizeof(block));
+        std::memcpy(a + lanes, &a1, sizeof(block));
+        std::memcpy(a + 2 * lanes, &a2, sizeof(block));
+        std::memcpy(a + 3 * lanes, &a3, sizeof(block));
+    };
+    std::int64_t x = 0;
+    for (; x + strip <= w; x += strip) strip_at(acc + x, x);
+    if (x < w) {
+        T tail[strip]{};
+        std::memcpy(tail, acc + x, (w - x) * sizeof(T));
+        strip_at(tail, x);
+        std::memcpy(acc + x, tail, (w - x) * sizeof(T));
+    }
+}
+
+// Runs of increasing length, a tile of output pixels at a time. The tile's source pixels are
+// copied into a buffer (pixels off `src` neutral, so no read needs clipping), and run(x) of
+// length l + 1 is run(x) of length l combined with the pixel l steps along: every length
+// costs one operation per pixel, in the L2 cache. All shifts of one length are then
+// accumulated in registers (accumulate_offsets).
+template <class Op, class T>
+void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::vector<detail::shifted_runs>& runs,
+                         bool vertical, bool maximum, bool initialise) {
     const std::int64_t width = acc.width(), height = acc.height(), longest = runs.back().length;
-    std::int64_t min_y = 0, max_y = 0, min_x = 0, max_x = 0, work = 0;
+    std::int64_t min_y = runs[0].shifts[0].y, max_y = min_y, min_x = runs[0].shifts[0].x, max_x = min_x, work = 0;
     for (const auto& r : runs) {
         work += static_cast<std::int64_t>(r.shifts.size());
         for (const auto& s : r.shifts)
             min_y = std::min(min_y, s.y), max_y = std::max(max_y, s.y), min_x = std::min(min_x, s.x),
             max_x = std::max(max_x, s.x);
     }
+    const T neutral = neutral_of<T>(maximum);
     constexpr std::int64_t tile_rows = 128, tile_columns = 512;
     const std::int64_t row_tiles = (height + tile_rows - 1) / tile_rows;
     const std::int64_t column_tiles = (width + tile_columns - 1) / tile_columns;
     detail::parallel_for(row_tiles * column_tiles, acc.pixel_count() * (work + longest), [&](std::int64_t tile) {
         const std::int64_t y0 = tile / column_tiles * tile_rows, y1 = std::min(height, y0 + tile_rows);
         const std::int64_t c0 = tile % column_tiles * tile_columns, c1 = std::min(width, c0 + tile_columns);
-        const std::int64_t s0 = std::max<std::int64_t>(0, y0 + min_y), s1 = std::min(height, y1 + max_y);
-        const std::int64_t sc0 = std::max<std::int64_t>(0, c0 + min_x), sc1 = std::min(width, c1 + max_x);
-        if (s0 >= s1 || sc0 >= sc1) return;
-        const std::int64_t bw = sc1 - sc0;
-        T* const buffer = thread_scratch<T>(slot_runs, (s1 - s0) * bw);
-        for (std::int64_t y = s0; y < s1; ++y) std::memcpy(buffer + (y - s0) * bw, src.row(y) + sc0, bw * sizeof(T));
+        // Grown pixel (j, i) is the run starting at source pixel (c0 + min_x + j, y0 + min_y + i);
+        // the raw buffer holds the source from there, longest - 1 pixels more along the runs.
+        const std::int64_t rows = y1 - y0 + max_y - min_y, bw = c1 - c0 + max_x - min_x;
+        const std::int64_t raw_rows = rows + (vertical ? longest - 1 : 0), raw_w = bw + (vertical ? 0 : longest - 1);
+        const std::int64_t step = vertical ? raw_w : 1;
+        T* const raw = thread_scratch<T>(slot_runs, raw_rows * raw_w + offsets_strip<T>);
+        for (std::int64_t i = 0; i < raw_rows; ++i) {
+            T* r = raw + i * raw_w;
+            const std::int64_t ys = y0 + min_y + i, xs = c0 + min_x;
+            if (ys < 0 || ys >= src.height()) {
+                std::fill_n(r, raw_w, neutral);
+                continue;
+            }
+            const std::int64_t a = std::clamp<std::int64_t>(-xs, 0, raw_w), b = std::clamp(src.width() - xs, a, raw_w);
+            std::fill_n(r, a, neutral);
+            std::memcpy(r + a, src.row(ys) + xs + a, (b - a) * sizeof(T));
+            std::fill_n(r + b, raw_w - b, neutral);
+        }
+        T* const grown = longest > 1 ? thread_scratch<T>(slot_grown, rows * bw + offsets_strip<T>) : nullptr;
+        std::vector<std::int64_t> offsets;
         std::int64_t length = 1;
+        bool written = !initialise;
         for (const auto& r : runs) {
-            for (; length < r.length; ++length) {
-                // Buffer column j is the run starting at sc0 + j; pixels past the image are neutral.
-                const std::int64_t n = std::min(bw, width - length - sc0);
-                for (std::int64_t y = s0; y < s1; ++y) {
-                    T* __restrict e = buffer + (y - s0) * bw;
-                    const T* __restrict f = src.row(y) + sc0 + length;
-                    for (std::int64_t x = 0; x < n; ++x) e[x] = Op::apply(e[x], f[x]);
+            for (; length < r.length; ++length)
+                for (std::int64_t i = 0; i < rows; ++i) {
+                    T* __restrict e = grown + i * bw;
+                    const T* __restrict f = raw + i * raw_w;
+                    if (length == 1)
+                        combine<Op, 0>(e, f, f + step, bw);
+                    else
+                        accumulate<Op, 0>(e, f + length * step, bw);
                 }
-            }
-            for (std::int64_t y = y0; y < y1; ++y) {
-                T* __restrict a = acc.row(y);
-                for (const auto& s : r.shifts) {
-                    const std::int64_t ys = y + s.y;
-                    if (ys < s0 || ys >= s1) continue;
-                    const std::int64_t x_begin = std::max(c0, sc0 - s.x), x_end = std::min(c1, sc1 - s.x);
-                    const T* __restrict e = buffer + (ys - s0) * bw + s.x - sc0;
-                    for (std::int64_t x = x_begin; x < x_end; ++x) a[x] = Op::apply(a[x], e[x]);
-                }
-            }
+            // Runs of one pixel read the raw buffer; longer ones the grown one.
+            const T* const base = r.length == 1 ? raw : grown;
+            const std::int64_t stride = r.length == 1 ? raw_w : bw;
+            offsets.clear();
+            for (const auto& s : r.shifts) offsets.push_back((s.y - min_y) * stride + s.x - min_x);
+            for (std::int64_t y = y0; y < y1; ++y)
+                accumulate_offsets<Op, T>(acc.row(y) + c0, base + (y - y0) * stride, offsets.data(), offsets.size(),
+                                          c1 - c0, !written);
+            written = true;
         }
     });
 }
@@ -461,12 +532,12 @@ void accumulate_shifted(host_view<T> acc, host_view<const T> src, const std::vec
 
 template <class T>
 void accumulate_runs(host_view<T> acc, host_view<const T> src, const std::vector<detail::shifted_runs>& runs,
-                     bool maximum) {
+                     bool vertical, bool maximum, bool initialise) {
     if (runs.empty()) return;
     if (maximum)
-        accumulate_run_rows<max_op<T>, T>(acc, src, runs);
+        accumulate_run_rows<max_op<T>, T>(acc, src, runs, vertical, maximum, initialise);
     else
-        accumulate_run_rows<min_op<T>, T>(acc, src, runs);
+        accumulate_run_rows<min_op<T>, T>(acc, src, runs, vertical, maximum, initialise);
 }
 
 #define GRANULA_INSTANTIATE(type, name)                                                                       \
@@ -476,7 +547,7 @@ void accumulate_runs(host_view<T> acc, host_view<const T> src, const std::vector
     template void accumulate_shifted<type>(host_view<type>, host_view<const type>,                           \
                                            const std::vector<detail::pixel_shift>&, bool);                  \
     template void accumulate_runs<type>(host_view<type>, host_view<const type>,                              \
-                                        const std::vector<detail::shifted_runs>&, bool);
+                                        const std::vector<detail::shifted_runs>&, bool, bool, bool);
 GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
 #undef GRANULA_INSTANTIATE
 

@@ -29,8 +29,10 @@ struct line_pass {
 //   with pixels off the image taking `pad` (border mode ignore or constant only).
 // accumulate_shifted: acc(p) = min (or max) of acc(p) and src(p + s) for every s in `shifts`
 //   with p + s inside src.
-// accumulate_runs: the same for the runs src(p + s .. p + s + (length - 1, 0)) of every run,
-//   computed in blocks of rows that stay in cache; runs sorted by length.
+// accumulate_runs: the same for the runs src(p + s .. p + s + (length - 1) step) of every run,
+//   step (1, 0), or (0, 1) when `vertical`, computed in tiles that stay in cache; runs sorted
+//   by length. Pixels off src are neutral, so every pixel of acc is written; `initialise`
+//   ignores what acc held.
 #define GRANULA_DECLARE_MORPHOLOGY_KERNELS(ns)                                                                 \
     namespace granula::ns {                                                                                    \
     template <class T>                                                                                         \
@@ -44,7 +46,7 @@ struct line_pass {
                             bool maximum);                                                                     \
     template <class T>                                                                                         \
     void accumulate_runs(host_view<T> acc, host_view<const T> src, const std::vector<detail::shifted_runs>& runs,   \
-                         bool maximum);                                                                        \
+                         bool vertical, bool maximum, bool initialise);                                        \
     }
 
 GRANULA_DECLARE_MORPHOLOGY_KERNELS(simd_scalar)
