@@ -39,8 +39,10 @@ detail::line_pass<T> make_pass(const line_segment& segment, bool maximum, border
 }
 
 // One segment's pass. Steps are normalised to point down (or right), reversing the segment.
+// A sheared segment may write a crop of in's frame: out(p) is the window at p + at.
 template <class T>
-void apply_segment(host_view<const T> in, host_view<T> out, line_segment segment, bool maximum, border mode) {
+void apply_segment(host_view<const T> in, host_view<T> out, line_segment segment, bool maximum, border mode,
+                   detail::pixel_shift at = {}) {
     segment = detail::pointing_down(segment);
     const auto pass = make_pass<T>(segment, maximum, mode);
     if (segment.horizontal())
@@ -48,7 +50,7 @@ void apply_segment(host_view<const T> in, host_view<T> out, line_segment segment
     else if (segment.vertical())
         GRANULA_SIMD_DISPATCH(vertical_pass<T>, in, out, pass);
     else if (segment.dy >= 1)
-        GRANULA_SIMD_DISPATCH(sheared_pass<T>, in, out, pass, segment.dx, segment.dy);
+        GRANULA_SIMD_DISPATCH(sheared_pass<T>, in, out, pass, segment.dx, segment.dy, at);
     else
         throw std::logic_error("granula bug: no pass for a periodic line of step (" + std::to_string(segment.dx) +
                                ", 0)");
@@ -189,12 +191,20 @@ void erode_or_dilate_general(host_view<const T> in, host_view<T> out, const stru
             GRANULA_SIMD_DISPATCH(accumulate_shifted<T>, acc, host_view<const T>(pass_view), moved(pass.shifts),
                                   maximum);
         }
-        for (const auto& segment : group.rest) {
-            const host_view<T> next = image_of(scratch, acc.width(), acc.height());
-            apply_segment<T>(host_view<const T>(inner.view()), next, segment, maximum, inside);
+        // The last segment writes `out` directly when it can crop (a sheared one) and nothing
+        // is there to combine with.
+        const bool last_into_out = !group.rest.empty() && !out_written && !group.rest.back().horizontal() &&
+                                   !group.rest.back().vertical();
+        for (std::size_t i = 0; i < group.rest.size(); ++i) {
+            const host_view<const T> from = inner.view();
+            if (last_into_out && i + 1 == group.rest.size()) {
+                apply_segment<T>(from, out, group.rest[i], maximum, inside, {r.left, r.top});
+                break;
+            }
+            apply_segment<T>(from, image_of(scratch, acc.width(), acc.height()), group.rest[i], maximum, inside);
             std::swap(inner, scratch);
         }
-        if (!group.rest.empty()) {
+        if (!group.rest.empty() && !last_into_out) {
             const host_view<const T> cropped = host_view<const T>(inner.view()).subview(r.left, r.top, width, height);
             if (out_written)
                 GRANULA_SIMD_DISPATCH(accumulate_shifted<T>, out, cropped, std::vector<detail::pixel_shift>{{0, 0}},

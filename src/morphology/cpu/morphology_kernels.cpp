@@ -259,10 +259,13 @@ void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
 // r < dy, virtual row i is image row r + i dy moved dx i columns to the left, so virtual column
 // c at virtual row i is image pixel (c + i dx, r + i dy). The vertical kernel then runs down
 // virtual columns. Bands of virtual columns visit only the virtual rows where some of their
-// lanes fall inside the image; lanes outside read `pad` and are not written back.
+// lanes fall inside the output; lanes outside read `pad` and are not written back. The output
+// is the window of in's frame at `at`, out.width() x out.height().
 template <class Op, class T>
-void sheared(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, int dx, int dy) {
+void sheared(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, int dx, int dy,
+             detail::pixel_shift at) {
     const std::int64_t width = in.width(), height = in.height();
+    const std::int64_t ox0 = at.x, ox1 = at.x + out.width(), oy0 = at.y, oy1 = at.y + out.height();
     const std::int64_t max_rows = (height + dy - 1) / dy;
     const std::int64_t before = detail::clip_arm(pass.before, max_rows), after = detail::clip_arm(pass.after, max_rows);
     const std::int64_t L = before + after + 1;
@@ -272,10 +275,10 @@ void sheared(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, 
     // Narrow bands: a band visits only the rows where its lanes meet the image (about
     // (width + band) / |dx| of them), and its rows are partly off the image, which costs a copy,
     // for about band / |dx| rows at each end.
-    w = std::min(w, dx == 0 ? std::max<std::int64_t>(width, lane_align) : 4 * lane_align);
-    // Virtual columns that reach the image somewhere: c + i dx in [0, width) for some i.
+    w = std::min(w, dx == 0 ? std::max<std::int64_t>(out.width(), lane_align) : 4 * lane_align);
+    // Virtual columns that reach the output somewhere: c + i dx in [ox0, ox1) for some i.
     const std::int64_t drift = (max_rows - 1) * std::abs(dx);
-    const std::int64_t c_begin = dx > 0 ? -drift : 0, c_end = dx < 0 ? width + drift : width;
+    const std::int64_t c_begin = dx > 0 ? ox0 - drift : ox0, c_end = dx < 0 ? ox1 + drift : ox1;
     const std::int64_t bands = (c_end - c_begin + w - 1) / w;
     const auto ceil_div = [](std::int64_t a, std::int64_t b) { return -detail::floor_div(-a, b); };
 
@@ -283,14 +286,15 @@ void sheared(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, 
         const std::int64_t residue = task / bands, c0 = c_begin + (task % bands) * w;
         const std::int64_t cw = std::min(w, c_end - c0);
         const std::int64_t rows = (height - residue + dy - 1) / dy;
-        // Virtual rows where [c0 + i dx, c0 + cw - 1 + i dx] meets [0, width).
-        std::int64_t i_lo = 0, i_hi = rows - 1;
+        // Virtual rows in the output's rows where [c0 + i dx, c0 + cw - 1 + i dx] meets [ox0, ox1).
+        std::int64_t i_lo = std::max<std::int64_t>(0, ceil_div(oy0 - residue, dy));
+        std::int64_t i_hi = std::min(rows - 1, detail::floor_div(oy1 - 1 - residue, dy));
         if (dx > 0) {
-            i_lo = std::max(i_lo, ceil_div(-(c0 + cw - 1), dx));
-            i_hi = std::min(i_hi, detail::floor_div(width - 1 - c0, dx));
+            i_lo = std::max(i_lo, ceil_div(ox0 - (c0 + cw - 1), dx));
+            i_hi = std::min(i_hi, detail::floor_div(ox1 - 1 - c0, dx));
         } else if (dx < 0) {
-            i_lo = std::max(i_lo, ceil_div(c0 - (width - 1), -dx));
-            i_hi = std::min(i_hi, detail::floor_div(c0 + cw - 1, -dx));
+            i_lo = std::max(i_lo, ceil_div(c0 - (ox1 - 1), -dx));
+            i_hi = std::min(i_hi, detail::floor_div(c0 + cw - 1 - ox0, -dx));
         }
         if (i_lo > i_hi) return;
         const std::int64_t n = i_hi - i_lo + 1;
@@ -319,15 +323,16 @@ void sheared(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, 
         std::int64_t pending = -1;
         const auto flush = [&] {
             if (pending < 0) return;
-            const std::int64_t x0 = c0 + pending * dx;
-            const std::int64_t a = std::max<std::int64_t>(0, -x0), b = std::min(cw, width - x0);
-            if (a < b) std::memcpy(out.row(residue + pending * dy) + x0 + a, partial_out + a, (b - a) * sizeof(T));
+            const std::int64_t x0 = c0 + pending * dx - ox0;
+            const std::int64_t a = std::max<std::int64_t>(0, -x0), b = std::min(cw, out.width() - x0);
+            if (a < b)
+                std::memcpy(out.row(residue + pending * dy - oy0) + x0 + a, partial_out + a, (b - a) * sizeof(T));
             pending = -1;
         };
         const auto destination = [&](std::int64_t j) -> T* {
             flush();
-            const std::int64_t i = i_lo + j, x0 = c0 + i * dx;
-            if (x0 >= 0 && x0 + cw <= width) return out.row(residue + i * dy) + x0;
+            const std::int64_t i = i_lo + j, x0 = c0 + i * dx - ox0;
+            if (x0 >= 0 && x0 + cw <= out.width()) return out.row(residue + i * dy - oy0) + x0;
             pending = i;
             return partial_out;
         };
@@ -514,11 +519,12 @@ void vertical_pass(host_view<const T> in, host_view<T> out, const line_pass<T>& 
 }
 
 template <class T>
-void sheared_pass(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, int dx, int dy) {
+void sheared_pass(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, int dx, int dy,
+                  detail::pixel_shift at) {
     if (pass.maximum)
-        sheared<max_op<T>, T>(in, out, pass, dx, dy);
+        sheared<max_op<T>, T>(in, out, pass, dx, dy, at);
     else
-        sheared<min_op<T>, T>(in, out, pass, dx, dy);
+        sheared<min_op<T>, T>(in, out, pass, dx, dy, at);
 }
 
 template <class T>
@@ -543,7 +549,8 @@ void accumulate_runs(host_view<T> acc, host_view<const T> src, const std::vector
 #define GRANULA_INSTANTIATE(type, name)                                                                       \
     template void horizontal_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&);      \
     template void vertical_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&);        \
-    template void sheared_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&, int, int); \
+    template void sheared_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&, int, int,  \
+                                     detail::pixel_shift);                                                   \
     template void accumulate_shifted<type>(host_view<type>, host_view<const type>,                           \
                                            const std::vector<detail::pixel_shift>&, bool);                  \
     template void accumulate_runs<type>(host_view<type>, host_view<const type>,                              \

@@ -26,7 +26,8 @@ struct line_pass {
 
 // horizontal_pass, vertical_pass: windows along rows and columns, any border mode.
 // sheared_pass: windows along the periodic paths p, p + (dx, dy), p + 2 (dx, dy), ... (dy >= 1),
-//   with pixels off the image taking `pad` (border mode ignore or constant only).
+//   with pixels off the image taking `pad` (border mode ignore or constant only); out(p) is the
+//   window at p + at (out may be a crop of in's frame).
 // accumulate_shifted: acc(p) = min (or max) of acc(p) and src(p + s) for every s in `shifts`
 //   with p + s inside src.
 // accumulate_runs: the same for the runs src(p + s .. p + s + (length - 1) step) of every run,
@@ -40,7 +41,8 @@ struct line_pass {
     template <class T>                                                                                         \
     void vertical_pass(host_view<const T> in, host_view<T> out, const detail::line_pass<T>& pass);            \
     template <class T>                                                                                         \
-    void sheared_pass(host_view<const T> in, host_view<T> out, const detail::line_pass<T>& pass, int dx, int dy); \
+    void sheared_pass(host_view<const T> in, host_view<T> out, const detail::line_pass<T>& pass, int dx, int dy,  \
+                      detail::pixel_shift at);                                                                 \
     template <class T>                                                                                         \
     void accumulate_shifted(host_view<T> acc, host_view<const T> src, const std::vector<detail::pixel_shift>& shifts, \
                             bool maximum);                                                                     \
