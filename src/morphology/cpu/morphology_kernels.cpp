@@ -415,10 +415,10 @@ void accumulate_offsets(T* __restrict acc, const T* __restrict base, const std::
 }
 
 // Runs of increasing length, a tile of output pixels at a time. The tile's source pixels are
-// copied into a buffer (pixels off `src` neutral, so no read needs clipping), and run(x) of
-// length l + 1 is run(x) of length l combined with the pixel l steps along: every length
-// costs one operation per pixel, in the L2 cache. All shifts of one length are then
-// accumulated in registers (accumulate_offsets).
+// read in place, or near the border copied into a buffer with the pixels off `src` neutral, so
+// that no read needs clipping. run(x) of length l + 1 is run(x) of length l combined with the
+// pixel l steps along: every length costs one operation per pixel, in the L2 cache. All shifts
+// of one length are then accumulated in registers (accumulate_offsets).
 template <class Op, class T>
 void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::vector<detail::shifted_runs>& runs,
                          bool vertical, bool maximum, bool initialise) {
@@ -441,19 +441,28 @@ void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::ve
         // the raw buffer holds the source from there, longest - 1 pixels more along the runs.
         const std::int64_t rows = y1 - y0 + max_y - min_y, bw = c1 - c0 + max_x - min_x;
         const std::int64_t raw_rows = rows + (vertical ? longest - 1 : 0), raw_w = bw + (vertical ? 0 : longest - 1);
-        const std::int64_t step = vertical ? raw_w : 1;
-        T* const raw = thread_scratch<T>(slot_runs, raw_rows * raw_w + offsets_strip<T>);
-        for (std::int64_t i = 0; i < raw_rows; ++i) {
-            T* r = raw + i * raw_w;
-            const std::int64_t ys = y0 + min_y + i, xs = c0 + min_x;
-            if (ys < 0 || ys >= src.height()) {
-                std::fill_n(r, raw_w, neutral);
-                continue;
+        // A tile whose source lies inside src (with a strip to spare for accumulate_offsets'
+        // last strip) reads it in place.
+        const std::int64_t xs = c0 + min_x, ys = y0 + min_y;
+        const bool in_place = xs >= 0 && ys >= 0 && ys + raw_rows <= src.height() &&
+                              xs + raw_w + offsets_strip<T> <= src.width();
+        const std::int64_t raw_stride = in_place ? src.stride() : raw_w, step = vertical ? raw_stride : 1;
+        const T* raw = in_place ? src.row(ys) + xs : nullptr;
+        if (!in_place) {
+            T* const buffer = thread_scratch<T>(slot_runs, raw_rows * raw_w + offsets_strip<T>);
+            for (std::int64_t i = 0; i < raw_rows; ++i) {
+                T* r = buffer + i * raw_w;
+                if (ys + i < 0 || ys + i >= src.height()) {
+                    std::fill_n(r, raw_w, neutral);
+                    continue;
+                }
+                const std::int64_t a = std::clamp<std::int64_t>(-xs, 0, raw_w);
+                const std::int64_t b = std::clamp(src.width() - xs, a, raw_w);
+                std::fill_n(r, a, neutral);
+                std::memcpy(r + a, src.row(ys + i) + xs + a, (b - a) * sizeof(T));
+                std::fill_n(r + b, raw_w - b, neutral);
             }
-            const std::int64_t a = std::clamp<std::int64_t>(-xs, 0, raw_w), b = std::clamp(src.width() - xs, a, raw_w);
-            std::fill_n(r, a, neutral);
-            std::memcpy(r + a, src.row(ys) + xs + a, (b - a) * sizeof(T));
-            std::fill_n(r + b, raw_w - b, neutral);
+            raw = buffer;
         }
         T* const grown = longest > 1 ? thread_scratch<T>(slot_grown, rows * bw + offsets_strip<T>) : nullptr;
         std::vector<std::int64_t> offsets;
@@ -463,7 +472,7 @@ void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::ve
             for (; length < r.length; ++length)
                 for (std::int64_t i = 0; i < rows; ++i) {
                     T* __restrict e = grown + i * bw;
-                    const T* __restrict f = raw + i * raw_w;
+                    const T* __restrict f = raw + i * raw_stride;
                     if (length == 1)
                         combine<Op, 0>(e, f, f + step, bw);
                     else
@@ -471,7 +480,7 @@ void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::ve
                 }
             // Runs of one pixel read the raw buffer; longer ones the grown one.
             const T* const base = r.length == 1 ? raw : grown;
-            const std::int64_t stride = r.length == 1 ? raw_w : bw;
+            const std::int64_t stride = r.length == 1 ? raw_stride : bw;
             offsets.clear();
             for (const auto& s : r.shifts) offsets.push_back((s.y - min_y) * stride + s.x - min_x);
             for (std::int64_t y = y0; y < y1; ++y)
