@@ -2,7 +2,8 @@
 //
 // erosion(f)(x) = min over the terms t of min over b in t of f(x + b) (dilation: max of
 // f(x - b), i.e. every offset negated). The image is padded by the element's reach (the border
-// rule materialised), every pass then runs with border ignore, and the result is cropped.
+// rule materialised; the CPU skips that for border ignore, reading pixels off the image as
+// neutral), every pass then runs with border ignore, and the result is cropped.
 // Terms that share all segments but the first form a group: the first segment's pass (shared
 // by every term of the group with the same first segment) is accumulated, shifted by each
 // term's offset, and the group's remaining segments run once on that. The groups' results are

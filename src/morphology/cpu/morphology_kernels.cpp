@@ -312,9 +312,10 @@ void sheared(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, 
             if (x0 >= 0 && x0 + cw <= width) return row + x0;
             T* buffer = partial[next_partial];
             next_partial ^= 1;  // the direct kernel holds two source rows at once
-            const std::int64_t a = std::max<std::int64_t>(0, -x0), b = std::min(cw, width - x0);
-            std::fill_n(buffer, cw, pass.pad);
+            const std::int64_t a = std::clamp<std::int64_t>(-x0, 0, cw), b = std::clamp(width - x0, a, cw);
+            std::fill_n(buffer, a, pass.pad);
             if (a < b) std::memcpy(buffer + a, row + x0 + a, (b - a) * sizeof(T));
+            std::fill_n(buffer + b, cw - b, pass.pad);
             return buffer;
         };
         // Output rows are requested in order, once each: a partial row is written back when the
