@@ -112,8 +112,8 @@ def cpu_benchmark(size, threads_list, repeat, with_scipy):
             anchor = (footprint.footprint()[1][1], footprint.footprint()[1][0])
             label = spec
             if spec in OPENCV_OWN_KERNEL:
-                name, size = OPENCV_OWN_KERNEL[spec]
-                kernel, anchor, label = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, size), (-1, -1), f"{spec} (cv2 {name})"
+                name, kernel_size = OPENCV_OWN_KERNEL[spec]
+                kernel, anchor, label = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, kernel_size), (-1, -1), f"{spec} (cv2 {name})"
             out = np.empty_like(image)
             g = median_ms(lambda: granula.erosion(image, footprint, out=out), repeat)
             c = median_ms(lambda: cv2.erode(image, kernel, anchor=anchor), repeat)
