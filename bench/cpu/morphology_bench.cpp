@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 
 #include "granula/granula.hpp"
 
@@ -53,14 +54,27 @@ BENCHMARK(BM_erosion<float>)->Apply(shapes)->Unit(benchmark::kMillisecond)->UseR
 
 }  // namespace
 
-// The general path: an element by its spec (docs/semantics.md), 4096x4096 uint8, one thread.
+// An element by its spec (docs/semantics.md), or "random:N": a fixed N x N mask of density 1/2
+// with its centre set (as bench/compare.py).
+granula::structuring_element element_of(const std::string& spec) {
+    if (spec.rfind("random:", 0) != 0) return granula::structuring_element::parse(spec);
+    granula::footprint_mask m;
+    m.width = m.height = std::stoll(spec.substr(7));
+    m.origin_x = m.width / 2, m.origin_y = m.height / 2;
+    std::mt19937_64 rng(64);
+    for (std::int64_t k = 0; k < m.width * m.height; ++k) m.mask.push_back(static_cast<std::uint8_t>(rng() % 2));
+    m.mask[static_cast<std::size_t>(m.origin_y * m.width + m.origin_x)] = 1;
+    return granula::structuring_element::from_mask(m);
+}
+
+// The general path, 4096x4096 uint8, one thread.
 void BM_erosion_element(benchmark::State& state, const char* spec) {
     const std::int64_t n = 4096;
     granula::host_image<std::uint8_t> img(n, n), out(n, n);
     std::mt19937_64 rng(1);
     for (std::int64_t y = 0; y < n; ++y)
         for (std::int64_t x = 0; x < n; ++x) img.view()(y, x) = static_cast<std::uint8_t>(rng());
-    const auto se = granula::structuring_element::parse(spec);
+    const auto se = element_of(spec);
     granula::set_num_threads(1);
     for (auto _ : state) {
         granula::erosion(img.view(), out.view(), se);
@@ -70,8 +84,10 @@ void BM_erosion_element(benchmark::State& state, const char* spec) {
     granula::set_num_threads(0);
 }
 BENCHMARK_CAPTURE(BM_erosion_element, line_255_30, "line:255:30")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_erosion_element, line_255_45, "line:255:45")->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_erosion_element, disk_31, "disk:31")->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_erosion_element, disk_31_4, "disk:31:4")->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_erosion_element, octagon_27_18, "octagon:27:18")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_erosion_element, random_64, "random:64")->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -2,7 +2,8 @@
 //
 // erosion(f)(x) = min over the terms t of min over b in t of f(x + b) (dilation: max of
 // f(x - b), i.e. every offset negated). The image is padded by the element's reach (the border
-// rule materialised), every pass then runs with border ignore, and the result is cropped.
+// rule materialised; the CPU skips that for border ignore, reading pixels off the image as
+// neutral), every pass then runs with border ignore, and the result is cropped.
 // Terms that share all segments but the first form a group: the first segment's pass (shared
 // by every term of the group with the same first segment) is accumulated, shifted by each
 // term's offset, and the group's remaining segments run once on that. The groups' results are
@@ -42,34 +43,55 @@ struct element_plan {
     std::vector<group> groups;
 };
 
+// How far from a pixel a chain of passes reads, on each side: the sum of the segments' boxes
+// (and an offset), which covers every partial sum, in any order.
+struct reach {
+    std::int64_t left = 0, right = 0, top = 0, bottom = 0;
+};
+inline reach reach_of(const std::vector<line_segment>& segments, bool maximum, pixel_shift offset = {}) {
+    reach r;
+    const auto add = [&](std::int64_t x0, std::int64_t x1, std::int64_t y0, std::int64_t y1) {
+        r.left += std::max<std::int64_t>(0, -x0), r.right += std::max<std::int64_t>(0, x1);
+        r.top += std::max<std::int64_t>(0, -y0), r.bottom += std::max<std::int64_t>(0, y1);
+    };
+    add(offset.x, offset.x, offset.y, offset.y);
+    for (const auto& s : segments) {
+        const offset_box b = s.box();
+        if (maximum)  // dilation reads the offsets negated
+            add(-b.x1, -b.x0, -b.y1, -b.y0);
+        else
+            add(b.x0, b.x1, b.y0, b.y1);
+    }
+    return r;
+}
+
 inline element_plan plan_element(const structuring_element& se, bool maximum) {
     const std::int64_t sign = maximum ? -1 : 1;
     const auto& terms = se.decomposition();
     element_plan plan;
-    // The padding covers every partial sum of a term's pieces (offset, segments), in any order.
+    // The padding covers every term's reach.
     for (const auto& t : terms) {
-        std::int64_t left = 0, right = 0, up = 0, down = 0;
-        const auto add = [&](std::int64_t x0, std::int64_t x1, std::int64_t y0, std::int64_t y1) {
-            left += std::max<std::int64_t>(0, -x0), right += std::max<std::int64_t>(0, x1);
-            up += std::max<std::int64_t>(0, -y0), down += std::max<std::int64_t>(0, y1);
-        };
-        add(sign * t.offset_x, sign * t.offset_x, sign * t.offset_y, sign * t.offset_y);
-        for (const auto& s : t.segments) {
-            const offset_box b = s.box();
-            if (maximum)  // dilation reads the offsets negated
-                add(-b.x1, -b.x0, -b.y1, -b.y0);
-            else
-                add(b.x0, b.x1, b.y0, b.y1);
-        }
-        plan.left = std::max(plan.left, left), plan.right = std::max(plan.right, right);
-        plan.top = std::max(plan.top, up), plan.bottom = std::max(plan.bottom, down);
+        const reach r = reach_of(t.segments, maximum, {sign * t.offset_x, sign * t.offset_y});
+        plan.left = std::max(plan.left, r.left), plan.right = std::max(plan.right, r.right);
+        plan.top = std::max(plan.top, r.top), plan.bottom = std::max(plan.bottom, r.bottom);
     }
+    const auto rest_of = [](const decomposition_term& t) {
+        return std::vector<line_segment>(t.segments.begin() + (t.segments.empty() ? 0 : 1), t.segments.end());
+    };
     for (const auto& t : terms) {
-        const std::vector<line_segment> rest(t.segments.begin() + (t.segments.empty() ? 0 : 1), t.segments.end());
-        auto g = std::find_if(plan.groups.begin(), plan.groups.end(), [&](const auto& g) { return g.rest == rest; });
-        if (g == plan.groups.end()) g = plan.groups.insert(plan.groups.end(), {rest, {}});
+        std::vector<line_segment> rest = rest_of(t);
         std::optional<line_segment> first;
         if (!t.segments.empty()) first = t.segments.front();
+        // A term of one segment that is another term's rest joins its group as a shifted pixel
+        // (a line's single pixels swept along its periodic line, with the runs of two or more).
+        if (t.segments.size() == 1 && std::any_of(terms.begin(), terms.end(), [&](const auto& u) {
+                return u.segments.size() > 1 && rest_of(u) == t.segments;
+            })) {
+            rest = t.segments;
+            first.reset();
+        }
+        auto g = std::find_if(plan.groups.begin(), plan.groups.end(), [&](const auto& g) { return g.rest == rest; });
+        if (g == plan.groups.end()) g = plan.groups.insert(plan.groups.end(), {rest, {}});
         auto p = std::find_if(g->passes.begin(), g->passes.end(), [&](const auto& p) { return p.first == first; });
         if (p == g->passes.end()) p = g->passes.insert(g->passes.end(), {first, {}});
         p->shifts.push_back({sign * t.offset_x, sign * t.offset_y});

@@ -186,14 +186,10 @@ structuring_element structuring_element::line(std::int64_t length, double angle)
     };
     const std::int64_t periods = length / q;
     if (periods < 2) return {kind::line, spec, runs_of(0, length)};
-    // Pixels [0, periods q): one period's runs, each swept along the periodic line; the rest
-    // (fewer than q pixels) as runs of their own.
-    std::vector<decomposition_term> terms = runs_of(0, q);
+    // Pixels [0, L) are pixels [0, q + r) (r = L mod q) swept along the periodic line of
+    // `periods` points, since pixel k + q is pixel k moved one step: one group of runs.
+    std::vector<decomposition_term> terms = runs_of(0, length - (periods - 1) * q);
     for (auto& t : terms) t.segments.push_back({periods, static_cast<int>(step_x), static_cast<int>(step_y), 0});
-    if (periods * q < length) {
-        auto tail = runs_of(periods * q, length);
-        terms.insert(terms.end(), tail.begin(), tail.end());
-    }
     return {kind::line, spec, std::move(terms)};
 }
 

@@ -182,6 +182,36 @@ TYPED_TEST(MorphologyCpu, EqualsReferenceAroundBlockSizes) {
     }
 }
 
+// The general path on an image larger than its tiles (128 rows x 512 columns) and register
+// strips: lines with row and with column runs, a disk, an octagon with a long run, a mask.
+TYPED_TEST(MorphologyCpu, GeneralElementsAcrossTiles) {
+    using T = TypeParam;
+    std::mt19937_64 rng(17);
+    const auto img = make_image<T>(rng, 531, 141, 200, true);
+    footprint_mask m;
+    m.width = 13, m.height = 9, m.origin_x = 4, m.origin_y = 6;
+    for (std::int64_t k = 0; k < m.width * m.height; ++k) m.mask.push_back(static_cast<std::uint8_t>(rng() % 2));
+    m.mask[static_cast<std::size_t>(m.origin_y * m.width + m.origin_x)] = 1;
+    const structuring_element elements[] = {
+        structuring_element::line(61, 30),  structuring_element::line(45, 63),  structuring_element::line(40, 135),
+        structuring_element::line(37, 100.5), structuring_element::disk(6), structuring_element::octagon(17, 2),
+        structuring_element::from_mask(m)};
+    for (std::size_t e = 0; e < std::size(elements); ++e)
+        for (auto mode : {border_mode::ignore, e % 2 ? border_mode::constant : border_mode::reflect})
+            for (auto op : {morphology_op::erosion, morphology_op::dilation}) {
+                const border b_mode{mode, std::is_floating_point_v<T> ? -2.5 : 9.0};
+                const auto want = reference::morphology<T>(op, img.view, elements[e], b_mode);
+                for (bool simd : {false, true}) {
+                    simd_setting setting(simd);
+                    host_image<T> got(img.view.width(), img.view.height());
+                    morphology<T>(op, img.view, got.view(), elements[e], b_mode);
+                    ASSERT_TRUE(equal_images<T>(got.view(), want.view()))
+                        << elements[e].to_string() << " " << to_string(op) << " mode " << to_string(mode)
+                        << (simd ? " simd" : " scalar");
+                }
+            }
+}
+
 TEST(MorphologyCpuLarge, OddLargeImageScalarEqualsSimd) {
     std::mt19937_64 rng(11);
     const auto img = make_image<std::uint8_t>(rng, 4097, 3001, 256, false);

@@ -39,8 +39,10 @@ detail::line_pass<T> make_pass(const line_segment& segment, bool maximum, border
 }
 
 // One segment's pass. Steps are normalised to point down (or right), reversing the segment.
+// A sheared segment may write a crop of in's frame: out(p) is the window at p + at.
 template <class T>
-void apply_segment(host_view<const T> in, host_view<T> out, line_segment segment, bool maximum, border mode) {
+void apply_segment(host_view<const T> in, host_view<T> out, line_segment segment, bool maximum, border mode,
+                   detail::pixel_shift at = {}) {
     segment = detail::pointing_down(segment);
     const auto pass = make_pass<T>(segment, maximum, mode);
     if (segment.horizontal())
@@ -48,7 +50,7 @@ void apply_segment(host_view<const T> in, host_view<T> out, line_segment segment
     else if (segment.vertical())
         GRANULA_SIMD_DISPATCH(vertical_pass<T>, in, out, pass);
     else if (segment.dy >= 1)
-        GRANULA_SIMD_DISPATCH(sheared_pass<T>, in, out, pass, segment.dx, segment.dy);
+        GRANULA_SIMD_DISPATCH(sheared_pass<T>, in, out, pass, segment.dx, segment.dy, at);
     else
         throw std::logic_error("granula bug: no pass for a periodic line of step (" + std::to_string(segment.dx) +
                                ", 0)");
@@ -115,68 +117,119 @@ host_image<T> padded_copy(host_view<const T> in, std::int64_t left, std::int64_t
 // Runs at least this long, read at one place only, are not grown in cache (see below).
 constexpr std::int64_t long_run = 16;
 
-// Any element, by the plan of element_plan.hpp.
+// Any element, by the plan of element_plan.hpp. Each group is accumulated over the output
+// grown by the reach of its remaining segments (only the output itself when it has none, and
+// then straight into `out`), its remaining segments run there, and the groups are combined
+// into `out`. The accumulation reads pixels off the image as neutral, which is border ignore;
+// other modes, and passes run on the whole source, read a copy padded by the element's reach.
 template <class T>
 void erode_or_dilate_general(host_view<const T> in, host_view<T> out, const structuring_element& footprint,
                              bool maximum, border mode) {
     const detail::element_plan plan = detail::plan_element(footprint, maximum);
-    const T pad = mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : neutral<T>(maximum);
-    const host_image<T> padded = padded_copy<T>(in, plan.left, plan.right, plan.top, plan.bottom, mode, pad);
-    const std::int64_t width = padded.width(), height = padded.height();
-    const border inside{border_mode::ignore, 0.0};
-    host_image<T> result, inner(width, height), first_pass, scratch;
-    // Horizontal runs (and single pixels) go through one fused, cache-blocked pass that grows
-    // them a pixel at a time, sharing the growth between runs of many lengths (disks). A long
-    // run read at a single place is cheaper as a van Herk/Gil-Werman pass (octagon 27:18 on
-    // 4096x4096 uint8, one thread: 35 -> 20 ms).
+    // Horizontal and vertical runs (and single pixels) go through fused, cache-blocked passes
+    // that grow them a pixel at a time, sharing the growth between runs of many lengths
+    // (disks). A long run read at a single place is cheaper as a van Herk/Gil-Werman pass
+    // (octagon 27:18 on 4096x4096 uint8, one thread: 35 -> 20 ms).
     const auto grown_in_cache = [](const detail::element_plan::shifted_pass& pass) {
         if (!pass.first) return true;
-        return pass.first->horizontal() && (pass.first->length < long_run || pass.shifts.size() > 1);
+        return (pass.first->horizontal() || pass.first->vertical()) &&
+               (pass.first->length < long_run || pass.shifts.size() > 1);
     };
+    const bool whole_passes = std::any_of(plan.groups.begin(), plan.groups.end(), [&](const auto& group) {
+        return !std::all_of(group.passes.begin(), group.passes.end(), grown_in_cache);
+    });
+    const T pad = mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : neutral<T>(maximum);
+    host_image<T> padded;
+    detail::pixel_shift origin{0, 0};  // where the output's pixel (0, 0) lies in the source
+    if (mode.mode != border_mode::ignore || whole_passes) {
+        padded = padded_copy<T>(in, plan.left, plan.right, plan.top, plan.bottom, mode, pad);
+        origin = {plan.left, plan.top};
+    }
+    const host_view<const T> source = padded.empty() ? in : host_view<const T>(padded.view());
+    const std::int64_t width = in.width(), height = in.height();
+    const border inside{border_mode::ignore, 0.0};
+    const auto image_of = [](host_image<T>& image, std::int64_t w, std::int64_t h) {
+        if (image.width() != w || image.height() != h) image = host_image<T>(w, h);
+        return image.view();
+    };
+    host_image<T> inner, scratch, first_pass;
+    bool out_written = false;
     for (const auto& group : plan.groups) {
-        fill<T>(inner.view(), neutral<T>(maximum));
-        std::vector<detail::shifted_runs> runs;
-        for (const auto& pass : group.passes) {
-            if (!grown_in_cache(pass)) continue;
-            const std::int64_t length = pass.first ? pass.first->length : 1, origin = pass.first ? pass.first->origin : 0;
-            detail::shifted_runs r{length, pass.shifts};
-            // Where each run starts: erosion reads x + shift - origin onwards, dilation the run
-            // reflected, x + shift - (length - 1 - origin) onwards.
-            for (auto& shift : r.shifts) shift.x -= maximum ? length - 1 - origin : origin;
-            runs.push_back(std::move(r));
+        const detail::reach r = detail::reach_of(group.rest, maximum);
+        const host_view<T> acc =
+            group.rest.empty() ? out : image_of(inner, width + r.left + r.right, height + r.top + r.bottom);
+        bool acc_written = group.rest.empty() && out_written;
+        // Source pixel of acc's pixel (0, 0), relative to which every shift is read.
+        const detail::pixel_shift at{origin.x - r.left, origin.y - r.top};
+        const auto moved = [&](std::vector<detail::pixel_shift> shifts) {
+            for (auto& s : shifts) s.x += at.x, s.y += at.y;
+            return shifts;
+        };
+        for (const bool vertical : {false, true}) {
+            std::vector<detail::shifted_runs> runs;
+            for (const auto& pass : group.passes) {
+                if (!grown_in_cache(pass) || (pass.first ? pass.first->vertical() : false) != vertical) continue;
+                const std::int64_t length = pass.first ? pass.first->length : 1;
+                const std::int64_t run_origin = pass.first ? pass.first->origin : 0;
+                detail::shifted_runs run{length, moved(pass.shifts)};
+                // Where each run starts along it: erosion reads from shift - origin, dilation the
+                // run reflected, from shift - (length - 1 - origin).
+                for (auto& shift : run.shifts)
+                    (vertical ? shift.y : shift.x) -= maximum ? length - 1 - run_origin : run_origin;
+                runs.push_back(std::move(run));
+            }
+            std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.length < b.length; });
+            GRANULA_SIMD_DISPATCH(accumulate_runs<T>, acc, source, runs, vertical, maximum, !acc_written);
+            acc_written |= !runs.empty();
         }
-        std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.length < b.length; });
-        GRANULA_SIMD_DISPATCH(accumulate_runs<T>, inner.view(), padded.view(), runs, maximum);
         for (const auto& pass : group.passes) {
             if (grown_in_cache(pass)) continue;
-            if (first_pass.empty()) first_pass = host_image<T>(width, height);
-            apply_segment<T>(padded.view(), first_pass.view(), *pass.first, maximum, inside);
-            GRANULA_SIMD_DISPATCH(accumulate_shifted<T>, inner.view(), host_view<const T>(first_pass.view()), pass.shifts,
+            if (!acc_written) fill<T>(acc, neutral<T>(maximum));
+            acc_written = true;
+            const host_view<T> pass_view = image_of(first_pass, source.width(), source.height());
+            apply_segment<T>(source, pass_view, *pass.first, maximum, inside);
+            GRANULA_SIMD_DISPATCH(accumulate_shifted<T>, acc, host_view<const T>(pass_view), moved(pass.shifts),
                                   maximum);
         }
-        for (const auto& segment : group.rest) {
-            if (scratch.empty()) scratch = host_image<T>(width, height);
-            apply_segment<T>(inner.view(), scratch.view(), segment, maximum, inside);
+        // The last segment writes `out` directly when it can crop (a sheared one) and nothing
+        // is there to combine with.
+        const bool last_into_out = !group.rest.empty() && !out_written && !group.rest.back().horizontal() &&
+                                   !group.rest.back().vertical();
+        for (std::size_t i = 0; i < group.rest.size(); ++i) {
+            const host_view<const T> from = inner.view();
+            if (last_into_out && i + 1 == group.rest.size()) {
+                apply_segment<T>(from, out, group.rest[i], maximum, inside, {r.left, r.top});
+                break;
+            }
+            apply_segment<T>(from, image_of(scratch, acc.width(), acc.height()), group.rest[i], maximum, inside);
             std::swap(inner, scratch);
         }
-        if (result.empty()) {
-            result = std::move(inner);
-            inner = host_image<T>(width, height);
-        } else {
-            GRANULA_SIMD_DISPATCH(accumulate_shifted<T>, result.view(), host_view<const T>(inner.view()),
-                                  std::vector<detail::pixel_shift>{{0, 0}}, maximum);
+        if (!group.rest.empty() && !last_into_out) {
+            const host_view<const T> cropped = host_view<const T>(inner.view()).subview(r.left, r.top, width, height);
+            if (out_written)
+                GRANULA_SIMD_DISPATCH(accumulate_shifted<T>, out, cropped, std::vector<detail::pixel_shift>{{0, 0}},
+                                      maximum);
+            else
+                copy<T>(cropped, out);
         }
+        out_written = true;
     }
-    copy<T>(result.view().subview(plan.left, plan.top, in.width(), in.height()), out);
 }
 
 template <class T>
 void erode_or_dilate(host_view<const T> in, host_view<T> out, const structuring_element& footprint, bool maximum,
                      border mode) {
-    if (footprint.separable())
+    const auto& terms = footprint.decomposition();
+    if (footprint.separable()) {
         erode_or_dilate_separable<T>(in, out, footprint, maximum, mode);
-    else
+    } else if (terms.size() == 1 && terms[0].offset_x == 0 && terms[0].offset_y == 0 &&
+               terms[0].segments.size() == 1 &&
+               (mode.mode == border_mode::ignore || mode.mode == border_mode::constant)) {
+        // One segment (a line at 45 or 135 degrees): one pass, whose border handles these modes.
+        apply_segment<T>(in, out, terms[0].segments[0], maximum, mode);
+    } else {
         erode_or_dilate_general<T>(in, out, footprint, maximum, mode);
+    }
 }
 
 // out = a - b, saturating at zero for unsigned types.

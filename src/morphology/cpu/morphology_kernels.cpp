@@ -45,6 +45,7 @@ enum scratch_slot {
     slot_shear_source_b,
     slot_shear_output,
     slot_runs,
+    slot_grown,
     slot_count
 };
 
@@ -258,10 +259,13 @@ void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
 // r < dy, virtual row i is image row r + i dy moved dx i columns to the left, so virtual column
 // c at virtual row i is image pixel (c + i dx, r + i dy). The vertical kernel then runs down
 // virtual columns. Bands of virtual columns visit only the virtual rows where some of their
-// lanes fall inside the image; lanes outside read `pad` and are not written back.
+// lanes fall inside the output; lanes outside read `pad` and are not written back. The output
+// is the window of in's frame at `at`, out.width() x out.height().
 template <class Op, class T>
-void sheared(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, int dx, int dy) {
+void sheared(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, int dx, int dy,
+             detail::pixel_shift at) {
     const std::int64_t width = in.width(), height = in.height();
+    const std::int64_t ox0 = at.x, ox1 = at.x + out.width(), oy0 = at.y, oy1 = at.y + out.height();
     const std::int64_t max_rows = (height + dy - 1) / dy;
     const std::int64_t before = detail::clip_arm(pass.before, max_rows), after = detail::clip_arm(pass.after, max_rows);
     const std::int64_t L = before + after + 1;
@@ -271,10 +275,10 @@ void sheared(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, 
     // Narrow bands: a band visits only the rows where its lanes meet the image (about
     // (width + band) / |dx| of them), and its rows are partly off the image, which costs a copy,
     // for about band / |dx| rows at each end.
-    w = std::min(w, dx == 0 ? std::max<std::int64_t>(width, lane_align) : 4 * lane_align);
-    // Virtual columns that reach the image somewhere: c + i dx in [0, width) for some i.
+    w = std::min(w, dx == 0 ? std::max<std::int64_t>(out.width(), lane_align) : 4 * lane_align);
+    // Virtual columns that reach the output somewhere: c + i dx in [ox0, ox1) for some i.
     const std::int64_t drift = (max_rows - 1) * std::abs(dx);
-    const std::int64_t c_begin = dx > 0 ? -drift : 0, c_end = dx < 0 ? width + drift : width;
+    const std::int64_t c_begin = dx > 0 ? ox0 - drift : ox0, c_end = dx < 0 ? ox1 + drift : ox1;
     const std::int64_t bands = (c_end - c_begin + w - 1) / w;
     const auto ceil_div = [](std::int64_t a, std::int64_t b) { return -detail::floor_div(-a, b); };
 
@@ -282,14 +286,15 @@ void sheared(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, 
         const std::int64_t residue = task / bands, c0 = c_begin + (task % bands) * w;
         const std::int64_t cw = std::min(w, c_end - c0);
         const std::int64_t rows = (height - residue + dy - 1) / dy;
-        // Virtual rows where [c0 + i dx, c0 + cw - 1 + i dx] meets [0, width).
-        std::int64_t i_lo = 0, i_hi = rows - 1;
+        // Virtual rows in the output's rows where [c0 + i dx, c0 + cw - 1 + i dx] meets [ox0, ox1).
+        std::int64_t i_lo = std::max<std::int64_t>(0, ceil_div(oy0 - residue, dy));
+        std::int64_t i_hi = std::min(rows - 1, detail::floor_div(oy1 - 1 - residue, dy));
         if (dx > 0) {
-            i_lo = std::max(i_lo, ceil_div(-(c0 + cw - 1), dx));
-            i_hi = std::min(i_hi, detail::floor_div(width - 1 - c0, dx));
+            i_lo = std::max(i_lo, ceil_div(ox0 - (c0 + cw - 1), dx));
+            i_hi = std::min(i_hi, detail::floor_div(ox1 - 1 - c0, dx));
         } else if (dx < 0) {
-            i_lo = std::max(i_lo, ceil_div(c0 - (width - 1), -dx));
-            i_hi = std::min(i_hi, detail::floor_div(c0 + cw - 1, -dx));
+            i_lo = std::max(i_lo, ceil_div(c0 - (ox1 - 1), -dx));
+            i_hi = std::min(i_hi, detail::floor_div(c0 + cw - 1 - ox0, -dx));
         }
         if (i_lo > i_hi) return;
         const std::int64_t n = i_hi - i_lo + 1;
@@ -307,9 +312,10 @@ void sheared(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, 
             if (x0 >= 0 && x0 + cw <= width) return row + x0;
             T* buffer = partial[next_partial];
             next_partial ^= 1;  // the direct kernel holds two source rows at once
-            const std::int64_t a = std::max<std::int64_t>(0, -x0), b = std::min(cw, width - x0);
-            std::fill_n(buffer, cw, pass.pad);
+            const std::int64_t a = std::clamp<std::int64_t>(-x0, 0, cw), b = std::clamp(width - x0, a, cw);
+            std::fill_n(buffer, a, pass.pad);
             if (a < b) std::memcpy(buffer + a, row + x0 + a, (b - a) * sizeof(T));
+            std::fill_n(buffer + b, cw - b, pass.pad);
             return buffer;
         };
         // Output rows are requested in order, once each: a partial row is written back when the
@@ -318,15 +324,16 @@ void sheared(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, 
         std::int64_t pending = -1;
         const auto flush = [&] {
             if (pending < 0) return;
-            const std::int64_t x0 = c0 + pending * dx;
-            const std::int64_t a = std::max<std::int64_t>(0, -x0), b = std::min(cw, width - x0);
-            if (a < b) std::memcpy(out.row(residue + pending * dy) + x0 + a, partial_out + a, (b - a) * sizeof(T));
+            const std::int64_t x0 = c0 + pending * dx - ox0;
+            const std::int64_t a = std::max<std::int64_t>(0, -x0), b = std::min(cw, out.width() - x0);
+            if (a < b)
+                std::memcpy(out.row(residue + pending * dy - oy0) + x0 + a, partial_out + a, (b - a) * sizeof(T));
             pending = -1;
         };
         const auto destination = [&](std::int64_t j) -> T* {
             flush();
-            const std::int64_t i = i_lo + j, x0 = c0 + i * dx;
-            if (x0 >= 0 && x0 + cw <= width) return out.row(residue + i * dy) + x0;
+            const std::int64_t i = i_lo + j, x0 = c0 + i * dx - ox0;
+            if (x0 >= 0 && x0 + cw <= out.width()) return out.row(residue + i * dy - oy0) + x0;
             pending = i;
             return partial_out;
         };
@@ -356,52 +363,131 @@ void accumulate_rows(host_view<T> acc, host_view<const T> src, const std::vector
     });
 }
 
-// Runs of increasing length from one buffer, a tile of output pixels at a time: the buffer
-// holds the source pixels the tile reads, and run(x) of length l + 1 is run(x) of length l
-// combined with src(x + l), so every length costs one operation per pixel, in the L2 cache.
+template <class T>
+T neutral_of(bool maximum) {
+    if constexpr (std::numeric_limits<T>::has_infinity)
+        return maximum ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+    else
+        return maximum ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+}
+
+// Lanes of accumulate_offsets() kept in registers: four AVX2 registers.
+template <class T>
+constexpr std::int64_t offsets_strip = 128 / sizeof(T);
+
+// acc[x] = Op of acc[x] (unless `initialise`) and base[offsets[k] + x] over every k, x < w.
+// A strip of four registers stays in registers across all the sources, so each source costs
+// one load and one operation per vector instead of loading and storing acc again (count >= 1).
+// The last, partial strip goes through a buffer: base must be readable offsets_strip<T>
+// elements past every offsets[k] + w.
 template <class Op, class T>
-void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::vector<detail::shifted_runs>& runs) {
+void accumulate_offsets(T* __restrict acc, const T* __restrict base, const std::int64_t* offsets, std::size_t count,
+                        std::int64_t w, bool initialise) {
+    constexpr std::int64_t strip = offsets_strip<T>, lanes = strip / 4;
+    using block = lane_block<T, lanes>;
+    const auto load = [](const T* p) {
+        block v;
+        std::memcpy(&v, p, sizeof(block));
+        return v;
+    };
+    const auto strip_at = [&](T* a, std::int64_t x) {
+        const T* p = initialise ? base + offsets[0] + x : a;
+        block a0 = load(p), a1 = load(p + lanes), a2 = load(p + 2 * lanes), a3 = load(p + 3 * lanes);
+        for (std::size_t k = initialise ? 1 : 0; k < count; ++k) {
+            const T* q = base + offsets[k] + x;
+            a0 = block_apply<Op>(a0, load(q));
+            a1 = block_apply<Op>(a1, load(q + lanes));
+            a2 = block_apply<Op>(a2, load(q + 2 * lanes));
+            a3 = block_apply<Op>(a3, load(q + 3 * lanes));
+        }
+        std::memcpy(a, &a0, sizeof(block));
+        std::memcpy(a + lanes, &a1, sizeof(block));
+        std::memcpy(a + 2 * lanes, &a2, sizeof(block));
+        std::memcpy(a + 3 * lanes, &a3, sizeof(block));
+    };
+    std::int64_t x = 0;
+    for (; x + strip <= w; x += strip) strip_at(acc + x, x);
+    if (x < w) {
+        T tail[strip]{};
+        std::memcpy(tail, acc + x, (w - x) * sizeof(T));
+        strip_at(tail, x);
+        std::memcpy(acc + x, tail, (w - x) * sizeof(T));
+    }
+}
+
+// Runs of increasing length, a tile of output pixels at a time. The tile's source pixels are
+// read in place, or near the border copied into a buffer with the pixels off `src` neutral, so
+// that no read needs clipping. run(x) of length l + 1 is run(x) of length l combined with the
+// pixel l steps along: every length costs one operation per pixel, in the L2 cache. All shifts
+// of one length are then accumulated in registers (accumulate_offsets).
+template <class Op, class T>
+void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::vector<detail::shifted_runs>& runs,
+                         bool vertical, bool maximum, bool initialise) {
     const std::int64_t width = acc.width(), height = acc.height(), longest = runs.back().length;
-    std::int64_t min_y = 0, max_y = 0, min_x = 0, max_x = 0, work = 0;
+    std::int64_t min_y = runs[0].shifts[0].y, max_y = min_y, min_x = runs[0].shifts[0].x, max_x = min_x, work = 0;
     for (const auto& r : runs) {
         work += static_cast<std::int64_t>(r.shifts.size());
         for (const auto& s : r.shifts)
             min_y = std::min(min_y, s.y), max_y = std::max(max_y, s.y), min_x = std::min(min_x, s.x),
             max_x = std::max(max_x, s.x);
     }
+    const T neutral = neutral_of<T>(maximum);
     constexpr std::int64_t tile_rows = 128, tile_columns = 512;
     const std::int64_t row_tiles = (height + tile_rows - 1) / tile_rows;
     const std::int64_t column_tiles = (width + tile_columns - 1) / tile_columns;
     detail::parallel_for(row_tiles * column_tiles, acc.pixel_count() * (work + longest), [&](std::int64_t tile) {
         const std::int64_t y0 = tile / column_tiles * tile_rows, y1 = std::min(height, y0 + tile_rows);
         const std::int64_t c0 = tile % column_tiles * tile_columns, c1 = std::min(width, c0 + tile_columns);
-        const std::int64_t s0 = std::max<std::int64_t>(0, y0 + min_y), s1 = std::min(height, y1 + max_y);
-        const std::int64_t sc0 = std::max<std::int64_t>(0, c0 + min_x), sc1 = std::min(width, c1 + max_x);
-        if (s0 >= s1 || sc0 >= sc1) return;
-        const std::int64_t bw = sc1 - sc0;
-        T* const buffer = thread_scratch<T>(slot_runs, (s1 - s0) * bw);
-        for (std::int64_t y = s0; y < s1; ++y) std::memcpy(buffer + (y - s0) * bw, src.row(y) + sc0, bw * sizeof(T));
+        // Grown pixel (j, i) is the run starting at source pixel (c0 + min_x + j, y0 + min_y + i);
+        // the raw buffer holds the source from there, longest - 1 pixels more along the runs.
+        const std::int64_t rows = y1 - y0 + max_y - min_y, bw = c1 - c0 + max_x - min_x;
+        const std::int64_t raw_rows = rows + (vertical ? longest - 1 : 0), raw_w = bw + (vertical ? 0 : longest - 1);
+        // A tile whose source lies inside src (with a strip to spare for accumulate_offsets'
+        // last strip) reads it in place.
+        const std::int64_t xs = c0 + min_x, ys = y0 + min_y;
+        const bool in_place = xs >= 0 && ys >= 0 && ys + raw_rows <= src.height() &&
+                              xs + raw_w + offsets_strip<T> <= src.width();
+        const std::int64_t raw_stride = in_place ? src.stride() : raw_w, step = vertical ? raw_stride : 1;
+        const T* raw = in_place ? src.row(ys) + xs : nullptr;
+        if (!in_place) {
+            T* const buffer = thread_scratch<T>(slot_runs, raw_rows * raw_w + offsets_strip<T>);
+            for (std::int64_t i = 0; i < raw_rows; ++i) {
+                T* r = buffer + i * raw_w;
+                if (ys + i < 0 || ys + i >= src.height()) {
+                    std::fill_n(r, raw_w, neutral);
+                    continue;
+                }
+                const std::int64_t a = std::clamp<std::int64_t>(-xs, 0, raw_w);
+                const std::int64_t b = std::clamp(src.width() - xs, a, raw_w);
+                std::fill_n(r, a, neutral);
+                std::memcpy(r + a, src.row(ys + i) + xs + a, (b - a) * sizeof(T));
+                std::fill_n(r + b, raw_w - b, neutral);
+            }
+            raw = buffer;
+        }
+        T* const grown = longest > 1 ? thread_scratch<T>(slot_grown, rows * bw + offsets_strip<T>) : nullptr;
+        std::vector<std::int64_t> offsets;
         std::int64_t length = 1;
+        bool written = !initialise;
         for (const auto& r : runs) {
-            for (; length < r.length; ++length) {
-                // Buffer column j is the run starting at sc0 + j; pixels past the image are neutral.
-                const std::int64_t n = std::min(bw, width - length - sc0);
-                for (std::int64_t y = s0; y < s1; ++y) {
-                    T* __restrict e = buffer + (y - s0) * bw;
-                    const T* __restrict f = src.row(y) + sc0 + length;
-                    for (std::int64_t x = 0; x < n; ++x) e[x] = Op::apply(e[x], f[x]);
+            for (; length < r.length; ++length)
+                for (std::int64_t i = 0; i < rows; ++i) {
+                    T* __restrict e = grown + i * bw;
+                    const T* __restrict f = raw + i * raw_stride;
+                    if (length == 1)
+                        combine<Op, 0>(e, f, f + step, bw);
+                    else
+                        accumulate<Op, 0>(e, f + length * step, bw);
                 }
-            }
-            for (std::int64_t y = y0; y < y1; ++y) {
-                T* __restrict a = acc.row(y);
-                for (const auto& s : r.shifts) {
-                    const std::int64_t ys = y + s.y;
-                    if (ys < s0 || ys >= s1) continue;
-                    const std::int64_t x_begin = std::max(c0, sc0 - s.x), x_end = std::min(c1, sc1 - s.x);
-                    const T* __restrict e = buffer + (ys - s0) * bw + s.x - sc0;
-                    for (std::int64_t x = x_begin; x < x_end; ++x) a[x] = Op::apply(a[x], e[x]);
-                }
-            }
+            // Runs of one pixel read the raw buffer; longer ones the grown one.
+            const T* const base = r.length == 1 ? raw : grown;
+            const std::int64_t stride = r.length == 1 ? raw_stride : bw;
+            offsets.clear();
+            for (const auto& s : r.shifts) offsets.push_back((s.y - min_y) * stride + s.x - min_x);
+            for (std::int64_t y = y0; y < y1; ++y)
+                accumulate_offsets<Op, T>(acc.row(y) + c0, base + (y - y0) * stride, offsets.data(), offsets.size(),
+                                          c1 - c0, !written);
+            written = true;
         }
     });
 }
@@ -443,11 +529,12 @@ void vertical_pass(host_view<const T> in, host_view<T> out, const line_pass<T>& 
 }
 
 template <class T>
-void sheared_pass(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, int dx, int dy) {
+void sheared_pass(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, int dx, int dy,
+                  detail::pixel_shift at) {
     if (pass.maximum)
-        sheared<max_op<T>, T>(in, out, pass, dx, dy);
+        sheared<max_op<T>, T>(in, out, pass, dx, dy, at);
     else
-        sheared<min_op<T>, T>(in, out, pass, dx, dy);
+        sheared<min_op<T>, T>(in, out, pass, dx, dy, at);
 }
 
 template <class T>
@@ -461,22 +548,23 @@ void accumulate_shifted(host_view<T> acc, host_view<const T> src, const std::vec
 
 template <class T>
 void accumulate_runs(host_view<T> acc, host_view<const T> src, const std::vector<detail::shifted_runs>& runs,
-                     bool maximum) {
+                     bool vertical, bool maximum, bool initialise) {
     if (runs.empty()) return;
     if (maximum)
-        accumulate_run_rows<max_op<T>, T>(acc, src, runs);
+        accumulate_run_rows<max_op<T>, T>(acc, src, runs, vertical, maximum, initialise);
     else
-        accumulate_run_rows<min_op<T>, T>(acc, src, runs);
+        accumulate_run_rows<min_op<T>, T>(acc, src, runs, vertical, maximum, initialise);
 }
 
 #define GRANULA_INSTANTIATE(type, name)                                                                       \
     template void horizontal_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&);      \
     template void vertical_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&);        \
-    template void sheared_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&, int, int); \
+    template void sheared_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&, int, int,  \
+                                     detail::pixel_shift);                                                   \
     template void accumulate_shifted<type>(host_view<type>, host_view<const type>,                           \
                                            const std::vector<detail::pixel_shift>&, bool);                  \
     template void accumulate_runs<type>(host_view<type>, host_view<const type>,                              \
-                                        const std::vector<detail::shifted_runs>&, bool);
+                                        const std::vector<detail::shifted_runs>&, bool, bool, bool);
 GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
 #undef GRANULA_INSTANTIATE
 

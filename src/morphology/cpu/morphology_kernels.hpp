@@ -26,11 +26,14 @@ struct line_pass {
 
 // horizontal_pass, vertical_pass: windows along rows and columns, any border mode.
 // sheared_pass: windows along the periodic paths p, p + (dx, dy), p + 2 (dx, dy), ... (dy >= 1),
-//   with pixels off the image taking `pad` (border mode ignore or constant only).
+//   with pixels off the image taking `pad` (border mode ignore or constant only); out(p) is the
+//   window at p + at (out may be a crop of in's frame).
 // accumulate_shifted: acc(p) = min (or max) of acc(p) and src(p + s) for every s in `shifts`
 //   with p + s inside src.
-// accumulate_runs: the same for the runs src(p + s .. p + s + (length - 1, 0)) of every run,
-//   computed in blocks of rows that stay in cache; runs sorted by length.
+// accumulate_runs: the same for the runs src(p + s .. p + s + (length - 1) step) of every run,
+//   step (1, 0), or (0, 1) when `vertical`, computed in tiles that stay in cache; runs sorted
+//   by length. Pixels off src are neutral, so every pixel of acc is written; `initialise`
+//   ignores what acc held.
 #define GRANULA_DECLARE_MORPHOLOGY_KERNELS(ns)                                                                 \
     namespace granula::ns {                                                                                    \
     template <class T>                                                                                         \
@@ -38,13 +41,14 @@ struct line_pass {
     template <class T>                                                                                         \
     void vertical_pass(host_view<const T> in, host_view<T> out, const detail::line_pass<T>& pass);            \
     template <class T>                                                                                         \
-    void sheared_pass(host_view<const T> in, host_view<T> out, const detail::line_pass<T>& pass, int dx, int dy); \
+    void sheared_pass(host_view<const T> in, host_view<T> out, const detail::line_pass<T>& pass, int dx, int dy,  \
+                      detail::pixel_shift at);                                                                 \
     template <class T>                                                                                         \
     void accumulate_shifted(host_view<T> acc, host_view<const T> src, const std::vector<detail::pixel_shift>& shifts, \
                             bool maximum);                                                                     \
     template <class T>                                                                                         \
     void accumulate_runs(host_view<T> acc, host_view<const T> src, const std::vector<detail::shifted_runs>& runs,   \
-                         bool maximum);                                                                        \
+                         bool vertical, bool maximum, bool initialise);                                        \
     }
 
 GRANULA_DECLARE_MORPHOLOGY_KERNELS(simd_scalar)
