@@ -196,14 +196,15 @@ void erode_or_dilate_separable(device_view<const T> in, device_view<T> out, cons
 // The element as run groups: each group's terms (horizontal or vertical runs, or single
 // pixels, read at shifts) are combined in one shared-memory pass (runs_pass), then the group's
 // further segments `rest` run over that. A pass whose first segment is a periodic line or a
-// diagonal becomes single pixels whose rest starts with that segment (the CPU plan keeps the
-// one-pixel runs of a line's period there). False when a segment cannot be handled so.
+// diagonal becomes single pixels whose rest starts with that segment (an octagon's diagonals,
+// say).
 struct run_group {
     std::vector<line_segment> rest;
     std::vector<detail::run_term> terms;
 };
 
-bool run_groups(const granula::detail::element_plan& plan, bool maximum, std::vector<run_group>& groups) {
+std::vector<run_group> run_groups(const granula::detail::element_plan& plan, bool maximum) {
+    std::vector<run_group> groups;
     const auto group_for = [&](const std::vector<line_segment>& rest) -> run_group& {
         for (auto& g : groups)
             if (g.rest == rest) return g;
@@ -230,7 +231,7 @@ bool run_groups(const granula::detail::element_plan& plan, bool maximum, std::ve
             for (const auto& shift : pass.shifts)
                 g.terms.push_back({shift.x + (vertical ? 0 : start), shift.y + (vertical ? start : 0), length, vertical});
         }
-    return true;
+    return groups;
 }
 
 // The general path without padded copies where it can: each run group's runs and shifted
@@ -251,8 +252,7 @@ bool erode_or_dilate_fused(device_view<const T> in, device_view<T> out, const gr
             return true;
         }
     }
-    std::vector<run_group> groups;
-    if (!run_groups(plan, maximum, groups)) return false;
+    const std::vector<run_group> groups = run_groups(plan, maximum);
     const std::vector<detail::run_term>* direct = nullptr;
     for (const auto& g : groups) {
         if (!detail::runs_fit<T>(g.terms)) return false;
