@@ -15,8 +15,8 @@ def ms(f, n=5):
         s.record(); f(); e.record(); e.synchronize(); t.append(cp.cuda.get_elapsed_time(s, e))
     return sorted(t)[len(t) // 2]
 copy = ms(lambda: cpy.data.copy_from_device_async(img.data, img.nbytes))
-for spec, peer in [("line:63:45", True), ("disk:31", True), ("line:255:30", False), ("line:1001:30", False),
-                   ("line:1001:10", False), ("line:1001:45", False), ("octagon:20:10", False)]:
+for spec, peer in [("line:63:45", True), ("disk:31", True), ("disk:31:4", True), ("line:255:30", False),
+                   ("line:1001:30", False), ("line:1001:10", False), ("line:1001:45", False), ("octagon:20:10", False)]:
     fp = granula.footprints.parse(spec); mask = cp.asarray(fp.footprint()[0])
     g = ms(lambda: granula.erosion(img, fp, out=out))
     line = f"{spec:14s} granula {g:8.3f} ms  {g/copy:6.1f}x copy"

@@ -31,8 +31,8 @@ struct options {
     int reps = 15, warmup = 2, buffers = 4;
     std::string type = "uint8", op = "erosion";
     granula::border_mode mode = granula::border_mode::ignore;
-    std::vector<std::string> shapes = {"line:63:45",   "line:255:30",  "line:1001:30", "line:1001:10",
-                                       "line:1001:45", "line:63:100",  "disk:31",      "octagon:20:10"};
+    std::vector<std::string> shapes = {"line:63:45",   "line:255:30", "line:1001:30", "line:1001:10", "line:1001:45",
+                                       "line:63:100",  "disk:31",     "disk:31:4",    "octagon:20:10"};
 };
 
 std::vector<std::string> split(const std::string& s) {
