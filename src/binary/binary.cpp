@@ -133,9 +133,10 @@ struct backend<host_memory> {
     static void pass(const_host_bit_view in, host_bit_view out, const bit_pass& p, stream) {
         GRANULA_SIMD_DISPATCH(bit_segment_pass, in, out, p);
     }
-    // The CPU runs rectangles as two passes: each already works on data in cache.
-    static bool rectangle(const_host_bit_view, host_bit_view, const bit_pass&, const bit_pass&, stream) {
-        return false;
+    static bool rectangle(const_host_bit_view in, host_bit_view out, const bit_pass& v, const bit_pass& h, stream) {
+        if (v.dir != bit_pass::direction::vertical || h.dir != bit_pass::direction::horizontal) return false;
+        GRANULA_SIMD_DISPATCH(bit_rectangle_pass, in, out, v, h);
+        return true;
     }
     static void complement(const_host_bit_view in, host_bit_view out, stream) {
         GRANULA_SIMD_DISPATCH(bit_complement, in, out);

@@ -41,7 +41,6 @@ inline bit_word last_word_mask(std::int64_t width) {
 
 inline bool get_bit(const bit_word* row, std::int64_t x) { return (row[x >> 6] >> (x & 63)) & 1u; }
 
-inline void set_bit(bit_word* buf, std::int64_t x) { buf[x >> 6] |= bit_word{1} << (x & 63); }
 
 // Writes `words` (row_words of them) into a row, keeping the bits past `width`.
 inline void store_row(const bit_word* words, bit_word* dst, std::int64_t width) {
@@ -51,149 +50,221 @@ inline void store_row(const bit_word* words, bit_word* dst, std::int64_t width) 
     dst[n - 1] = (words[n - 1] & m) | (dst[n - 1] & ~m);
 }
 
-// Sets bits [start, start + count) of a zeroed buffer.
-void set_bits(bit_word* buf, std::int64_t start, std::int64_t count) {
-    std::int64_t x = start;
-    const std::int64_t end = start + count;
-    while (x < end && (x & 63)) set_bit(buf, x++);
-    for (; x + 64 <= end; x += 64) buf[x >> 6] = all_ones;
-    while (x < end) set_bit(buf, x++);
+template <bool Or>
+bit_word combine(bit_word a, bit_word b) {
+    return Or ? (a | b) : (a & b);
 }
 
-// b[i] = a[i] op (bits of a starting at bit 64 i + s), i in [0, words). a holds
-// at least words + s / 64 + 1 words.
-template <bool Or>
-void shift_combine(const bit_word* __restrict a, bit_word* __restrict b, std::int64_t words, std::int64_t s) {
-    const std::int64_t q = s >> 6;
-    const int r = static_cast<int>(s & 63);
-    if (r == 0) {
-        for (std::int64_t i = 0; i < words; ++i) b[i] = Or ? (a[i] | a[i + q]) : (a[i] & a[i + q]);
+// The 64 bits of a bit string from bit 64 (i + q) + r on. Byte: r is a multiple of 8, one
+// unaligned load (the string is little-endian bytes); otherwise a funnel shift, r in [1, 63].
+template <bool Byte>
+inline bit_word bits_at(const bit_word* a, std::int64_t i, std::int64_t q, int r) {
+    if constexpr (Byte) {
+        bit_word v;
+        std::memcpy(&v, reinterpret_cast<const unsigned char*>(a + i + q) + (r >> 3), sizeof v);
+        return v;
     } else {
-        for (std::int64_t i = 0; i < words; ++i) {
-            const bit_word v = (a[i + q] >> r) | (a[i + q + 1] << (64 - r));
-            b[i] = Or ? (a[i] | v) : (a[i] & v);
+        return (a[i + q] >> r) | (a[i + q + 1] << (64 - r));
+    }
+}
+
+template <bool Or, bool Byte1, bool Byte2>
+void combine_at(const bit_word* a, bit_word* __restrict b, std::int64_t words, std::int64_t s1, std::int64_t s2) {
+    const std::int64_t q1 = s1 >> 6, q2 = s2 >> 6;
+    const int r1 = static_cast<int>(s1 & 63), r2 = static_cast<int>(s2 & 63);
+    for (std::int64_t i = 0; i < words; ++i)
+        b[i] = combine<Or>(bits_at<Byte1>(a, i, q1, r1), bits_at<Byte2>(a, i, q2, r2));
+}
+
+// b[i] = (bits of a from 64 i + s1) op (bits of a from 64 i + s2), i in [0, words): one sweep.
+// Offsets that are multiples of 8 cost a load instead of two shifts and an OR.
+template <bool Or>
+void combine_shifted(const bit_word* a, bit_word* __restrict b, std::int64_t words, std::int64_t s1,
+                     std::int64_t s2) {
+    const bool byte1 = s1 % 8 == 0, byte2 = s2 % 8 == 0;
+    if (byte1 && byte2) return combine_at<Or, true, true>(a, b, words, s1, s2);
+    if (byte1) return combine_at<Or, true, false>(a, b, words, s1, s2);
+    if (byte2) return combine_at<Or, false, true>(a, b, words, s1, s2);
+    combine_at<Or, false, false>(a, b, words, s1, s2);
+}
+
+// Horizontal windows on a batch of rows. Each row, extended by its border, lies in its own slot
+// of `pitch` words with its first pixel at bit 64 * lead: bits [64 * lead - before, 64 * lead +
+// n + after) of the slot are the extended row. The window of L = before + after + 1 bits is
+// combined by doubling (A_2k(t) = A_k(t) op A_k(t + k), one sweep over the whole batch per step;
+// steps of 8 bits and more are byte-aligned loads) up to the largest power of two k <= L, then
+// out(x) = A_k(t) op A_k(t + L - k) at t = 64 * lead - before + x, read straight into the output
+// row. Sweeping a batch rather than one row lets the stores of a sweep retire before the next
+// sweep's unaligned loads read them (one row at a time, store forwarding failed on every load).
+template <bool Or>
+class row_windows {
+public:
+    static constexpr std::int64_t batch = 8;
+
+    row_windows(const bit_pass& pass, std::int64_t width)
+        : n_(width),
+          before_(pass.before),
+          window_(pass.before + pass.after + 1),
+          lead_((pass.before + 63) / 64),
+          row_words_(words_for_width(width)),
+          pitch_(lead_ + row_words_ + (pass.after + 63) / 64 + 1),
+          size_(batch * pitch_ + window_ / 64 + 3),
+          mode_(pass.mode),
+          pad_(pass.pad),
+          buffers_(new bit_word[static_cast<std::size_t>(3 * size_)]) {
+        // Once: the slack words that sweeps read past their end, and the constant padding around
+        // each row, which no row overwrites.
+        std::fill_n(buffers_.get(), 3 * size_, pad_word(pad_));
+    }
+
+    // Where row j of the batch goes (row_words words; the bits past the width are ignored).
+    bit_word* row(std::int64_t j) { return buffers_.get() + j * pitch_ + lead_; }
+
+    // Writes the windows of the batch's first `count` rows to out rows y, y + 1, ... (the bits
+    // past the width kept).
+    void run(std::int64_t count, host_bit_view out, std::int64_t y) {
+        bit_word* ext = buffers_.get();
+        for (std::int64_t j = 0; j < count; ++j) extend(ext + j * pitch_);
+        const bit_word* a = ext;
+        bit_word* work[2] = {ext + size_, ext + 2 * size_};
+        std::int64_t k = 1;
+        for (int w = 0; 2 * k <= window_; w ^= 1, k *= 2) {
+            combine_shifted<Or>(a, work[w], count * pitch_, 0, k);
+            a = work[w];
+        }
+        const std::int64_t s = 64 * lead_ - before_, t = s + window_ - k, last = row_words_ - 1;
+        const bit_word m = last_word_mask(n_);
+        for (std::int64_t j = 0; j < count; ++j, a += pitch_) {
+            bit_word* dst = out.row(y + j);
+            combine_shifted<Or>(a, dst, last, s, t);
+            const bit_word v = combine<Or>(read_bits(a, 64 * last + s), read_bits(a, 64 * last + t));
+            dst[last] = (v & m) | (dst[last] & ~m);
+        }
+    }
+
+private:
+    static bit_word read_bits(const bit_word* a, std::int64_t p) {
+        const int r = static_cast<int>(p & 63);
+        return r ? bits_at<false>(a, 0, p >> 6, r) : a[p >> 6];
+    }
+
+    void extend(bit_word* slot) const {
+        const std::int64_t base = 64 * lead_;
+        const bit_word m = last_word_mask(n_);
+        bit_word& tail = slot[lead_ + row_words_ - 1];
+        if (mode_ == border_mode::ignore || mode_ == border_mode::constant) {
+            tail = (tail & m) | (pad_word(pad_) & ~m);
+            return;
+        }
+        // Bit by bit from the row itself (the padding bits it overwrites are not pixels).
+        auto put = [slot](std::int64_t x, bool bit) {
+            const bit_word b = bit_word{1} << (x & 63);
+            slot[x >> 6] = bit ? (slot[x >> 6] | b) : (slot[x >> 6] & ~b);
+        };
+        for (std::int64_t j = 0; j < before_; ++j)
+            put(base - before_ + j, get_bit(slot, base + detail::border_index(j - before_, n_, mode_)));
+        const std::int64_t after = window_ - 1 - before_;
+        for (std::int64_t j = 0; j < after; ++j)
+            put(base + n_ + j, get_bit(slot, base + detail::border_index(n_ + j, n_, mode_)));
+    }
+
+    std::int64_t n_, before_, window_, lead_, row_words_, pitch_, size_;
+    border_mode mode_;
+    bool pad_;
+    std::unique_ptr<bit_word[]> buffers_;
+};
+
+// Rows per work item: a whole number of vertical windows (van Herk/Gil-Werman blocks), about 128.
+std::int64_t band_rows(std::int64_t window) { return window * std::max<std::int64_t>(1, 128 / window); }
+
+// Van Herk/Gil-Werman down whole rows for the output rows [y0, y1), in order: extended row j is
+// image row border_index(j - before) (or the padding); the window of y, [y, y + L), is the
+// suffix of its block (blocks of L rows from y0) and the prefix of the next block, kept as a
+// running row. Writes output row y to dst(y) (the bits past the width kept), then calls done(y).
+// Each input row is read twice; 3 word operations per output word whatever L.
+template <bool Or, class Dst, class Done>
+void vertical_band(const_host_bit_view in, const bit_pass& pass, std::int64_t y0, std::int64_t y1, Dst&& dst,
+                   Done&& done) {
+    const std::int64_t n = in.height(), window = pass.before + pass.after + 1, row_words = in.row_words();
+    const std::int64_t last = row_words - 1;
+    const bit_word m = last_word_mask(in.width());
+    const std::unique_ptr<bit_word[]> scratch(new bit_word[static_cast<std::size_t>((window + 2) * row_words)]);
+    bit_word *suffix = scratch.get(), *prefix = suffix + window * row_words, *pad = prefix + row_words;
+    std::fill_n(pad, row_words, pad_word(pass.pad));
+    auto source = [&](std::int64_t j) -> const bit_word* {
+        const std::int64_t r = detail::border_index(j - pass.before, n, pass.mode);
+        return r < 0 ? pad : in.row(r);
+    };
+    for (std::int64_t s = y0; s < y1; s += window) {
+        const std::int64_t e = s + window;
+        bit_word* cur = suffix + (window - 1) * row_words;
+        std::copy_n(source(e - 1), row_words, cur);
+        for (std::int64_t j = e - 2; j >= s; --j) {
+            const bit_word* q = source(j);
+            bit_word* next = cur;
+            cur -= row_words;
+            for (std::int64_t i = 0; i < row_words; ++i) cur[i] = combine<Or>(next[i], q[i]);
+        }
+        // y = s: the window is the whole block.
+        bit_word* d = dst(s);
+        std::copy_n(suffix, last, d);
+        d[last] = (suffix[last] & m) | (d[last] & ~m);
+        done(s);
+        for (std::int64_t y = s + 1; y < std::min(e, y1); ++y) {
+            const bit_word* q = source(y + window - 1);
+            const bit_word* sf = suffix + (y - s) * row_words;
+            const bool first = y == s + 1;
+            d = dst(y);
+            bit_word v = 0;
+            for (std::int64_t i = 0; i < row_words; ++i) {
+                v = first ? q[i] : combine<Or>(prefix[i], q[i]);
+                prefix[i] = v;
+                if (i < last) d[i] = combine<Or>(sf[i], v);
+            }
+            d[last] = (combine<Or>(sf[last], v) & m) | (d[last] & ~m);
+            done(y);
         }
     }
 }
 
 template <bool Or>
 void horizontal(const_host_bit_view in, host_bit_view out, const bit_pass& pass) {
-    const std::int64_t n = in.width(), before = pass.before, after = pass.after;
-    const std::int64_t window = before + after + 1, m = n + before + after;
-    const std::int64_t words = words_for_width(m), row_words = in.row_words();
-    const bool constant_pad = pass.mode == border_mode::ignore || pass.mode == border_mode::constant;
-    const bit_word tail_mask = last_word_mask(n);
-    constexpr std::int64_t strip = 16;  // rows per work item
-    detail::parallel_for((in.height() + strip - 1) / strip, in.height() * m, [&](std::int64_t s) {
-        const std::int64_t y0 = s * strip, y1 = std::min(in.height(), y0 + strip), count = y1 - y0;
-        // The strip's extended rows one after the other, `words` apart, so each doubling sweep is
-        // one long vectorised loop; a window never needs bits past its own row's extension. Two
-        // buffers, with room for the shifted reads past the end.
-        const std::size_t size = static_cast<std::size_t>((count + 1) * words + 2);
-        std::vector<bit_word> buf_a(size), buf_b(size);
-        for (std::int64_t y = y0; y < y1; ++y) {
-            const bit_word* src = in.row(y);
-            bit_word* a = buf_a.data() + (y - y0) * words;
-            // The row's pixels at bit `before` on (the buffer is zero: fresh, and each row is
-            // written once).
-            const std::int64_t q = before >> 6;
-            const int r = static_cast<int>(before & 63);
-            for (std::int64_t i = 0; i < row_words; ++i) {
-                const bit_word v = i == row_words - 1 ? (src[i] & tail_mask) : src[i];
-                a[q + i] |= v << r;
-                if (r) a[q + i + 1] |= v >> (64 - r);
-            }
-            // The border.
-            if (constant_pad) {
-                if (pass.pad) {
-                    set_bits(a, 0, before);
-                    set_bits(a, before + n, after);
-                }
-            } else {
-                for (std::int64_t j = 0; j < before; ++j)
-                    if (get_bit(src, detail::border_index(j - before, n, pass.mode))) set_bit(a, j);
-                for (std::int64_t j = 0; j < after; ++j)
-                    if (get_bit(src, detail::border_index(n + j, n, pass.mode))) set_bit(a, before + n + j);
-            }
+    constexpr std::int64_t strip = 64;  // rows per work item, a multiple of the batch
+    const std::int64_t h = in.height(), row_words = in.row_words();
+    detail::parallel_for((h + strip - 1) / strip, h * in.width(), [&](std::int64_t s) {
+        row_windows<Or> rows(pass, in.width());
+        for (std::int64_t y = s * strip; y < std::min(h, (s + 1) * strip); y += rows.batch) {
+            const std::int64_t count = std::min(rows.batch, h - y);
+            for (std::int64_t j = 0; j < count; ++j) std::copy_n(in.row(y + j), row_words, rows.row(j));
+            rows.run(count, out, y);
         }
-        // Doubling: a holds A_k, the op of k consecutive bits from each position.
-        bit_word *a = buf_a.data(), *b = buf_b.data();
-        const std::int64_t total = count * words;
-        std::int64_t k = 1;
-        while (2 * k <= window) {
-            shift_combine<Or>(a, b, total, k);
-            std::swap(a, b);
-            k *= 2;
-        }
-        if (window > k) {
-            shift_combine<Or>(a, b, total, window - k);
-            std::swap(a, b);
-        }
-        for (std::int64_t y = y0; y < y1; ++y) store_row(a + (y - y0) * words, out.row(y), n);
     });
 }
 
 template <bool Or>
-bit_word combine(bit_word a, bit_word b) {
-    return Or ? (a | b) : (a & b);
+void vertical(const_host_bit_view in, host_bit_view out, const bit_pass& pass) {
+    const std::int64_t h = in.height(), band = band_rows(pass.before + pass.after + 1);
+    detail::parallel_for((h + band - 1) / band, h * in.width(), [&](std::int64_t b) {
+        vertical_band<Or>(
+            in, pass, b * band, std::min(h, (b + 1) * band), [&](std::int64_t y) { return out.row(y); },
+            [](std::int64_t) {});
+    });
 }
 
+// A rectangle in one sweep down the image: the rows of the vertical pass go straight into the
+// horizontal pass's batch (cache-resident), so no intermediate image is written or read.
 template <bool Or>
-void vertical(const_host_bit_view in, host_bit_view out, const bit_pass& pass) {
-    const std::int64_t n = in.height(), before = pass.before, after = pass.after;
-    const std::int64_t window = before + after + 1, total = n + before + after;
-    const std::int64_t row_words = in.row_words();
-    constexpr std::int64_t band = 16;  // word columns per work item: 128 bytes of each row
-    const std::int64_t bands = (row_words + band - 1) / band;
-    detail::parallel_for(bands, in.width() * (total + n), [&](std::int64_t bi) {
-        const std::int64_t w0 = bi * band, bw = std::min(band, row_words - w0);
-        // Left uninitialised: every word read below is written first (zeroing them cost a pass).
-        const std::unique_ptr<bit_word[]> prefix(new bit_word[static_cast<std::size_t>(total * band)]),
-            suffix(new bit_word[static_cast<std::size_t>(total * band)]);
-        bit_word pad_row[band];
-        std::fill_n(pad_row, band, pad_word(pass.pad));
-        // Row j of the extended column: image row border_index(j - before), or the
-        // padding.
-        auto source = [&](std::int64_t j) -> const bit_word* {
-            const std::int64_t r = detail::border_index(j - before, n, pass.mode);
-            return r < 0 ? pad_row : in.row(r) + w0;
-        };
-        for (std::int64_t s = 0; s < total; s += window) {
-            const std::int64_t e = std::min(s + window, total);
-            const bit_word* q = source(s);
-            bit_word* p = &prefix[s * band];
-            for (std::int64_t i = 0; i < bw; ++i) p[i] = q[i];
-            for (std::int64_t j = s + 1; j < e; ++j) {
-                const bit_word* qj = source(j);
-                const bit_word* prev = &prefix[(j - 1) * band];
-                bit_word* cur = &prefix[j * band];
-                for (std::int64_t i = 0; i < bw; ++i) cur[i] = combine<Or>(prev[i], qj[i]);
-            }
-            q = source(e - 1);
-            bit_word* t = &suffix[(e - 1) * band];
-            for (std::int64_t i = 0; i < bw; ++i) t[i] = q[i];
-            for (std::int64_t j = e - 2; j >= s; --j) {
-                const bit_word* qj = source(j);
-                const bit_word* next = &suffix[(j + 1) * band];
-                bit_word* cur = &suffix[j * band];
-                for (std::int64_t i = 0; i < bw; ++i) cur[i] = combine<Or>(next[i], qj[i]);
-            }
-        }
-        // The window [y, y + window) of the extended column is the suffix of y's
-        // block and the prefix of the next block up to y + window - 1.
-        const bool last_band = w0 + bw == row_words;
-        const bit_word m = last_word_mask(in.width());
-        for (std::int64_t y = 0; y < n; ++y) {
-            const bit_word* sf = &suffix[y * band];
-            const bit_word* pf = &prefix[(y + window - 1) * band];
-            bit_word* dst = out.row(y) + w0;
-            const std::int64_t full = last_band ? bw - 1 : bw;
-            for (std::int64_t i = 0; i < full; ++i) dst[i] = combine<Or>(sf[i], pf[i]);
-            if (last_band) {
-                const bit_word v = combine<Or>(sf[bw - 1], pf[bw - 1]);
-                dst[bw - 1] = (v & m) | (dst[bw - 1] & ~m);
-            }
-        }
+void rectangle(const_host_bit_view in, host_bit_view out, const bit_pass& v, const bit_pass& hp) {
+    const std::int64_t h = in.height(), band = band_rows(v.before + v.after + 1);
+    detail::parallel_for((h + band - 1) / band, h * in.width(), [&](std::int64_t b) {
+        const std::int64_t y0 = b * band, y1 = std::min(h, y0 + band);
+        row_windows<Or> rows(hp, in.width());
+        vertical_band<Or>(
+            in, v, y0, y1, [&](std::int64_t y) { return rows.row((y - y0) % rows.batch); },
+            [&](std::int64_t y) {
+                const std::int64_t j = (y - y0) % rows.batch;
+                if (j == rows.batch - 1 || y == y1 - 1) rows.run(j + 1, out, y - j);
+            });
     });
 }
 
@@ -236,6 +307,14 @@ void general(const_host_bit_view in, host_bit_view out, const bit_pass& pass) {
 }
 
 }  // namespace
+
+void bit_rectangle_pass(const_host_bit_view in, host_bit_view out, const bit_pass& vertical_pass,
+                        const bit_pass& horizontal_pass) {
+    if (vertical_pass.dilate)
+        rectangle<true>(in, out, vertical_pass, horizontal_pass);
+    else
+        rectangle<false>(in, out, vertical_pass, horizontal_pass);
+}
 
 void bit_segment_pass(const_host_bit_view in, host_bit_view out, const bit_pass& pass) {
     switch (pass.dir) {

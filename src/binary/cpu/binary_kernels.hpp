@@ -10,6 +10,8 @@
 #define GRANULA_DECLARE_BINARY_KERNELS(ns)                                                          \
     namespace granula::ns {                                                                         \
     void bit_segment_pass(const_host_bit_view in, host_bit_view out, const detail::bit_pass& pass); \
+    void bit_rectangle_pass(const_host_bit_view in, host_bit_view out, const detail::bit_pass& vertical, \
+                            const detail::bit_pass& horizontal);                                    \
     void bit_complement(const_host_bit_view in, host_bit_view out);                                 \
     void bit_and(const_host_bit_view a, host_bit_view out);                                         \
     template <class T>                                                                              \
