@@ -17,6 +17,7 @@
 #include <array>
 #include <bit>
 #include <type_traits>
+#include <utility>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -24,6 +25,10 @@
 #include "binary/cpu/binary_kernels.hpp"
 #include "core/border_index.hpp"
 #include "core/parallel.hpp"
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 namespace granula::GRANULA_SIMD_NAMESPACE {
 namespace {
@@ -88,14 +93,109 @@ void combine_shifted(const bit_word* a, bit_word* __restrict b, std::int64_t wor
     combine_at<Or, false, false>(a, b, words, s1, s2);
 }
 
+// Consecutive words of a row held together: one register of 8 words in the AVX-512 copy, of 4 in
+// the AVX2 copy (two SSE2 registers in the baseline copy), 4 scalar words in the scalar copy.
+#if defined(GRANULA_SIMD_SCALAR)
+constexpr int block = 4;
+struct words_v {
+    bit_word w[block];
+    friend words_v operator&(words_v a, words_v b) { return each([&](int i) { return a.w[i] & b.w[i]; }); }
+    friend words_v operator|(words_v a, words_v b) { return each([&](int i) { return a.w[i] | b.w[i]; }); }
+    template <class F>
+    static words_v each(F f) {
+        words_v v;
+        for (int i = 0; i < block; ++i) v.w[i] = f(i);
+        return v;
+    }
+};
+// Words Q .. Q + block - 1 of the words of a followed by those of b.
+template <int Q>
+words_v words_from(words_v a, words_v b) {
+    return words_v::each([&](int i) { return i + Q < block ? a.w[i + Q] : b.w[i + Q - block]; });
+}
+#else
+#if defined(__AVX512F__)
+constexpr int block = 8;
+#else
+constexpr int block = 4;
+#endif
+typedef bit_word words_v __attribute__((vector_size(block * sizeof(bit_word))));
+template <int Q, std::size_t... I>
+words_v words_from(words_v a, words_v b, std::index_sequence<I...>) {
+    return __builtin_shufflevector(a, b, (Q + static_cast<int>(I))...);
+}
+template <int Q>
+words_v words_from(words_v a, words_v b) {
+    return words_from<Q>(a, b, std::make_index_sequence<block>{});
+}
+#endif
+
+inline words_v load_v(const bit_word* p) {
+    words_v v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+template <bool Or>
+words_v combine_v(words_v a, words_v b) {
+    return Or ? (a | b) : (a & b);
+}
+
+// The 64 bits from bit 64 Q + r on, for each word of a followed by b (r in [0, 63]).
+template <int Q>
+words_v funnel(words_v a, words_v b, int r) {
+    const words_v lo = words_from<Q>(a, b), hi = words_from<Q + 1>(a, b);
+#if defined(__AVX512VBMI2__) && !defined(GRANULA_SIMD_SCALAR)
+    return reinterpret_cast<words_v>(_mm512_shrdv_epi64(reinterpret_cast<__m512i>(lo), reinterpret_cast<__m512i>(hi),
+                                                        _mm512_set1_epi64(r)));
+#elif defined(GRANULA_SIMD_SCALAR)
+    return words_v::each([&](int i) { return r ? (lo.w[i] >> r) | (hi.w[i] << (64 - r)) : lo.w[i]; });
+#else
+    return r ? (lo >> r) | (hi << (64 - r)) : lo;
+#endif
+}
+
+// Doubling in registers: words from `a` on are read once, a block at a time, and level l + 1
+// (A_2k, k = 2^l) of block j is computed as soon as level l of block j + 1 exists (the levels
+// run one block apart), so no level is stored. Passes `vectors` blocks to sink in order: with
+// Final, A_K(t) op A_K(t + u) at t = 64 i + s (K = 2^D, s and u in [0, 63]); otherwise A_K.
+template <bool Or, int D, bool Final, class Sink>
+void windows_in_registers(const bit_word* a, std::int64_t vectors, int s, int u, Sink&& sink) {
+    words_v prev[D + 1] = {}, cur[D + 1];
+    const int qu = (s + u) >> 6, ru = (s + u) & 63;
+    const std::int64_t lag = Final ? D + 1 : D;
+    for (std::int64_t m = 0; m < vectors + lag; ++m) {
+        cur[0] = load_v(a + block * m);
+#pragma GCC unroll 8
+        for (int l = 0; l < D; ++l) cur[l + 1] = combine_v<Or>(prev[l], funnel<0>(prev[l], cur[l], 1 << l));
+        if (m >= lag) {
+            if constexpr (Final)
+                sink(combine_v<Or>(funnel<0>(prev[D], cur[D], s),
+                                   qu ? funnel<1>(prev[D], cur[D], ru) : funnel<0>(prev[D], cur[D], ru)));
+            else
+                sink(cur[D]);
+        }
+#pragma GCC unroll 8
+        for (int l = 0; l <= D; ++l) prev[l] = cur[l];
+    }
+}
+
+template <bool Or, int D, class Sink>
+void final_in_registers(int d, const bit_word* a, std::int64_t vectors, int s, int u, Sink&& sink) {
+    if constexpr (D < 6) {
+        if (d > D) return final_in_registers<Or, D + 1>(d, a, vectors, s, u, sink);
+    }
+    windows_in_registers<Or, D, true>(a, vectors, s, u, sink);
+}
+
 // Horizontal windows on a batch of rows. Each row, extended by its border, lies in its own slot
 // of `pitch` words with its first pixel at bit 64 * lead: bits [64 * lead - before, 64 * lead +
 // n + after) of the slot are the extended row. The window of L = before + after + 1 bits is
-// combined by doubling (A_2k(t) = A_k(t) op A_k(t + k), one sweep over the whole batch per step;
-// steps of 8 bits and more are byte-aligned loads) up to the largest power of two k <= L, then
-// out(x) = A_k(t) op A_k(t + L - k) at t = 64 * lead - before + x, read straight into the output
-// row. Sweeping a batch rather than one row lets the stores of a sweep retire before the next
-// sweep's unaligned loads read them (one row at a time, store forwarding failed on every load).
+// combined by doubling, A_2k(t) = A_k(t) op A_k(t + k), up to the largest power of two K <= L,
+// then out(x) = A_K(t) op A_K(t + L - K) at t = 64 * lead - before + x. Up to K = 64 the levels
+// are computed in registers (windows_in_registers); windows of 128 bits and more store A_64 and
+// continue with word-aligned sweeps over the whole batch (a sweep of one row at a time would
+// read what it has just stored and fail store forwarding on every unaligned load).
 template <bool Or>
 class row_windows {
 public:
@@ -107,13 +207,15 @@ public:
           window_(pass.before + pass.after + 1),
           lead_((pass.before + 63) / 64),
           row_words_(words_for_width(width)),
-          pitch_(lead_ + row_words_ + (pass.after + 63) / 64 + 1),
-          size_(batch * pitch_ + window_ / 64 + 3),
+          vectors_((row_words_ + block - 1) / block),
+          pitch_((lead_ + row_words_ + (pass.after + 63) / 64 + block) / block * block),
+          // Slack for the reads past a row or the batch: the register levels read up to 8 blocks
+          // past the row, sweeps window / 64 + 2 words.
+          size_(batch * pitch_ + 16 * block + window_ / 64 + 8),
           mode_(pass.mode),
           pad_(pass.pad),
           buffers_(new bit_word[static_cast<std::size_t>(3 * size_)]) {
-        // Once: the slack words that sweeps read past their end, and the constant padding around
-        // each row, which no row overwrites.
+        // Once: the slack, and the constant padding around each row, which no row overwrites.
         std::fill_n(buffers_.get(), 3 * size_, pad_word(pad_));
     }
 
@@ -125,14 +227,44 @@ public:
     void run(std::int64_t count, host_bit_view out, std::int64_t y) {
         bit_word* ext = buffers_.get();
         for (std::int64_t j = 0; j < count; ++j) extend(ext + j * pitch_);
-        const bit_word* a = ext;
+        const std::int64_t s = 64 * lead_ - before_;
+        int d = 0;
+        while (d < 6 && (std::int64_t{2} << d) <= window_) ++d;
+        if (window_ < 128) {
+            // The whole batch in one stream (the levels' lag paid once): block i of slot j goes
+            // to output row j if it ends before the row's last word, through `tail` if it holds
+            // that word, nowhere if it is padding.
+            const std::int64_t direct = (row_words_ - 1) / block, slot_blocks = pitch_ / block;
+            bit_word* tail = ext + size_;
+            std::int64_t j = 0, i = 0;
+            final_in_registers<Or, 0>(d, ext, count * slot_blocks, static_cast<int>(s),
+                                      static_cast<int>(window_ - (std::int64_t{1} << d)), [&](const words_v& v) {
+                                          bit_word* dst = out.row(y + j);
+                                          if (i < direct) {
+                                              std::memcpy(dst + block * i, &v, sizeof v);
+                                          } else if (i < vectors_) {
+                                              std::memcpy(tail + block * (i - direct), &v, sizeof v);
+                                              if (i == vectors_ - 1)
+                                                  store_row(tail, dst + block * direct, n_ - 64 * block * direct);
+                                          }
+                                          if (++i == slot_blocks) i = 0, ++j;
+                                      });
+            return;
+        }
         bit_word* work[2] = {ext + size_, ext + 2 * size_};
-        std::int64_t k = 1;
-        for (int w = 0; 2 * k <= window_; w ^= 1, k *= 2) {
+        bit_word* levels = work[0];
+        windows_in_registers<Or, 6, false>(ext, (count * pitch_ + block - 1) / block + 1, 0, 0,
+                                           [&](const words_v& v) {
+                                               std::memcpy(levels, &v, sizeof v);
+                                               levels += block;
+                                           });
+        const bit_word* a = work[0];
+        std::int64_t k = 64;
+        for (int w = 1; 2 * k <= window_; w ^= 1, k *= 2) {
             combine_shifted<Or>(a, work[w], count * pitch_, 0, k);
             a = work[w];
         }
-        const std::int64_t s = 64 * lead_ - before_, t = s + window_ - k, last = row_words_ - 1;
+        const std::int64_t t = s + window_ - k, last = row_words_ - 1;
         const bit_word m = last_word_mask(n_);
         for (std::int64_t j = 0; j < count; ++j, a += pitch_) {
             bit_word* dst = out.row(y + j);
@@ -168,7 +300,7 @@ private:
             put(base + n_ + j, get_bit(slot, base + detail::border_index(n_ + j, n_, mode_)));
     }
 
-    std::int64_t n_, before_, window_, lead_, row_words_, pitch_, size_;
+    std::int64_t n_, before_, window_, lead_, row_words_, vectors_, pitch_, size_;
     border_mode mode_;
     bool pad_;
     std::unique_ptr<bit_word[]> buffers_;

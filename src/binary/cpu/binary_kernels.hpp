@@ -1,5 +1,6 @@
 // The CPU binary-morphology kernels, compiled once per instruction set
-// (cmake/GranulaSimd.cmake). Every kernel writes only the output's pixels: the
+// (cmake/GranulaSimd.cmake), and once more for AVX-512 (with VBMI2's funnel shifts), which
+// binary.cpp picks on CPUs that have it. Every kernel writes only the output's pixels: the
 // bits past the width in each row's last word keep their value. Input and
 // output must not overlap.
 #pragma once
@@ -23,4 +24,5 @@
 GRANULA_DECLARE_BINARY_KERNELS(simd_scalar)
 GRANULA_DECLARE_BINARY_KERNELS(simd_baseline)
 GRANULA_DECLARE_BINARY_KERNELS(simd_avx2)
+GRANULA_DECLARE_BINARY_KERNELS(simd_avx512)
 #undef GRANULA_DECLARE_BINARY_KERNELS
