@@ -128,7 +128,8 @@ using detail::bit_pass;
 #if defined(GRANULA_SIMD_HAVE_avx512)
 bool use_avx512() {
     static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-                            __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi2");
+                            __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512cd") &&
+                            __builtin_cpu_supports("avx512vbmi2");
     return has && detail::active_simd_isa() == detail::simd_isa::avx2;
 }
 #define GRANULA_BINARY_DISPATCH(fn, ...) \

@@ -1,18 +1,22 @@
 // CPU kernels of binary morphology on 64-bit words (bit 0 = leftmost pixel).
 //
-//  - horizontal segments: the row, extended by its border, goes into a buffer;
-//  a window of L
-//    bits is ANDed (ORed) by doubling, A_2k(x) = A_k(x) & A_k(x + k), then two
-//    overlapping powers of two: log2(L) + 1 whole-word shift-and-combine sweeps
-//    per row;
-//  - vertical segments: van Herk/Gil-Werman on whole words (a block of L rows,
-//  prefix and
-//    suffix ANDs, 3 word operations per output word whatever L), a band of 16
-//    word columns at a time so each step is a contiguous vector operation;
-//  - other (dx, dy) steps: the AND of the L shifted rows (ignore and constant
-//  borders only).
-// This file is compiled once per instruction set; the loops over words are what
-// vectorises.
+//  - rectangles (a vertical then a horizontal segment): one sweep down the image by bands of
+//    rows; each row of the vertical pass goes straight into the horizontal pass's buffer, so
+//    no intermediate image exists and the image is read once from memory and written once;
+//  - vertical segments: van Herk/Gil-Werman on whole rows (blocks of L rows, the suffixes of a
+//    block stored, the prefix of the next one kept as a running row): 3 word operations per
+//    output word whatever L, each input row read twice while it is in cache;
+//  - horizontal segments: each row, extended by its border, in a buffer; the window of L bits
+//    is ANDed (ORed) by doubling, A_2k(x) = A_k(x) & A_k(x + k), up to the largest power of
+//    two K <= L, then A_L(x) = A_K(x) & A_K(x + L - K). Up to K = 64 every level stays in
+//    registers (a block of 4 or 8 words, funnel shifts of neighbouring words; the levels run
+//    one block apart), and the AVX-512 copy gets A_32 and A_64 without doubling (van
+//    Herk/Gil-Werman inside 32- and 64-bit lanes: leading ones by lzcnt, trailing ones by
+//    x & ~(x + 1)); longer windows continue with word-aligned sweeps over a batch of rows;
+//  - other (dx, dy) steps: the AND of the L shifted rows (ignore and constant borders only).
+// This file is compiled once per instruction set (and once more for AVX-512 with VBMI2 and CD,
+// src/binary/binary.cpp picks it); the loops over words are what vectorises, and the register
+// blocks are GCC vectors (4 plain words in the scalar copy).
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -141,13 +145,22 @@ words_v combine_v(words_v a, words_v b) {
     return Or ? (a | b) : (a & b);
 }
 
-// The 64 bits from bit 64 Q + r on, for each word of a followed by b (r in [0, 63]).
+// A bit shift count in [0, 63], broadcast once where the funnel shift takes a vector of counts.
+#if defined(__AVX512VBMI2__) && !defined(GRANULA_SIMD_SCALAR)
+using shift_count = __m512i;
+inline shift_count make_count(int r) { return _mm512_set1_epi64(r); }
+#else
+using shift_count = int;
+inline shift_count make_count(int r) { return r; }
+#endif
+
+// The 64 bits from bit 64 Q + r on, for each word of a followed by b.
 template <int Q>
-words_v funnel(words_v a, words_v b, int r) {
+words_v funnel(words_v a, words_v b, shift_count r) {
     const words_v lo = words_from<Q>(a, b), hi = words_from<Q + 1>(a, b);
 #if defined(__AVX512VBMI2__) && !defined(GRANULA_SIMD_SCALAR)
-    return reinterpret_cast<words_v>(_mm512_shrdv_epi64(reinterpret_cast<__m512i>(lo), reinterpret_cast<__m512i>(hi),
-                                                        _mm512_set1_epi64(r)));
+    return reinterpret_cast<words_v>(
+        _mm512_shrdv_epi64(reinterpret_cast<__m512i>(lo), reinterpret_cast<__m512i>(hi), r));
 #elif defined(GRANULA_SIMD_SCALAR)
     return words_v::each([&](int i) { return r ? (lo.w[i] >> r) | (hi.w[i] << (64 - r)) : lo.w[i]; });
 #else
@@ -155,22 +168,73 @@ words_v funnel(words_v a, words_v b, int r) {
 #endif
 }
 
+#if defined(__AVX512CD__) && !defined(GRANULA_SIMD_SCALAR)
+// The windows of K = 2^D bits (D = 5 or 6) from every bit of block x, whose next block is y,
+// without doubling: van Herk/Gil-Werman inside lanes of K bits. The window from bit p of lane c
+// is the suffix of lane c from p (set where p >= K - its leading ones: lzcnt of the complement)
+// and the prefix of lane c + 1 below p (its trailing ones, z & ~(z + 1), moved up one bit).
+// Dilation is the complement of the erosion of the complement.
+template <int D, bool Or>
+words_v lane_windows(words_v x, words_v y) {
+    __m512i a = reinterpret_cast<__m512i>(x), b = reinterpret_cast<__m512i>(y);
+    if constexpr (Or) a = ~a, b = ~b;
+    const __m512i ones = _mm512_set1_epi64(-1);
+    __m512i r;
+    if constexpr (D == 5) {
+        const __m512i suffix = _mm512_sllv_epi32(ones, _mm512_sub_epi32(_mm512_set1_epi32(32), _mm512_lzcnt_epi32(~a)));
+        const __m512i next = _mm512_alignr_epi32(b, a, 1);
+        const __m512i prefix = _mm512_andnot_si512(_mm512_add_epi32(next, _mm512_set1_epi32(1)), next);
+        r = suffix & (_mm512_slli_epi32(prefix, 1) | _mm512_set1_epi32(1));
+    } else {
+        const __m512i suffix = _mm512_sllv_epi64(ones, _mm512_sub_epi64(_mm512_set1_epi64(64), _mm512_lzcnt_epi64(~a)));
+        const __m512i next = _mm512_alignr_epi64(b, a, 1);
+        const __m512i prefix = _mm512_andnot_si512(_mm512_add_epi64(next, _mm512_set1_epi64(1)), next);
+        r = suffix & (_mm512_slli_epi64(prefix, 1) | _mm512_set1_epi64(1));
+    }
+    if constexpr (Or) r = ~r;
+    return reinterpret_cast<words_v>(r);
+}
+#endif
+
 // Doubling in registers: words from `a` on are read once, a block at a time, and level l + 1
 // (A_2k, k = 2^l) of block j is computed as soon as level l of block j + 1 exists (the levels
 // run one block apart), so no level is stored. Passes `vectors` blocks to sink in order: with
 // Final, A_K(t) op A_K(t + u) at t = 64 i + s (K = 2^D, s and u in [0, 63]); otherwise A_K.
 template <bool Or, int D, bool Final, class Sink>
 void windows_in_registers(const bit_word* a, std::int64_t vectors, int s, int u, Sink&& sink) {
+    const int qu = (s + u) >> 6;
+    const shift_count rs = make_count(s), ru = make_count((s + u) & 63);
+#if defined(__AVX512CD__) && !defined(GRANULA_SIMD_SCALAR)
+    if constexpr (D == 5 || D == 6) {
+        // A_32 and A_64 straight from the bits (lane_windows); the result lags one block, the
+        // final step one more.
+        const std::int64_t lag = Final ? 2 : 1;
+        words_v x_prev = {}, a_prev = {};
+        for (std::int64_t m = 0; m < vectors + lag; ++m) {
+            const words_v x = load_v(a + block * m);
+            const words_v k = lane_windows<D, Or>(x_prev, x);
+            if (m >= lag) {
+                if constexpr (Final)
+                    sink(combine_v<Or>(funnel<0>(a_prev, k, rs),
+                                       qu ? funnel<1>(a_prev, k, ru) : funnel<0>(a_prev, k, ru)));
+                else
+                    sink(k);
+            }
+            x_prev = x, a_prev = k;
+        }
+        return;
+    }
+#endif
     words_v prev[D + 1] = {}, cur[D + 1];
-    const int qu = (s + u) >> 6, ru = (s + u) & 63;
     const std::int64_t lag = Final ? D + 1 : D;
     for (std::int64_t m = 0; m < vectors + lag; ++m) {
         cur[0] = load_v(a + block * m);
 #pragma GCC unroll 8
-        for (int l = 0; l < D; ++l) cur[l + 1] = combine_v<Or>(prev[l], funnel<0>(prev[l], cur[l], 1 << l));
+        for (int l = 0; l < D; ++l)
+            cur[l + 1] = combine_v<Or>(prev[l], funnel<0>(prev[l], cur[l], make_count(1 << l)));
         if (m >= lag) {
             if constexpr (Final)
-                sink(combine_v<Or>(funnel<0>(prev[D], cur[D], s),
+                sink(combine_v<Or>(funnel<0>(prev[D], cur[D], rs),
                                    qu ? funnel<1>(prev[D], cur[D], ru) : funnel<0>(prev[D], cur[D], ru)));
             else
                 sink(cur[D]);
@@ -236,18 +300,18 @@ public:
             // that word, nowhere if it is padding.
             const std::int64_t direct = (row_words_ - 1) / block, slot_blocks = pitch_ / block;
             bit_word* tail = ext + size_;
+            const std::int64_t tail_width = n_ - 64 * block * direct;
             std::int64_t j = 0, i = 0;
+            bit_word* dst = out.row(y);
             final_in_registers<Or, 0>(d, ext, count * slot_blocks, static_cast<int>(s),
                                       static_cast<int>(window_ - (std::int64_t{1} << d)), [&](const words_v& v) {
-                                          bit_word* dst = out.row(y + j);
                                           if (i < direct) {
                                               std::memcpy(dst + block * i, &v, sizeof v);
                                           } else if (i < vectors_) {
                                               std::memcpy(tail + block * (i - direct), &v, sizeof v);
-                                              if (i == vectors_ - 1)
-                                                  store_row(tail, dst + block * direct, n_ - 64 * block * direct);
+                                              if (i == vectors_ - 1) store_row(tail, dst + block * direct, tail_width);
                                           }
-                                          if (++i == slot_blocks) i = 0, ++j;
+                                          if (++i == slot_blocks && ++j < count) i = 0, dst = out.row(y + j);
                                       });
             return;
         }
