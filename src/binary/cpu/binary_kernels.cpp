@@ -370,15 +370,6 @@ private:
     std::unique_ptr<bit_word[]> buffers_;
 };
 
-// Rows are fetched this far ahead of their first use: the image (2 MB at 4096 x 4096) lives in
-// L3, and the fetch overlaps the horizontal pass of the rows before.
-constexpr std::int64_t prefetch_distance = 16;
-
-inline void prefetch_row(const bit_word* row, std::int64_t words, bool write) {
-    for (std::int64_t i = 0; i < words; i += 8)
-        write ? __builtin_prefetch(row + i, 1) : __builtin_prefetch(row + i, 0);
-}
-
 // Rows per work item: a whole number of vertical windows (van Herk/Gil-Werman blocks), about 128.
 std::int64_t band_rows(std::int64_t window) { return window * std::max<std::int64_t>(1, 128 / window); }
 
@@ -417,7 +408,6 @@ void vertical_band(const_host_bit_view in, const bit_pass& pass, std::int64_t y0
         done(s);
         for (std::int64_t y = s + 1; y < std::min(e, y1); ++y) {
             const bit_word* q = source(y + window - 1);
-            prefetch_row(source(y + window - 1 + prefetch_distance), row_words, false);
             const bit_word* sf = suffix + (y - s) * row_words;
             const bool first = y == s + 1;
             d = dst(y);
@@ -466,11 +456,7 @@ void rectangle(const_host_bit_view in, host_bit_view out, const bit_pass& v, con
         const std::int64_t y0 = b * band, y1 = std::min(h, y0 + band);
         row_windows<Or> rows(hp, in.width());
         vertical_band<Or>(
-            in, v, y0, y1,
-            [&](std::int64_t y) {
-                if (y + prefetch_distance < h) prefetch_row(out.row(y + prefetch_distance), out.row_words(), true);
-                return rows.row((y - y0) % rows.batch);
-            },
+            in, v, y0, y1, [&](std::int64_t y) { return rows.row((y - y0) % rows.batch); },
             [&](std::int64_t y) {
                 const std::int64_t j = (y - y0) % rows.batch;
                 if (j == rows.batch - 1 || y == y1 - 1) rows.run(j + 1, out, y - j);
