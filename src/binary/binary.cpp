@@ -156,7 +156,9 @@ struct backend<host_memory> {
     static void complement(const_host_bit_view in, host_bit_view out, stream) {
         GRANULA_BINARY_DISPATCH(bit_complement, in, out);
     }
-    static void intersect(const_host_bit_view a, host_bit_view out, stream) { GRANULA_BINARY_DISPATCH(bit_and, a, out); }
+    static void intersect(const_host_bit_view a, host_bit_view out, stream) {
+        GRANULA_BINARY_DISPATCH(bit_and, a, out);
+    }
     static void synchronize(stream) {}
 };
 
