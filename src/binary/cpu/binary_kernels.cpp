@@ -411,13 +411,13 @@ void vertical_band(const_host_bit_view in, const bit_pass& pass, std::int64_t y0
             const bit_word* sf = suffix + (y - s) * row_words;
             const bool first = y == s + 1;
             d = dst(y);
-            bit_word v = 0;
-            for (std::int64_t i = 0; i < row_words; ++i) {
-                v = first ? q[i] : combine<Or>(prefix[i], q[i]);
+            for (std::int64_t i = 0; i < last; ++i) {
+                const bit_word v = first ? q[i] : combine<Or>(prefix[i], q[i]);
                 prefix[i] = v;
-                if (i < last) d[i] = combine<Or>(sf[i], v);
+                d[i] = combine<Or>(sf[i], v);
             }
-            d[last] = (combine<Or>(sf[last], v) & m) | (d[last] & ~m);
+            prefix[last] = first ? q[last] : combine<Or>(prefix[last], q[last]);
+            d[last] = (combine<Or>(sf[last], prefix[last]) & m) | (d[last] & ~m);
             done(y);
         }
     }
