@@ -21,7 +21,6 @@
 #include <array>
 #include <bit>
 #include <type_traits>
-#include <utility>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -97,42 +96,22 @@ void combine_shifted(const bit_word* a, bit_word* __restrict b, std::int64_t wor
     combine_at<Or, false, false>(a, b, words, s1, s2);
 }
 
-// Consecutive words of a row held together: one register of 8 words in the AVX-512 copy, of 4 in
-// the AVX2 copy (two SSE2 registers in the baseline copy), 4 scalar words in the scalar copy.
-#if defined(GRANULA_SIMD_SCALAR)
-constexpr int block = 4;
-struct words_v {
-    bit_word w[block];
-    friend words_v operator&(words_v a, words_v b) { return each([&](int i) { return a.w[i] & b.w[i]; }); }
-    friend words_v operator|(words_v a, words_v b) { return each([&](int i) { return a.w[i] | b.w[i]; }); }
-    template <class F>
-    static words_v each(F f) {
-        words_v v;
-        for (int i = 0; i < block; ++i) v.w[i] = f(i);
-        return v;
-    }
-};
-// Words Q .. Q + block - 1 of the words of a followed by those of b.
-template <int Q>
-words_v words_from(words_v a, words_v b) {
-    return words_v::each([&](int i) { return i + Q < block ? a.w[i + Q] : b.w[i + Q - block]; });
-}
-#else
-#if defined(__AVX512F__)
+// The horizontal levels in registers, in the AVX-512 copy only: its funnel shift (VBMI2) joins
+// two neighbouring words in one instruction. With AVX2 the two shuffles per level that reach the
+// neighbouring word made register levels slower than the sweeps (0.41 against 0.30 ms for a
+// 63x63 erosion at 4096x4096).
+#if defined(__AVX512VBMI2__) && defined(__AVX512CD__) && !defined(GRANULA_SIMD_SCALAR)
+#define GRANULA_BINARY_REGISTER_LEVELS 1
+
+// 8 consecutive words of a row: one register.
 constexpr int block = 8;
-#else
-constexpr int block = 4;
-#endif
 typedef bit_word words_v __attribute__((vector_size(block * sizeof(bit_word))));
-template <int Q, std::size_t... I>
-words_v words_from(words_v a, words_v b, std::index_sequence<I...>) {
-    return __builtin_shufflevector(a, b, (Q + static_cast<int>(I))...);
-}
+
+// Words Q .. Q + 7 of the words of a followed by those of b.
 template <int Q>
 words_v words_from(words_v a, words_v b) {
-    return words_from<Q>(a, b, std::make_index_sequence<block>{});
+    return __builtin_shufflevector(a, b, Q, Q + 1, Q + 2, Q + 3, Q + 4, Q + 5, Q + 6, Q + 7);
 }
-#endif
 
 inline words_v load_v(const bit_word* p) {
     words_v v;
@@ -145,30 +124,13 @@ words_v combine_v(words_v a, words_v b) {
     return Or ? (a | b) : (a & b);
 }
 
-// A bit shift count in [0, 63], broadcast once where the funnel shift takes a vector of counts.
-#if defined(__AVX512VBMI2__) && !defined(GRANULA_SIMD_SCALAR)
-using shift_count = __m512i;
-inline shift_count make_count(int r) { return _mm512_set1_epi64(r); }
-#else
-using shift_count = int;
-inline shift_count make_count(int r) { return r; }
-#endif
-
-// The 64 bits from bit 64 Q + r on, for each word of a followed by b.
+// The 64 bits from bit 64 Q + r on, for each word of a followed by b (r broadcast, in [0, 63]).
 template <int Q>
-words_v funnel(words_v a, words_v b, shift_count r) {
-    const words_v lo = words_from<Q>(a, b), hi = words_from<Q + 1>(a, b);
-#if defined(__AVX512VBMI2__) && !defined(GRANULA_SIMD_SCALAR)
-    return reinterpret_cast<words_v>(
-        _mm512_shrdv_epi64(reinterpret_cast<__m512i>(lo), reinterpret_cast<__m512i>(hi), r));
-#elif defined(GRANULA_SIMD_SCALAR)
-    return words_v::each([&](int i) { return r ? (lo.w[i] >> r) | (hi.w[i] << (64 - r)) : lo.w[i]; });
-#else
-    return r ? (lo >> r) | (hi << (64 - r)) : lo;
-#endif
+words_v funnel(words_v a, words_v b, __m512i r) {
+    return reinterpret_cast<words_v>(_mm512_shrdv_epi64(reinterpret_cast<__m512i>(words_from<Q>(a, b)),
+                                                        reinterpret_cast<__m512i>(words_from<Q + 1>(a, b)), r));
 }
 
-#if defined(__AVX512CD__) && !defined(GRANULA_SIMD_SCALAR)
 // The windows of K = 2^D bits (D = 5 or 6) from every bit of block x, whose next block is y,
 // without doubling: van Herk/Gil-Werman inside lanes of K bits. The window from bit p of lane c
 // is the suffix of lane c from p (set where p >= K - its leading ones: lzcnt of the complement)
@@ -194,20 +156,21 @@ words_v lane_windows(words_v x, words_v y) {
     if constexpr (Or) r = ~r;
     return reinterpret_cast<words_v>(r);
 }
-#endif
 
-// Doubling in registers: words from `a` on are read once, a block at a time, and level l + 1
-// (A_2k, k = 2^l) of block j is computed as soon as level l of block j + 1 exists (the levels
-// run one block apart), so no level is stored. Passes `vectors` blocks to sink in order: with
-// Final, A_K(t) op A_K(t + u) at t = 64 i + s (K = 2^D, s and u in [0, 63]); otherwise A_K.
+// Words from `a` on are read once, a block at a time. A_32 and A_64 come from lane_windows;
+// other levels by doubling, level l + 1 (A_2k, k = 2^l) of block j computed as soon as level l
+// of block j + 1 exists (the levels run one block apart), so no level is stored. Passes
+// `vectors` blocks to sink in order: with Final, A_K(t) op A_K(t + u) at t = 64 i + s (K = 2^D,
+// s and u in [0, 63]); otherwise A_K.
 template <bool Or, int D, bool Final, class Sink>
 void windows_in_registers(const bit_word* a, std::int64_t vectors, int s, int u, Sink&& sink) {
     const int qu = (s + u) >> 6;
-    const shift_count rs = make_count(s), ru = make_count((s + u) & 63);
-#if defined(__AVX512CD__) && !defined(GRANULA_SIMD_SCALAR)
+    const __m512i rs = _mm512_set1_epi64(s), ru = _mm512_set1_epi64((s + u) & 63);
+    auto final_value = [&](words_v x, words_v y) {
+        return combine_v<Or>(funnel<0>(x, y, rs), qu ? funnel<1>(x, y, ru) : funnel<0>(x, y, ru));
+    };
     if constexpr (D == 5 || D == 6) {
-        // A_32 and A_64 straight from the bits (lane_windows); the result lags one block, the
-        // final step one more.
+        // The result lags one block, the final step one more.
         const std::int64_t lag = Final ? 2 : 1;
         words_v x_prev = {}, a_prev = {};
         for (std::int64_t m = 0; m < vectors + lag; ++m) {
@@ -215,32 +178,29 @@ void windows_in_registers(const bit_word* a, std::int64_t vectors, int s, int u,
             const words_v k = lane_windows<D, Or>(x_prev, x);
             if (m >= lag) {
                 if constexpr (Final)
-                    sink(combine_v<Or>(funnel<0>(a_prev, k, rs),
-                                       qu ? funnel<1>(a_prev, k, ru) : funnel<0>(a_prev, k, ru)));
+                    sink(final_value(a_prev, k));
                 else
                     sink(k);
             }
             x_prev = x, a_prev = k;
         }
-        return;
-    }
-#endif
-    words_v prev[D + 1] = {}, cur[D + 1];
-    const std::int64_t lag = Final ? D + 1 : D;
-    for (std::int64_t m = 0; m < vectors + lag; ++m) {
-        cur[0] = load_v(a + block * m);
+    } else {
+        words_v prev[D + 1] = {}, cur[D + 1];
+        const std::int64_t lag = Final ? D + 1 : D;
+        for (std::int64_t m = 0; m < vectors + lag; ++m) {
+            cur[0] = load_v(a + block * m);
 #pragma GCC unroll 8
-        for (int l = 0; l < D; ++l)
-            cur[l + 1] = combine_v<Or>(prev[l], funnel<0>(prev[l], cur[l], make_count(1 << l)));
-        if (m >= lag) {
-            if constexpr (Final)
-                sink(combine_v<Or>(funnel<0>(prev[D], cur[D], rs),
-                                   qu ? funnel<1>(prev[D], cur[D], ru) : funnel<0>(prev[D], cur[D], ru)));
-            else
-                sink(cur[D]);
+            for (int l = 0; l < D; ++l)
+                cur[l + 1] = combine_v<Or>(prev[l], funnel<0>(prev[l], cur[l], _mm512_set1_epi64(1 << l)));
+            if (m >= lag) {
+                if constexpr (Final)
+                    sink(final_value(prev[D], cur[D]));
+                else
+                    sink(cur[D]);
+            }
+#pragma GCC unroll 8
+            for (int l = 0; l <= D; ++l) prev[l] = cur[l];
         }
-#pragma GCC unroll 8
-        for (int l = 0; l <= D; ++l) prev[l] = cur[l];
     }
 }
 
@@ -251,15 +211,20 @@ void final_in_registers(int d, const bit_word* a, std::int64_t vectors, int s, i
     }
     windows_in_registers<Or, D, true>(a, vectors, s, u, sink);
 }
+#else
+constexpr int block = 8;
+#endif
 
 // Horizontal windows on a batch of rows. Each row, extended by its border, lies in its own slot
 // of `pitch` words with its first pixel at bit 64 * lead: bits [64 * lead - before, 64 * lead +
 // n + after) of the slot are the extended row. The window of L = before + after + 1 bits is
 // combined by doubling, A_2k(t) = A_k(t) op A_k(t + k), up to the largest power of two K <= L,
-// then out(x) = A_K(t) op A_K(t + L - K) at t = 64 * lead - before + x. Up to K = 64 the levels
-// are computed in registers (windows_in_registers); windows of 128 bits and more store A_64 and
-// continue with word-aligned sweeps over the whole batch (a sweep of one row at a time would
-// read what it has just stored and fail store forwarding on every unaligned load).
+// then out(x) = A_K(t) op A_K(t + L - K) at t = 64 * lead - before + x. Each level is a sweep
+// over the whole batch (a sweep of one row at a time would read what it has just stored and
+// fail store forwarding on every unaligned load); steps of 8 bits and more are byte-aligned
+// loads. The AVX-512 copy computes the levels up to K = 64 in registers (windows_in_registers)
+// and sweeps only beyond. Slots are whole blocks of 8 words so that a batch is one stream of
+// blocks.
 template <bool Or>
 class row_windows {
 public:
@@ -292,41 +257,48 @@ public:
         bit_word* ext = buffers_.get();
         for (std::int64_t j = 0; j < count; ++j) extend(ext + j * pitch_);
         const std::int64_t s = 64 * lead_ - before_;
-        int d = 0;
-        while (d < 6 && (std::int64_t{2} << d) <= window_) ++d;
-        if (window_ < 128) {
-            // The whole batch in one stream (the levels' lag paid once): block i of slot j goes
-            // to output row j if it ends before the row's last word, through `tail` if it holds
-            // that word, nowhere if it is padding.
-            const std::int64_t direct = (row_words_ - 1) / block, slot_blocks = pitch_ / block;
-            bit_word* tail = ext + size_;
-            const std::int64_t tail_width = n_ - 64 * block * direct;
-            std::int64_t j = 0, i = 0;
-            bit_word* dst = out.row(y);
-            final_in_registers<Or, 0>(d, ext, count * slot_blocks, static_cast<int>(s),
-                                      static_cast<int>(window_ - (std::int64_t{1} << d)), [&](const words_v& v) {
-                                          if (i < direct) {
-                                              std::memcpy(dst + block * i, &v, sizeof v);
-                                          } else if (i < vectors_) {
-                                              std::memcpy(tail + block * (i - direct), &v, sizeof v);
-                                              if (i == vectors_ - 1) store_row(tail, dst + block * direct, tail_width);
-                                          }
-                                          if (++i == slot_blocks && ++j < count) i = 0, dst = out.row(y + j);
-                                      });
-            return;
-        }
         bit_word* work[2] = {ext + size_, ext + 2 * size_};
-        bit_word* levels = work[0];
-        windows_in_registers<Or, 6, false>(ext, (count * pitch_ + block - 1) / block + 1, 0, 0,
-                                           [&](const words_v& v) {
-                                               std::memcpy(levels, &v, sizeof v);
-                                               levels += block;
-                                           });
-        const bit_word* a = work[0];
-        std::int64_t k = 64;
-        for (int w = 1; 2 * k <= window_; w ^= 1, k *= 2) {
-            combine_shifted<Or>(a, work[w], count * pitch_, 0, k);
-            a = work[w];
+        const bit_word* a = ext;
+        std::int64_t k = 1;
+#if defined(GRANULA_BINARY_REGISTER_LEVELS)
+        {
+            int d = 0;
+            while (d < 6 && (std::int64_t{2} << d) <= window_) ++d;
+            if (window_ < 128) {
+                // The whole batch in one stream (the levels' lag paid once): block i of slot j
+                // goes to output row j if it ends before the row's last word, through `tail` if
+                // it holds that word, nowhere if it is padding.
+                const std::int64_t direct = (row_words_ - 1) / block, slot_blocks = pitch_ / block;
+                bit_word* tail = work[0];
+                const std::int64_t tail_width = n_ - 64 * block * direct;
+                std::int64_t j = 0, i = 0;
+                bit_word* dst = out.row(y);
+                final_in_registers<Or, 0>(
+                    d, ext, count * slot_blocks, static_cast<int>(s),
+                    static_cast<int>(window_ - (std::int64_t{1} << d)), [&](const words_v& v) {
+                        if (i < direct) {
+                            std::memcpy(dst + block * i, &v, sizeof v);
+                        } else if (i < vectors_) {
+                            std::memcpy(tail + block * (i - direct), &v, sizeof v);
+                            if (i == vectors_ - 1) store_row(tail, dst + block * direct, tail_width);
+                        }
+                        if (++i == slot_blocks && ++j < count) i = 0, dst = out.row(y + j);
+                    });
+                return;
+            }
+            bit_word* levels = work[0];
+            windows_in_registers<Or, 6, false>(ext, (count * pitch_ + block - 1) / block + 1, 0, 0,
+                                               [&](const words_v& v) {
+                                                   std::memcpy(levels, &v, sizeof v);
+                                                   levels += block;
+                                               });
+            a = work[0], k = 64;
+        }
+#endif
+        for (; 2 * k <= window_; k *= 2) {
+            bit_word* next = a == work[0] ? work[1] : work[0];
+            combine_shifted<Or>(a, next, count * pitch_, 0, k);
+            a = next;
         }
         const std::int64_t t = s + window_ - k, last = row_words_ - 1;
         const bit_word m = last_word_mask(n_);
