@@ -8,15 +8,15 @@
 //    output word whatever L, each input row read twice while it is in cache;
 //  - horizontal segments: each row, extended by its border, in a buffer; the window of L bits
 //    is ANDed (ORed) by doubling, A_2k(x) = A_k(x) & A_k(x + k), up to the largest power of
-//    two K <= L, then A_L(x) = A_K(x) & A_K(x + L - K). Up to K = 64 every level stays in
-//    registers (a block of 4 or 8 words, funnel shifts of neighbouring words; the levels run
-//    one block apart), and the AVX-512 copy gets A_32 and A_64 without doubling (van
+//    two K <= L, then A_L(x) = A_K(x) & A_K(x + L - K): one vectorised sweep per level over a
+//    batch of 8 rows (shifts of 8k bits are byte-aligned loads). The AVX-512 copy keeps the
+//    levels up to K = 64 in registers instead (blocks of 8 words, VBMI2 funnel shifts, each
+//    level one block behind the one before) and gets A_32 and A_64 without doubling (van
 //    Herk/Gil-Werman inside 32- and 64-bit lanes: leading ones by lzcnt, trailing ones by
-//    x & ~(x + 1)); longer windows continue with word-aligned sweeps over a batch of rows;
+//    x & ~(x + 1));
 //  - other (dx, dy) steps: the AND of the L shifted rows (ignore and constant borders only).
 // This file is compiled once per instruction set (and once more for AVX-512 with VBMI2 and CD,
-// src/binary/binary.cpp picks it); the loops over words are what vectorises, and the register
-// blocks are GCC vectors (4 plain words in the scalar copy).
+// src/binary/binary.cpp picks it); the loops over words are what vectorises.
 #include <algorithm>
 #include <array>
 #include <bit>
