@@ -1,5 +1,6 @@
 // The CPU binary-morphology kernels, compiled once per instruction set
-// (cmake/GranulaSimd.cmake). Every kernel writes only the output's pixels: the
+// (cmake/GranulaSimd.cmake), and once more for AVX-512 (with VBMI2's funnel shifts), which
+// binary.cpp picks on CPUs that have it. Every kernel writes only the output's pixels: the
 // bits past the width in each row's last word keep their value. Input and
 // output must not overlap.
 #pragma once
@@ -10,6 +11,8 @@
 #define GRANULA_DECLARE_BINARY_KERNELS(ns)                                                          \
     namespace granula::ns {                                                                         \
     void bit_segment_pass(const_host_bit_view in, host_bit_view out, const detail::bit_pass& pass); \
+    void bit_rectangle_pass(const_host_bit_view in, host_bit_view out, const detail::bit_pass& vertical, \
+                            const detail::bit_pass& horizontal);                                    \
     void bit_complement(const_host_bit_view in, host_bit_view out);                                 \
     void bit_and(const_host_bit_view a, host_bit_view out);                                         \
     template <class T>                                                                              \
@@ -21,4 +24,5 @@
 GRANULA_DECLARE_BINARY_KERNELS(simd_scalar)
 GRANULA_DECLARE_BINARY_KERNELS(simd_baseline)
 GRANULA_DECLARE_BINARY_KERNELS(simd_avx2)
+GRANULA_DECLARE_BINARY_KERNELS(simd_avx512)
 #undef GRANULA_DECLARE_BINARY_KERNELS
