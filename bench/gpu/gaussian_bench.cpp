@@ -11,10 +11,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench_support.hpp"
 #include "cuda_timing.hpp"
 #include "granula/granula.hpp"
 
@@ -22,16 +22,9 @@ namespace {
 
 using granula_bench::check;
 using granula_bench::median_ms;
+using granula_bench::split;
 // Each run waits for the previous: the time of a whole call, host work included.
 constexpr auto timing = granula_bench::runs::each_alone;
-
-std::vector<std::string> split(const std::string& s) {
-    std::vector<std::string> parts;
-    std::stringstream ss(s);
-    for (std::string item; std::getline(ss, item, ',');)
-        if (!item.empty()) parts.push_back(item);
-    return parts;
-}
 
 template <class T>
 void bench(std::int64_t n, const std::vector<std::string>& sigmas, const std::vector<std::string>& methods, int reps,

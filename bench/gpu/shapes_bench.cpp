@@ -13,17 +13,21 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench_support.hpp"
 #include "cuda_timing.hpp"
 #include "granula/granula.hpp"
 
 namespace {
 
 using granula_bench::check;
+using granula_bench::fill_random;
 using granula_bench::median_ms;
+using granula_bench::option_value;
+using granula_bench::split;
+using granula_bench::unknown_option;
 constexpr auto timing = granula_bench::runs::back_to_back;
 
 struct options {
@@ -35,25 +39,11 @@ struct options {
                                        "line:63:100",  "disk:31",     "disk:31:4",    "octagon:20:10"};
 };
 
-std::vector<std::string> split(const std::string& s) {
-    std::vector<std::string> parts;
-    std::stringstream ss(s);
-    for (std::string item; std::getline(ss, item, ',');)
-        if (!item.empty()) parts.push_back(item);
-    return parts;
-}
-
 options parse(int argc, char** argv) {
     options o;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "%s needs a value\n", a.c_str());
-                std::exit(2);
-            }
-            return argv[++i];
-        };
+        const auto value = [&] { return option_value(i, argc, argv); };
         if (a == "--size") o.size = std::atoll(value().c_str());
         else if (a == "--reps") o.reps = std::max(1, std::atoi(value().c_str()));
         else if (a == "--warmup") o.warmup = std::max(0, std::atoi(value().c_str()));
@@ -62,27 +52,9 @@ options parse(int argc, char** argv) {
         else if (a == "--op") o.op = value();
         else if (a == "--mode") o.mode = granula::parse_border_mode(value());
         else if (a == "--shapes") o.shapes = split(value());
-        else {
-            std::fprintf(stderr, "unknown argument %s\n", a.c_str());
-            std::exit(2);
-        }
+        else unknown_option(a);
     }
     return o;
-}
-
-template <class T>
-void fill_random(granula::host_image<T>& img, std::uint64_t seed) {
-    std::uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
-    for (std::int64_t y = 0; y < img.height(); ++y) {
-        T* row = img.view().row(y);
-        for (std::int64_t x = 0; x < img.width(); ++x) {
-            s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-            if constexpr (std::is_floating_point_v<T>)
-                row[x] = static_cast<float>(s >> 40) * (1.0f / 16777216.0f);
-            else
-                row[x] = static_cast<T>(s >> 32);
-        }
-    }
 }
 
 template <class T>
