@@ -1,7 +1,11 @@
-// The core's CUDA services: device discovery, device memory, copies, streams.
+// The core's CUDA services: device discovery, device memory, copies, streams, scratch buffers.
+#include <algorithm>
+#include <cstdint>
+#include <mutex>
 #include <string>
 
 #include "core/cuda/check.cuh"
+#include "core/cuda/stream_buffer.cuh"
 #include "granula/core/device.hpp"
 #include "granula/core/image.hpp"
 #include "granula/core/stream.hpp"
@@ -53,6 +57,50 @@ void copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_
     }
     check_cuda(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, row_bytes, rows, kind, to_cuda(s.native_handle())),
                "cudaMemcpy2DAsync");
+}
+
+namespace {
+
+// The pool of `device` keeps freed memory mapped up to an eighth of the device (at most 4 GiB)
+// instead of unmapping it at every synchronisation: the next call's scratch images (hundreds of
+// MB for a large image) are then not mapped again. Set once per device, on first use.
+void keep_freed_scratch(int device) {
+    static std::mutex mutex;
+    static std::uint64_t done = 0;  // bit d: device d (devices past 63 keep the default)
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (device >= 64 || (done >> device & 1u)) return;
+    done |= std::uint64_t{1} << device;
+    cudaMemPool_t pool = nullptr;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    if (cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess || cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+        cudaGetLastError();  // a tuning, not a requirement
+        return;
+    }
+    std::uint64_t keep = std::min<std::uint64_t>(total_bytes / 8, std::uint64_t{4} << 30);
+    cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+}
+
+}  // namespace
+
+stream_buffer::stream_buffer(std::size_t bytes, cudaStream_t s, const char* what) : stream_(s) {
+    if (bytes == 0) return;
+    int device = 0, pools = 0;
+    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+    check_cuda(cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device), "cudaDeviceGetAttribute");
+    pooled_ = pools != 0;
+    if (pooled_) keep_freed_scratch(device);
+    const cudaError_t status = pooled_ ? cudaMallocAsync(&ptr_, bytes, s) : cudaMalloc(&ptr_, bytes);
+    if (status != cudaSuccess) ptr_ = nullptr;
+    check_cuda(status, what);
+}
+
+void stream_buffer::release() noexcept {
+    if (ptr_ == nullptr) return;
+    if (pooled_)
+        cudaFreeAsync(ptr_, stream_);  // runs after the work queued on the stream that uses it
+    else
+        cudaFree(ptr_);
+    ptr_ = nullptr;
 }
 
 }  // namespace detail

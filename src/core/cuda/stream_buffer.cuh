@@ -1,5 +1,6 @@
 // Temporary device memory allocated and freed in stream order (cudaMallocAsync/cudaFreeAsync),
-// for the scratch space of CUDA backends.
+// so temporaries cost no host synchronisation: the scratch space of every CUDA backend. Where
+// the device has no memory pools it falls back to cudaMalloc/cudaFree.
 #pragma once
 
 #include <cstddef>
@@ -12,11 +13,19 @@ class stream_buffer {
 public:
     stream_buffer() = default;
     // `what` names the buffer in the error when the allocation fails.
-    stream_buffer(std::size_t bytes, cudaStream_t s, const char* what) : stream_(s) {
-        if (bytes) check_cuda(cudaMallocAsync(&ptr_, bytes, s), what);
+    stream_buffer(std::size_t bytes, cudaStream_t s, const char* what);
+    ~stream_buffer() { release(); }
+    stream_buffer(stream_buffer&& other) noexcept
+        : ptr_(other.ptr_), stream_(other.stream_), pooled_(other.pooled_) {
+        other.ptr_ = nullptr;
     }
-    ~stream_buffer() {
-        if (ptr_) cudaFreeAsync(ptr_, stream_);
+    stream_buffer& operator=(stream_buffer&& other) noexcept {
+        if (this != &other) {
+            release();
+            ptr_ = other.ptr_, stream_ = other.stream_, pooled_ = other.pooled_;
+            other.ptr_ = nullptr;
+        }
+        return *this;
     }
     stream_buffer(const stream_buffer&) = delete;
     stream_buffer& operator=(const stream_buffer&) = delete;
@@ -26,8 +35,10 @@ public:
     }
 
 private:
+    void release() noexcept;
     void* ptr_ = nullptr;
     cudaStream_t stream_ = nullptr;
+    bool pooled_ = false;
 };
 
 }  // namespace granula::detail

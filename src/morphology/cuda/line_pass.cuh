@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/cuda/stream_buffer.cuh"
 #include "granula/core/border.hpp"
 #include "granula/core/image.hpp"
 #include "morphology/cuda/words.cuh"
@@ -91,27 +92,6 @@ void with_chunk_length(int chunk, F&& f) {
     }
 }
 
-// A device buffer allocated and freed in stream order (cudaMallocAsync / cudaFreeAsync), so
-// temporaries cost no host synchronisation; falls back to cudaMalloc where memory pools are
-// not supported.
-class stream_buffer {
-public:
-    stream_buffer() = default;
-    stream_buffer(std::size_t bytes, cudaStream_t stream);
-    ~stream_buffer();
-    stream_buffer(stream_buffer&& other) noexcept;
-    stream_buffer& operator=(stream_buffer&& other) noexcept;
-    stream_buffer(const stream_buffer&) = delete;
-    stream_buffer& operator=(const stream_buffer&) = delete;
-    void* get() const { return ptr_; }
-
-private:
-    void release() noexcept;
-    void* ptr_ = nullptr;
-    cudaStream_t stream_ = nullptr;
-    bool pooled_ = false;
-};
-
 // A temporary image in a stream_buffer; rows padded to 128 bytes like device_image.
 template <class T>
 class scratch_image {
@@ -119,12 +99,12 @@ public:
     scratch_image() = default;
     scratch_image(std::int64_t width, std::int64_t height, cudaStream_t stream)
         : width_(width), height_(height), stride_(((width * std::int64_t(sizeof(T)) + 127) / 128) * 128 / std::int64_t(sizeof(T))),
-          buffer_(static_cast<std::size_t>(stride_ * height) * sizeof(T), stream) {}
-    device_view<T> view() const { return {static_cast<T*>(buffer_.get()), width_, height_, stride_}; }
+          buffer_(static_cast<std::size_t>(stride_ * height) * sizeof(T), stream, "cudaMallocAsync (temporary image)") {}
+    device_view<T> view() const { return {buffer_.as<T>(), width_, height_, stride_}; }
 
 private:
     std::int64_t width_ = 0, height_ = 0, stride_ = 0;
-    stream_buffer buffer_;
+    granula::detail::stream_buffer buffer_;
 };
 
 // The middle term of the two-level vHGW: the min (max) of m - 1 consecutive chunk minima, down

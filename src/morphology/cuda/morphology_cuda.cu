@@ -24,54 +24,6 @@ namespace detail {
 using granula::detail::check_cuda;
 using granula::detail::check_launch;
 
-// ---- stream-ordered buffers ---------------------------------------------------------------------
-namespace {
-bool memory_pools_supported() {
-    int device = 0, supported = 0;
-    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-    check_cuda(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device), "cudaDeviceGetAttribute");
-    return supported != 0;
-}
-}  // namespace
-
-stream_buffer::stream_buffer(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
-    if (bytes == 0) return;
-    pooled_ = memory_pools_supported();
-    const cudaError_t status = pooled_ ? cudaMallocAsync(&ptr_, bytes, stream) : cudaMalloc(&ptr_, bytes);
-    if (status != cudaSuccess) {
-        ptr_ = nullptr;
-        granula::detail::throw_cuda_error(status, pooled_ ? "cudaMallocAsync (temporary image)"
-                                                          : "cudaMalloc (temporary image)");
-    }
-}
-
-stream_buffer::~stream_buffer() { release(); }
-
-stream_buffer::stream_buffer(stream_buffer&& other) noexcept
-    : ptr_(other.ptr_), stream_(other.stream_), pooled_(other.pooled_) {
-    other.ptr_ = nullptr;
-}
-
-stream_buffer& stream_buffer::operator=(stream_buffer&& other) noexcept {
-    if (this != &other) {
-        release();
-        ptr_ = other.ptr_;
-        stream_ = other.stream_;
-        pooled_ = other.pooled_;
-        other.ptr_ = nullptr;
-    }
-    return *this;
-}
-
-void stream_buffer::release() noexcept {
-    if (ptr_ == nullptr) return;
-    if (pooled_)
-        cudaFreeAsync(ptr_, stream_);  // runs after the work queued on the stream that uses it
-    else
-        cudaFree(ptr_);
-    ptr_ = nullptr;
-}
-
 // ---- out = a - b ----------------------------------------------------------------------------------
 namespace {
 
