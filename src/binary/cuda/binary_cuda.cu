@@ -23,6 +23,7 @@
 //  word.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 
 #include "binary/cuda/binary_cuda.hpp"
 #include "core/border_index.hpp"
@@ -251,6 +252,107 @@ __global__ void __launch_bounds__(fused_threads, 3)
     }
 }
 
+// Streaming rectangle (vertical window <= band_max_vwindow, horizontal arms
+// <= 63 bits): one warp per band of rows and 30 word columns. Lane l owns word
+// column c0 - 1 + l and walks down the band: van Herk/Gil-Werman over blocks of
+// `vwindow` rows, the block's suffix ANDs kept in a ring in shared memory (one
+// slot per row of the block and lane), the next block's prefix in a register,
+// so each input word is read once per band, with a batch of loads in flight
+// ahead of use. The vertical result of each row goes to the two neighbouring
+// lanes by shuffles and lanes 1..30 run the horizontal window on (left, own,
+// right) in registers and store their word. Lanes 0 and 31 are the halo.
+constexpr int band_lanes = 32;
+constexpr int band_out_words = band_lanes - 2;
+constexpr int band_max_vwindow = 96;  // ring: 96 x 32 x 8 B = 24 KB a warp
+constexpr int band_prefetch = 8;      // loads in flight per lane
+
+// The op of the bits [k - before, k + after] of the row (l, c, r) around each
+// bit k of c; before, after <= 63.
+template <bool Or>
+__device__ inline bit_word window3(bit_word l, bit_word c, bit_word r, int before, int after) {
+    bit_word v = after ? window_bits<Or>(c, r, after + 1) : c;
+    if (before) {
+        const bit_word lo = (l >> (64 - before)) | (c << before);
+        const bit_word hi = (c >> (64 - before)) | (r << before);
+        v = op<Or>(v, window_bits<Or>(lo, hi, before + 1));
+    }
+    return v;
+}
+
+template <bool Or>
+__global__ void __launch_bounds__(band_lanes)
+    band_rectangle_kernel(bits_in in, bits_out out, std::int64_t band_rows, std::int64_t before_v, int vwindow,
+                          int before_h, int after_h, bool pad) {
+    extern __shared__ bit_word ring[];  // [vwindow][band_lanes]
+    const int lane = threadIdx.x;
+    const std::int64_t words = row_words(in.width);
+    const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * band_out_words - 1 + lane;
+    const std::int64_t y0 = static_cast<std::int64_t>(blockIdx.y) * band_rows;
+    const std::int64_t y1 = y0 + band_rows < in.height ? y0 + band_rows : in.height;
+    const bit_word id = Or ? bit_word{0} : all_ones;
+    const bit_word pad_word = pad ? all_ones : bit_word{0};
+    const bit_word tail = last_mask(in.width);
+    const bool column_in = c >= 0 && c < words;
+    const bool is_last = c == words - 1;
+    // Extended rows j = 0 .. total - 1 are input rows y0 - before_v + j; output
+    // row y0 + j - vwindow is complete when row j arrives (its window ends at j - 1).
+    const std::int64_t total = (y1 - y0) + vwindow;
+    const bit_word* src = in.data + (y0 - before_v) * in.stride + c;
+    auto load = [&](std::int64_t j) -> bit_word {
+        const std::int64_t y = y0 - before_v + j;
+        if (!column_in || y < 0 || y >= in.height || j >= total - 1) return pad_word;
+        bit_word v = __ldg(src + j * in.stride);
+        if (is_last) v = (v & tail) | (pad_word & ~tail);
+        return v;
+    };
+    const bool writer = lane >= 1 && lane <= band_out_words && column_in;
+    bit_word* dst = out.data + y0 * out.stride + c;
+    bit_word pre = id;
+    int o = 0;                // slot of row j in its block
+    std::int64_t y = -vwindow;  // output row (relative to y0) of row j
+    auto suffixes = [&]() {
+        bit_word acc = id;
+        for (int s = vwindow - 1; s >= 0; --s) {
+            acc = op<Or>(acc, ring[s * band_lanes + lane]);
+            ring[s * band_lanes + lane] = acc;
+        }
+    };
+    bit_word cur[band_prefetch], nxt[band_prefetch];
+#pragma unroll
+    for (int p = 0; p < band_prefetch; ++p) cur[p] = load(p);
+    for (std::int64_t jb = 0; jb < total; jb += band_prefetch) {
+#pragma unroll
+        for (int p = 0; p < band_prefetch; ++p) nxt[p] = load(jb + band_prefetch + p);
+#pragma unroll
+        for (int p = 0; p < band_prefetch; ++p) {
+            if (jb + p >= total) break;  // uniform across the warp
+            const bit_word g = cur[p];
+            bit_word& slot = ring[o * band_lanes + lane];
+            if (y >= 0) {
+                const bit_word v = op<Or>(slot, pre);
+                const bit_word left = __shfl_up_sync(0xffffffffu, v, 1);
+                const bit_word right = __shfl_down_sync(0xffffffffu, v, 1);
+                if (writer) {
+                    bit_word w = window3<Or>(left, v, right, before_h, after_h);
+                    bit_word* to = dst + y * out.stride;
+                    if (is_last && (in.width & 63)) w = (w & tail) | (*to & ~tail);
+                    *to = w;
+                }
+            }
+            pre = op<Or>(pre, g);
+            slot = g;
+            ++y;
+            if (++o == vwindow) {
+                o = 0;
+                pre = id;
+                suffixes();  // each lane reads and writes its own slots only
+            }
+        }
+#pragma unroll
+        for (int p = 0; p < band_prefetch; ++p) cur[p] = nxt[p];
+    }
+}
+
 template <bool Or>
 __global__ void general_kernel(bits_in in, bits_out out, std::int64_t length, std::int64_t start, int dx, int dy,
                                bool pad) {
@@ -362,12 +464,61 @@ void bit_segment_pass(const_device_bit_view in, device_bit_view out, const bit_p
     }
 }
 
+namespace {
+
+int multiprocessors() {
+    static const int count = [] {
+        int device = 0, n = 0;
+        check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+        check_cuda(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+        return n > 0 ? n : 1;
+    }();
+    return count;
+}
+
+// Rows per warp of the streaming rectangle kernel: enough warps for about
+// band_warps_per_sm on every multiprocessor, but bands of at least the vertical
+// window (each band reads vwindow - 1 rows twice).
+std::int64_t band_rows_for(std::int64_t height, std::int64_t groups, std::int64_t vwindow) {
+    constexpr std::int64_t band_warps_per_sm = 16;
+    if (const char* e = std::getenv("GRANULA_BINARY_BAND_ROWS")) {  // tuning experiments only
+        const long long r = std::atoll(e);
+        if (r > 0) return r;
+    }
+    const std::int64_t target = band_warps_per_sm * multiprocessors();
+    std::int64_t rows = (height * groups + target - 1) / target;
+    rows = std::max<std::int64_t>(rows, std::max<std::int64_t>(vwindow, 32));
+    return std::min<std::int64_t>(rows, height);
+}
+
+}  // namespace
+
 bool rectangle_pass(const_device_bit_view in, device_bit_view out, const bit_pass& v, const bit_pass& h, stream s) {
     using bp = bit_pass::direction;
     if (v.dir != bp::vertical || h.dir != bp::horizontal || v.dilate != h.dilate || v.pad != h.pad ||
         v.mode != h.mode || (v.mode != border_mode::ignore && v.mode != border_mode::constant))
         return false;
     const std::int64_t vwindow = v.before + v.after + 1, hwindow = h.before + h.after + 1;
+    const cudaStream_t st = to_cuda(s.native_handle());
+    if (vwindow <= band_max_vwindow && h.before <= 63 && h.after <= 63) {
+        const std::int64_t groups = (in.row_words() + band_out_words - 1) / band_out_words;
+        const std::int64_t band = band_rows_for(in.height(), groups, vwindow);
+        const std::int64_t bands = (in.height() + band - 1) / band;
+        if (bands <= max_grid_y) {
+            const dim3 grid(static_cast<unsigned>(groups), static_cast<unsigned>(bands));
+            const std::size_t shared = static_cast<std::size_t>(vwindow) * band_lanes * sizeof(bit_word);
+            auto launch = [&](auto kernel) {
+                kernel<<<grid, band_lanes, shared, st>>>(raw(in), raw(out), band, v.before, static_cast<int>(vwindow),
+                                                         static_cast<int>(h.before), static_cast<int>(h.after), v.pad);
+            };
+            if (v.dilate)
+                launch(band_rectangle_kernel<true>);
+            else
+                launch(band_rectangle_kernel<false>);
+            check_launch("binary band rectangle pass");
+            return true;
+        }
+    }
     // Shared rows: the window start of a word's first pixel lies halo_left words
     // back; the fetches of its window reach hwindow / 64 + 2 words on.
     const std::int64_t halo_left = (h.before + 63) / 64, halo_right = hwindow / 64 + 2;
@@ -380,7 +531,6 @@ bool rectangle_pass(const_device_bit_view in, device_bit_view out, const bit_pas
     const dim3 grid(static_cast<unsigned>((in.row_words() + fused_tile_words - 1) / fused_tile_words),
                     static_cast<unsigned>(rows_tiles));
     const std::size_t shared = static_cast<std::size_t>((tile_rows + vwindow - 1) * cols) * sizeof(bit_word);
-    const cudaStream_t st = to_cuda(s.native_handle());
     auto launch = [&](auto kernel) {
         kernel<<<grid, fused_threads, shared, st>>>(raw(in), raw(out), static_cast<int>(tile_rows), v.before,
                                                     static_cast<int>(vwindow), static_cast<int>(halo_left),
