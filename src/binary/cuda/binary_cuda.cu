@@ -266,23 +266,47 @@ constexpr int band_out_words = band_lanes - 2;
 constexpr int band_max_vwindow = 96;  // ring: 96 x 32 x 8 B = 24 KB a warp
 constexpr int band_prefetch = 8;      // loads in flight per lane
 
-// The op of the bits [k - before, k + after] of the row (l, c, r) around each
-// bit k of c; before, after <= 63.
-template <bool Or>
-__device__ inline bit_word window3(bit_word l, bit_word c, bit_word r, int before, int after) {
-    bit_word v = after ? window_bits<Or>(c, r, after + 1) : c;
-    if (before) {
-        const bit_word lo = (l >> (64 - before)) | (c << before);
-        const bit_word hi = (c >> (64 - before)) | (r << before);
-        v = op<Or>(v, window_bits<Or>(lo, hi, before + 1));
+// 64 bits of the 128-bit (hi:lo) from bit k on, 0 < k < 64: two funnel
+// shifts of 32-bit halves.
+__device__ inline bit_word shr128(bit_word lo, bit_word hi, int k) {
+    const unsigned l0 = static_cast<unsigned>(lo), l1 = static_cast<unsigned>(lo >> 32);
+    const unsigned h0 = static_cast<unsigned>(hi), h1 = static_cast<unsigned>(hi >> 32);
+    unsigned x, y;
+    if (k < 32) {
+        x = __funnelshift_r(l0, l1, k);
+        y = __funnelshift_r(l1, h0, k);
+    } else {
+        x = __funnelshift_r(l1, h0, k - 32);
+        y = __funnelshift_r(h0, h1, k - 32);
     }
-    return v;
+    return bit_word{x} | (bit_word{y} << 32);
+}
+
+// window_bits on P independent rows at once (the doubling steps of one row
+// depend on each other; those of different rows overlap).
+template <bool Or, int P>
+__device__ inline void window_batch(bit_word (&lo)[P], bit_word (&hi)[P], int len) {
+    int k = 1;
+    while (2 * k <= len) {
+#pragma unroll
+        for (int p = 0; p < P; ++p) {
+            lo[p] = op<Or>(lo[p], shr128(lo[p], hi[p], k));
+            hi[p] = op<Or>(hi[p], hi[p] >> k);
+        }
+        k *= 2;
+    }
+    const int r = len - k;
+    if (r) {
+#pragma unroll
+        for (int p = 0; p < P; ++p) lo[p] = op<Or>(lo[p], shr128(lo[p], hi[p], r));
+    }
 }
 
 template <bool Or>
 __global__ void __launch_bounds__(band_lanes)
     band_rectangle_kernel(bits_in in, bits_out out, std::int64_t band_rows, std::int64_t before_v, int vwindow,
                           int before_h, int after_h, bool pad) {
+    constexpr int P = band_prefetch;
     extern __shared__ bit_word ring[];  // [vwindow][band_lanes]
     const int lane = threadIdx.x;
     const std::int64_t words = row_words(in.width);
@@ -295,61 +319,93 @@ __global__ void __launch_bounds__(band_lanes)
     const bool column_in = c >= 0 && c < words;
     const bool is_last = c == words - 1;
     // Extended rows j = 0 .. total - 1 are input rows y0 - before_v + j; output
-    // row y0 + j - vwindow is complete when row j arrives (its window ends at j - 1).
+    // row y0 + j - vwindow is complete when row j arrives (its window ends at
+    // j - 1); rows [j_lo, j_hi) are in the image and needed.
     const std::int64_t total = (y1 - y0) + vwindow;
+    const std::int64_t j_lo = column_in ? std::max<std::int64_t>(0, before_v - y0) : total;
+    const std::int64_t j_hi = std::min<std::int64_t>(total - 1, in.height - y0 + before_v);
     const bit_word* src = in.data + (y0 - before_v) * in.stride + c;
     auto load = [&](std::int64_t j) -> bit_word {
-        const std::int64_t y = y0 - before_v + j;
-        if (!column_in || y < 0 || y >= in.height || j >= total - 1) return pad_word;
+        if (j < j_lo || j >= j_hi) return pad_word;
         bit_word v = __ldg(src + j * in.stride);
         if (is_last) v = (v & tail) | (pad_word & ~tail);
         return v;
     };
     const bool writer = lane >= 1 && lane <= band_out_words && column_in;
-    bit_word* dst = out.data + y0 * out.stride + c;
+    const bool keep_tail = is_last && (in.width & 63);
+    const int hwindow = before_h + after_h + 1;
+    bit_word* dst = out.data + (y0 - vwindow) * out.stride + c;  // row j's output
     bit_word pre = id;
-    int o = 0;                // slot of row j in its block
-    std::int64_t y = -vwindow;  // output row (relative to y0) of row j
-    auto suffixes = [&]() {
-        bit_word acc = id;
-        for (int s = vwindow - 1; s >= 0; --s) {
-            acc = op<Or>(acc, ring[s * band_lanes + lane]);
-            ring[s * band_lanes + lane] = acc;
-        }
-    };
-    bit_word cur[band_prefetch], nxt[band_prefetch];
+    int o = 0;  // slot of row j in its block
+    bit_word cur[P], nxt[P];
 #pragma unroll
-    for (int p = 0; p < band_prefetch; ++p) cur[p] = load(p);
-    for (std::int64_t jb = 0; jb < total; jb += band_prefetch) {
+    for (int p = 0; p < P; ++p) cur[p] = load(p);
+    for (std::int64_t jb = 0; jb < total; jb += P) {
 #pragma unroll
-        for (int p = 0; p < band_prefetch; ++p) nxt[p] = load(jb + band_prefetch + p);
+        for (int p = 0; p < P; ++p) nxt[p] = load(jb + P + p);
+        // Vertical: van Herk/Gil-Werman, suffix of the block in the ring and
+        // prefix of the next in `pre`.
+        bit_word v[P];
 #pragma unroll
-        for (int p = 0; p < band_prefetch; ++p) {
-            if (jb + p >= total) break;  // uniform across the warp
-            const bit_word g = cur[p];
-            bit_word& slot = ring[o * band_lanes + lane];
-            if (y >= 0) {
-                const bit_word v = op<Or>(slot, pre);
-                const bit_word left = __shfl_up_sync(0xffffffffu, v, 1);
-                const bit_word right = __shfl_down_sync(0xffffffffu, v, 1);
-                if (writer) {
-                    bit_word w = window3<Or>(left, v, right, before_h, after_h);
-                    bit_word* to = dst + y * out.stride;
-                    if (is_last && (in.width & 63)) w = (w & tail) | (*to & ~tail);
-                    *to = w;
+        for (int p = 0; p < P; ++p) {
+            v[p] = id;
+            if (jb + p < total) {  // uniform across the warp
+                bit_word& slot = ring[o * band_lanes + lane];
+                v[p] = op<Or>(slot, pre);
+                pre = op<Or>(pre, cur[p]);
+                slot = cur[p];
+                if (++o == vwindow) {
+                    o = 0;
+                    pre = id;
+                    bit_word acc = id;  // suffixes of the block; each lane its own slots
+                    for (int s = vwindow - 1; s >= 0; --s) {
+                        acc = op<Or>(acc, ring[s * band_lanes + lane]);
+                        ring[s * band_lanes + lane] = acc;
+                    }
                 }
             }
-            pre = op<Or>(pre, g);
-            slot = g;
-            ++y;
-            if (++o == vwindow) {
-                o = 0;
-                pre = id;
-                suffixes();  // each lane reads and writes its own slots only
+        }
+        if (jb + P > vwindow) {  // some row of the batch has an output
+            // Horizontal on (left lane, own, right lane), all rows of the batch at once.
+            bit_word lo[P], hi[P], lo2[P], hi2[P];
+#pragma unroll
+            for (int p = 0; p < P; ++p) {
+                const bit_word l = __shfl_up_sync(0xffffffffu, v[p], 1);
+                const bit_word r = __shfl_down_sync(0xffffffffu, v[p], 1);
+                // The window [k - before_h, k + after_h] starts at bit 64 - before_h of (l, v, r).
+                if (before_h) {
+                    lo[p] = shr128(l, v[p], 64 - before_h);
+                    hi[p] = shr128(v[p], r, 64 - before_h);
+                } else {
+                    lo[p] = v[p];
+                    hi[p] = r;
+                }
+                lo2[p] = v[p];
+                hi2[p] = r;
+            }
+            if (hwindow <= 64) {
+                window_batch<Or, P>(lo, hi, hwindow);
+            } else {  // [k - before_h, k] and [k, k + after_h]
+                window_batch<Or, P>(lo, hi, before_h + 1);
+                window_batch<Or, P>(lo2, hi2, after_h + 1);
+#pragma unroll
+                for (int p = 0; p < P; ++p) lo[p] = op<Or>(lo[p], lo2[p]);
+            }
+            if (writer) {
+#pragma unroll
+                for (int p = 0; p < P; ++p) {
+                    const std::int64_t j = jb + p;
+                    if (j >= vwindow && j < total) {
+                        bit_word* to = dst + j * out.stride;
+                        bit_word w = lo[p];
+                        if (keep_tail) w = (w & tail) | (*to & ~tail);
+                        *to = w;
+                    }
+                }
             }
         }
 #pragma unroll
-        for (int p = 0; p < band_prefetch; ++p) cur[p] = nxt[p];
+        for (int p = 0; p < P; ++p) cur[p] = nxt[p];
     }
 }
 
