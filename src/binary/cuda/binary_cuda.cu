@@ -264,7 +264,7 @@ __global__ void __launch_bounds__(fused_threads, 3)
 constexpr int band_lanes = 32;
 constexpr int band_out_words = band_lanes - 2;
 constexpr int band_max_vwindow = 96;  // ring: 96 x 32 x 8 B = 24 KB a warp
-constexpr int band_prefetch = 8;      // loads in flight per lane
+constexpr int band_prefetch = 16;     // rows per batch: loads in flight per lane
 
 // 64 bits of the 128-bit (hi:lo) from bit k on, 0 < k < 64: two funnel
 // shifts of 32-bit halves.
@@ -302,11 +302,39 @@ __device__ inline void window_batch(bit_word (&lo)[P], bit_word (&hi)[P], int le
     }
 }
 
-template <bool Or>
+// window_batch for len = 2^D + r, 0 <= r < 2^D, D fixed: the doubling shifts
+// are constants.
+template <bool Or, int P, int D>
+__device__ inline void window_batch_fixed(bit_word (&lo)[P], bit_word (&hi)[P], int r) {
+#pragma unroll
+    for (int step = 0; step < D; ++step) {
+        const int k = 1 << step;
+#pragma unroll
+        for (int p = 0; p < P; ++p) {
+            lo[p] = op<Or>(lo[p], shr128(lo[p], hi[p], k));
+            hi[p] = op<Or>(hi[p], hi[p] >> k);
+        }
+    }
+    if (r) {
+#pragma unroll
+        for (int p = 0; p < P; ++p) lo[p] = op<Or>(lo[p], shr128(lo[p], hi[p], r));
+    }
+}
+
+// A load issued where it is written (volatile asm keeps the batch's loads ahead
+// of the previous batch's work).
+__device__ inline bit_word load_nc(const bit_word* p) {
+    bit_word v;
+    asm volatile("ld.global.nc.u64 %0, [%1];" : "=l"(v) : "l"(p));
+    return v;
+}
+
+// D >= 0: horizontal windows of 2^D..2^(D+1)-1 <= 64 bits; D < 0: any
+// window with both arms <= 63 (two chains).
+template <bool Or, int D, int P>
 __global__ void __launch_bounds__(band_lanes)
     band_rectangle_kernel(bits_in in, bits_out out, std::int64_t band_rows, std::int64_t before_v, int vwindow,
                           int before_h, int after_h, bool pad) {
-    constexpr int P = band_prefetch;
     extern __shared__ bit_word ring[];  // [vwindow][band_lanes]
     const int lane = threadIdx.x;
     const std::int64_t words = row_words(in.width);
@@ -325,11 +353,11 @@ __global__ void __launch_bounds__(band_lanes)
     const std::int64_t j_lo = column_in ? std::max<std::int64_t>(0, before_v - y0) : total;
     const std::int64_t j_hi = std::min<std::int64_t>(total - 1, in.height - y0 + before_v);
     const bit_word* src = in.data + (y0 - before_v) * in.stride + c;
+    // The last word's bits past the width read as the pad.
+    const bit_word keep = is_last ? tail : all_ones, fill = pad_word & ~keep;
     auto load = [&](std::int64_t j) -> bit_word {
         if (j < j_lo || j >= j_hi) return pad_word;
-        bit_word v = __ldg(src + j * in.stride);
-        if (is_last) v = (v & tail) | (pad_word & ~tail);
-        return v;
+        return (load_nc(src + j * in.stride) & keep) | fill;
     };
     const bool writer = lane >= 1 && lane <= band_out_words && column_in;
     const bool keep_tail = is_last && (in.width & 63);
@@ -341,8 +369,14 @@ __global__ void __launch_bounds__(band_lanes)
 #pragma unroll
     for (int p = 0; p < P; ++p) cur[p] = load(p);
     for (std::int64_t jb = 0; jb < total; jb += P) {
+        if (jb + P >= j_lo && jb + 2 * P <= j_hi) {  // the whole next batch is in the image
+            const bit_word* q = src + (jb + P) * in.stride;
 #pragma unroll
-        for (int p = 0; p < P; ++p) nxt[p] = load(jb + P + p);
+            for (int p = 0; p < P; ++p) nxt[p] = (load_nc(q + p * in.stride) & keep) | fill;
+        } else {
+#pragma unroll
+            for (int p = 0; p < P; ++p) nxt[p] = load(jb + P + p);
+        }
         // Vertical: van Herk/Gil-Werman, suffix of the block in the ring and
         // prefix of the next in `pre`.
         bit_word v[P];
@@ -383,7 +417,9 @@ __global__ void __launch_bounds__(band_lanes)
                 lo2[p] = v[p];
                 hi2[p] = r;
             }
-            if (hwindow <= 64) {
+            if constexpr (D >= 0) {
+                window_batch_fixed<Or, P, D>(lo, hi, hwindow - (1 << D));
+            } else if (hwindow <= 64) {
                 window_batch<Or, P>(lo, hi, hwindow);
             } else {  // [k - before_h, k] and [k, k + after_h]
                 window_batch<Or, P>(lo, hi, before_h + 1);
@@ -392,11 +428,11 @@ __global__ void __launch_bounds__(band_lanes)
                 for (int p = 0; p < P; ++p) lo[p] = op<Or>(lo[p], lo2[p]);
             }
             if (writer) {
+                const bool whole = jb >= vwindow && jb + P <= total;  // every row of the batch is an output
+                bit_word* to = dst + jb * out.stride;
 #pragma unroll
-                for (int p = 0; p < P; ++p) {
-                    const std::int64_t j = jb + p;
-                    if (j >= vwindow && j < total) {
-                        bit_word* to = dst + j * out.stride;
+                for (int p = 0; p < P; ++p, to += out.stride) {
+                    if (whole || (jb + p >= vwindow && jb + p < total)) {
                         bit_word w = lo[p];
                         if (keep_tail) w = (w & tail) | (*to & ~tail);
                         *to = w;
@@ -532,19 +568,36 @@ int multiprocessors() {
     return count;
 }
 
-// Rows per warp of the streaming rectangle kernel: enough warps for about
-// band_warps_per_sm on every multiprocessor, but bands of at least the vertical
-// window (each band reads vwindow - 1 rows twice).
-std::int64_t band_rows_for(std::int64_t height, std::int64_t groups, std::int64_t vwindow) {
-    constexpr std::int64_t band_warps_per_sm = 16;
+// Rows per warp of the streaming rectangle kernel: the fewest that put all
+// warps in one wave (a second, partial wave costs a whole band's time), but
+// bands of at least the vertical window (each band reads vwindow - 1 rows more).
+std::int64_t band_rows_for(std::int64_t height, std::int64_t groups, std::int64_t vwindow, int per_sm, int batch) {
     if (const char* e = std::getenv("GRANULA_BINARY_BAND_ROWS")) {  // tuning experiments only
         const long long r = std::atoll(e);
         if (r > 0) return r;
     }
-    const std::int64_t target = band_warps_per_sm * multiprocessors();
-    std::int64_t rows = (height * groups + target - 1) / target;
+    const std::int64_t wave = static_cast<std::int64_t>(per_sm) * multiprocessors();
+    const std::int64_t bands = std::max<std::int64_t>(1, wave / groups);
+    std::int64_t rows = (height + bands - 1) / bands;
+    rows = (rows + batch - 1) / batch * batch;
     rows = std::max<std::int64_t>(rows, std::max<std::int64_t>(vwindow, 32));
     return std::min<std::int64_t>(rows, height);
+}
+
+using band_kernel_t = void (*)(bits_in, bits_out, std::int64_t, std::int64_t, int, int, int, bool);
+
+template <int P>
+band_kernel_t band_kernel_for(bool dilate, int steps) {
+    switch (steps) {
+        case 0: return dilate ? band_rectangle_kernel<true, 0, P> : band_rectangle_kernel<false, 0, P>;
+        case 1: return dilate ? band_rectangle_kernel<true, 1, P> : band_rectangle_kernel<false, 1, P>;
+        case 2: return dilate ? band_rectangle_kernel<true, 2, P> : band_rectangle_kernel<false, 2, P>;
+        case 3: return dilate ? band_rectangle_kernel<true, 3, P> : band_rectangle_kernel<false, 3, P>;
+        case 4: return dilate ? band_rectangle_kernel<true, 4, P> : band_rectangle_kernel<false, 4, P>;
+        case 5: return dilate ? band_rectangle_kernel<true, 5, P> : band_rectangle_kernel<false, 5, P>;
+        case 6: return dilate ? band_rectangle_kernel<true, 6, P> : band_rectangle_kernel<false, 6, P>;
+        default: return dilate ? band_rectangle_kernel<true, -1, P> : band_rectangle_kernel<false, -1, P>;
+    }
 }
 
 }  // namespace
@@ -556,21 +609,30 @@ bool rectangle_pass(const_device_bit_view in, device_bit_view out, const bit_pas
         return false;
     const std::int64_t vwindow = v.before + v.after + 1, hwindow = h.before + h.after + 1;
     const cudaStream_t st = to_cuda(s.native_handle());
-    if (vwindow <= band_max_vwindow && h.before <= 63 && h.after <= 63) {
+    static const int force = [] {  // tuning experiments only: 1 band kernel, 2 tile kernel
+        const char* e = std::getenv("GRANULA_BINARY_RECT");
+        return e ? std::atoi(e) : 0;
+    }();
+    if (force != 2 && vwindow <= band_max_vwindow && h.before <= 63 && h.after <= 63) {
         const std::int64_t groups = (in.row_words() + band_out_words - 1) / band_out_words;
-        const std::int64_t band = band_rows_for(in.height(), groups, vwindow);
+        const std::size_t shared = static_cast<std::size_t>(vwindow) * band_lanes * sizeof(bit_word);
+        int steps = -1;  // floor(log2(hwindow)) for windows <= 64 bits
+        if (hwindow <= 64)
+            for (steps = 0; (std::int64_t{2} << steps) <= hwindow;) ++steps;
+        static const int batch = [] {  // tuning experiments only
+            const char* e = std::getenv("GRANULA_BINARY_BAND_BATCH");
+            return e && std::atoi(e) == 8 ? 8 : band_prefetch;
+        }();
+        const auto kernel = batch == 8 ? band_kernel_for<8>(v.dilate, steps) : band_kernel_for<16>(v.dilate, steps);
+        int per_sm = 0;
+        check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, band_lanes, shared),
+                   "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+        const std::int64_t band = band_rows_for(in.height(), groups, vwindow, std::max(per_sm, 1), batch);
         const std::int64_t bands = (in.height() + band - 1) / band;
         if (bands <= max_grid_y) {
             const dim3 grid(static_cast<unsigned>(groups), static_cast<unsigned>(bands));
-            const std::size_t shared = static_cast<std::size_t>(vwindow) * band_lanes * sizeof(bit_word);
-            auto launch = [&](auto kernel) {
-                kernel<<<grid, band_lanes, shared, st>>>(raw(in), raw(out), band, v.before, static_cast<int>(vwindow),
-                                                         static_cast<int>(h.before), static_cast<int>(h.after), v.pad);
-            };
-            if (v.dilate)
-                launch(band_rectangle_kernel<true>);
-            else
-                launch(band_rectangle_kernel<false>);
+            kernel<<<grid, band_lanes, shared, st>>>(raw(in), raw(out), band, v.before, static_cast<int>(vwindow),
+                                                     static_cast<int>(h.before), static_cast<int>(h.after), v.pad);
             check_launch("binary band rectangle pass");
             return true;
         }
