@@ -12,18 +12,21 @@
 //    next block); warps cover 32 consecutive words of a row, so every load and
 //    store is coalesced;
 //  - rectangles (a vertical then a horizontal segment) with ignore/constant
-//  borders, in one
-//    kernel: a tile of 32 words x 64 rows loads its input rows and halo into
-//    shared memory, ANDs them vertically by doubling there, and runs the
-//    horizontal step on the shared rows, so the image is read about once from
-//    DRAM and written once;
+//  borders, in one kernel. Vertical windows <= 96 rows and horizontal arms <= 63
+//    bits (band_rectangle_kernel): a warp walks down a band of rows over 32
+//    word columns (30 written, 2 of halo), vHGW on each column with the block's
+//    suffixes in a shared-memory ring, then the horizontal window of 8 rows at
+//    once on (left lane, own, right lane) in registers, each input word read
+//    once per band (plus vwindow - 1 rows at the band's top), each output word
+//    written once. Larger ones (rectangle_kernel): a tile of 32 words x 64 rows
+//    loads its input rows and halo into shared memory, ANDs them vertically by
+//    doubling there, and runs the horizontal step on the shared rows;
 //  - other (dx, dy) steps: the op of the L shifted rows (ignore and constant
 //  borders only);
 //  - pack: a warp reads 64 consecutive pixels and __ballot_sync builds the
 //  word.
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 
 #include "binary/cuda/binary_cuda.hpp"
 #include "core/border_index.hpp"
@@ -264,7 +267,7 @@ __global__ void __launch_bounds__(fused_threads, 3)
 constexpr int band_lanes = 32;
 constexpr int band_out_words = band_lanes - 2;
 constexpr int band_max_vwindow = 96;  // ring: 96 x 32 x 8 B = 24 KB a warp
-constexpr int band_prefetch = 16;     // rows per batch: loads in flight per lane
+constexpr int band_prefetch = 8;      // rows per batch: loads in flight per lane (16 measured 10% slower)
 
 // 64 bits of the 128-bit (hi:lo) from bit k on, 0 < k < 64: two funnel
 // shifts of 32-bit halves.
@@ -571,23 +574,19 @@ int multiprocessors() {
 // Rows per warp of the streaming rectangle kernel: the fewest that put all
 // warps in one wave (a second, partial wave costs a whole band's time), but
 // bands of at least the vertical window (each band reads vwindow - 1 rows more).
-std::int64_t band_rows_for(std::int64_t height, std::int64_t groups, std::int64_t vwindow, int per_sm, int batch) {
-    if (const char* e = std::getenv("GRANULA_BINARY_BAND_ROWS")) {  // tuning experiments only
-        const long long r = std::atoll(e);
-        if (r > 0) return r;
-    }
+std::int64_t band_rows_for(std::int64_t height, std::int64_t groups, std::int64_t vwindow, int per_sm) {
     const std::int64_t wave = static_cast<std::int64_t>(per_sm) * multiprocessors();
     const std::int64_t bands = std::max<std::int64_t>(1, wave / groups);
     std::int64_t rows = (height + bands - 1) / bands;
-    rows = (rows + batch - 1) / batch * batch;
+    rows = (rows + band_prefetch - 1) / band_prefetch * band_prefetch;
     rows = std::max<std::int64_t>(rows, std::max<std::int64_t>(vwindow, 32));
     return std::min<std::int64_t>(rows, height);
 }
 
 using band_kernel_t = void (*)(bits_in, bits_out, std::int64_t, std::int64_t, int, int, int, bool);
 
-template <int P>
 band_kernel_t band_kernel_for(bool dilate, int steps) {
+    constexpr int P = band_prefetch;
     switch (steps) {
         case 0: return dilate ? band_rectangle_kernel<true, 0, P> : band_rectangle_kernel<false, 0, P>;
         case 1: return dilate ? band_rectangle_kernel<true, 1, P> : band_rectangle_kernel<false, 1, P>;
@@ -609,25 +608,17 @@ bool rectangle_pass(const_device_bit_view in, device_bit_view out, const bit_pas
         return false;
     const std::int64_t vwindow = v.before + v.after + 1, hwindow = h.before + h.after + 1;
     const cudaStream_t st = to_cuda(s.native_handle());
-    static const int force = [] {  // tuning experiments only: 1 band kernel, 2 tile kernel
-        const char* e = std::getenv("GRANULA_BINARY_RECT");
-        return e ? std::atoi(e) : 0;
-    }();
-    if (force != 2 && vwindow <= band_max_vwindow && h.before <= 63 && h.after <= 63) {
+    if (vwindow <= band_max_vwindow && h.before <= 63 && h.after <= 63) {
         const std::int64_t groups = (in.row_words() + band_out_words - 1) / band_out_words;
         const std::size_t shared = static_cast<std::size_t>(vwindow) * band_lanes * sizeof(bit_word);
         int steps = -1;  // floor(log2(hwindow)) for windows <= 64 bits
         if (hwindow <= 64)
             for (steps = 0; (std::int64_t{2} << steps) <= hwindow;) ++steps;
-        static const int batch = [] {  // tuning experiments only
-            const char* e = std::getenv("GRANULA_BINARY_BAND_BATCH");
-            return e && std::atoi(e) == 8 ? 8 : band_prefetch;
-        }();
-        const auto kernel = batch == 8 ? band_kernel_for<8>(v.dilate, steps) : band_kernel_for<16>(v.dilate, steps);
+        const auto kernel = band_kernel_for(v.dilate, steps);
         int per_sm = 0;
         check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, band_lanes, shared),
                    "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-        const std::int64_t band = band_rows_for(in.height(), groups, vwindow, std::max(per_sm, 1), batch);
+        const std::int64_t band = band_rows_for(in.height(), groups, vwindow, std::max(per_sm, 1));
         const std::int64_t bands = (in.height() + band - 1) / band;
         if (bands <= max_grid_y) {
             const dim3 grid(static_cast<unsigned>(groups), static_cast<unsigned>(bands));
