@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.hpp"
 #include "cuda_timing.hpp"
 #include "granula/granula.hpp"
 
@@ -40,13 +41,7 @@ options parse(int argc, char** argv) {
     options o;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        auto value = [&]() -> long long {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "%s needs a value\n", a.c_str());
-                std::exit(2);
-            }
-            return std::atoll(argv[++i]);
-        };
+        const auto value = [&] { return std::atoll(granula_bench::option_value(i, argc, argv).c_str()); };
         if (a == "--size")
             o.size = value();
         else if (a == "--reps")
@@ -57,10 +52,8 @@ options parse(int argc, char** argv) {
             o.buffers = static_cast<int>(std::max(1LL, value()));
         else if (a == "--no-uint8")
             o.uint8 = false;
-        else {
-            std::fprintf(stderr, "unknown argument %s\n", a.c_str());
-            std::exit(2);
-        }
+        else
+            granula_bench::unknown_option(a);
     }
     return o;
 }
