@@ -160,7 +160,9 @@ TEST(BinaryCuda, LargeImage) {
     const auto bits = pack<std::uint8_t>(img.view());
     const auto dev = upload(bits.view());
     for (const auto& fp : {structuring_element::square(63), structuring_element::rectangle(200, 3),
-                           structuring_element::rectangle(130, 33), structuring_element::rectangle(2, 1500)})
+                           structuring_element::rectangle(130, 33), structuring_element::rectangle(2, 1500),
+                           // 63- and 64-bit windows without doubling (word_window)
+                           structuring_element::rectangle(64, 40), structuring_element::rectangle(63, 7)})
         for (const auto op : {binary_op::erosion, binary_op::closing})
             for (const auto mode : {border_mode::ignore, border_mode::reflect}) {  // one kernel, two passes
                 device_bit_image out(w, h);

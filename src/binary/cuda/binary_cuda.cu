@@ -16,7 +16,9 @@
 //    bits (band_rectangle_kernel): a warp walks down a band of rows over 32
 //    word columns (30 written, 2 of halo), vHGW on each column with the block's
 //    suffixes in a shared-memory ring, then the horizontal window of 8 rows at
-//    once on (left lane, own, right lane) in registers, each input word read
+//    once on (left lane, own, right lane) in registers (63- and 64-bit
+//    windows: vHGW with the word as block, from the words' trailing and
+//    leading ones; others by doubling), each input word read
 //    once per band (plus vwindow - 1 rows at the band's top), each output word
 //    written once. Larger ones (rectangle_kernel): a tile of 32 words x 64 rows
 //    loads its input rows and halo into shared memory, ANDs them vertically by
@@ -263,7 +265,9 @@ __global__ void __launch_bounds__(fused_threads, 3)
 // so each input word is read once per band, with a batch of loads in flight
 // ahead of use. The vertical result of each row goes to the two neighbouring
 // lanes by shuffles and lanes 1..30 run the horizontal window on (left, own,
-// right) in registers and store their word. Lanes 0 and 31 are the halo.
+// right) in registers and store their word (63- and 64-bit windows with arms
+// <= 32: word_window on the neighbours' prefix and suffix ops instead, 6
+// doubling steps fewer). Lanes 0 and 31 are the halo.
 constexpr int band_lanes = 32;
 constexpr int band_out_words = band_lanes - 2;
 constexpr int band_max_vwindow = 96;  // ring: 96 x 32 x 8 B = 24 KB a warp
@@ -324,6 +328,39 @@ __device__ inline void window_batch_fixed(bit_word (&lo)[P], bit_word (&hi)[P], 
     }
 }
 
+// D of band_rectangle_kernel for horizontal windows of 63 or 64 bits with
+// both arms <= 32: see word_window.
+constexpr int band_word_steps = 7;
+
+// The op of the window [64 c + i - before_h, 64 c + i + after_h] for the 64
+// bits i of word c (lane c: v its word), 63 or 64 bits long, before_h and
+// after_h <= 32: van Herk/Gil-Werman with the word as block. Such a window
+// spans at most two words: where it does, it is the suffix op of the first
+// word from its start & the prefix op of the second up to its end (the suffix
+// of the left lane's word, the prefix of the right lane's; AND prefixes are a
+// word's trailing ones, x & ~(x + 1), suffixes the same on the reversed word);
+// a 63-bit window starting at bit 0 (bit m0 of the result) is the prefix of its
+// word alone, one starting at bit 1 (m1) the suffix alone. OR: the AND of the
+// complement, complemented.
+template <bool Or>
+__device__ inline bit_word word_window(bit_word v, int before_h, int after_h, bit_word m0, bit_word m1) {
+    const bit_word x = Or ? ~v : v;
+    const bit_word pre = x & ~(x + 1);
+    const bit_word rx = __brevll(x);
+    const bit_word suf = __brevll(rx & ~(rx + 1));
+    const unsigned p0 = static_cast<unsigned>(pre), p1 = static_cast<unsigned>(pre >> 32);
+    const unsigned s0 = static_cast<unsigned>(suf), s1 = static_cast<unsigned>(suf >> 32);
+    // Only the left word's high half and the right word's low half are reached.
+    const unsigned s_left = __shfl_up_sync(0xffffffffu, s1, 1);
+    const unsigned p_right = __shfl_down_sync(0xffffffffu, p0, 1);
+    const int a = 32 - before_h;  // suffixes at the starts: (left suffix, suffix) from bit 64 - before_h
+    const bit_word start = bit_word{__funnelshift_rc(s_left, s0, a)} | (bit_word{__funnelshift_rc(s0, s1, a)} << 32);
+    const bit_word end = bit_word{__funnelshift_rc(p0, p1, after_h)} |
+                         (bit_word{__funnelshift_rc(p1, p_right, after_h)} << 32);  // prefixes at the ends
+    const bit_word w = (start & end) | (end & m0) | (start & m1);
+    return Or ? ~w : w;
+}
+
 // A load issued where it is written (volatile asm keeps the batch's loads ahead
 // of the previous batch's work).
 __device__ inline bit_word load_nc(const bit_word* p) {
@@ -365,6 +402,8 @@ __global__ void __launch_bounds__(band_lanes)
     const bool writer = lane >= 1 && lane <= band_out_words && column_in;
     const bool keep_tail = is_last && (in.width & 63);
     const int hwindow = before_h + after_h + 1;
+    // word_window's windows that lie inside one word (63 bits: those starting at its bit 0 or 1).
+    const bit_word m0 = hwindow == 63 ? bit_word{1} << before_h : 0, m1 = m0 << 1;
     bit_word* dst = out.data + (y0 - vwindow) * out.stride + c;  // row j's output
     bit_word pre = id;
     int o = 0;  // slot of row j in its block
@@ -404,31 +443,37 @@ __global__ void __launch_bounds__(band_lanes)
         }
         if (jb + P > vwindow) {  // some row of the batch has an output
             // Horizontal on (left lane, own, right lane), all rows of the batch at once.
-            bit_word lo[P], hi[P], lo2[P], hi2[P];
+            bit_word lo[P];
+            if constexpr (D == band_word_steps) {  // the window from neighbouring words' prefixes and suffixes
 #pragma unroll
-            for (int p = 0; p < P; ++p) {
-                const bit_word l = __shfl_up_sync(0xffffffffu, v[p], 1);
-                const bit_word r = __shfl_down_sync(0xffffffffu, v[p], 1);
-                // The window [k - before_h, k + after_h] starts at bit 64 - before_h of (l, v, r).
-                if (before_h) {
-                    lo[p] = shr128(l, v[p], 64 - before_h);
-                    hi[p] = shr128(v[p], r, 64 - before_h);
-                } else {
-                    lo[p] = v[p];
-                    hi[p] = r;
+                for (int p = 0; p < P; ++p) lo[p] = word_window<Or>(v[p], before_h, after_h, m0, m1);
+            } else {
+                bit_word hi[P], lo2[P], hi2[P];
+#pragma unroll
+                for (int p = 0; p < P; ++p) {
+                    const bit_word l = __shfl_up_sync(0xffffffffu, v[p], 1);
+                    const bit_word r = __shfl_down_sync(0xffffffffu, v[p], 1);
+                    // The window [k - before_h, k + after_h] starts at bit 64 - before_h of (l, v, r).
+                    if (before_h) {
+                        lo[p] = shr128(l, v[p], 64 - before_h);
+                        hi[p] = shr128(v[p], r, 64 - before_h);
+                    } else {
+                        lo[p] = v[p];
+                        hi[p] = r;
+                    }
+                    lo2[p] = v[p];
+                    hi2[p] = r;
                 }
-                lo2[p] = v[p];
-                hi2[p] = r;
-            }
-            if constexpr (D >= 0) {
-                window_batch_fixed<Or, P, D>(lo, hi, hwindow - (1 << D));
-            } else if (hwindow <= 64) {
-                window_batch<Or, P>(lo, hi, hwindow);
-            } else {  // [k - before_h, k] and [k, k + after_h]
-                window_batch<Or, P>(lo, hi, before_h + 1);
-                window_batch<Or, P>(lo2, hi2, after_h + 1);
+                if constexpr (D >= 0) {
+                    window_batch_fixed<Or, P, D>(lo, hi, hwindow - (1 << D));
+                } else if (hwindow <= 64) {
+                    window_batch<Or, P>(lo, hi, hwindow);
+                } else {  // [k - before_h, k] and [k, k + after_h]
+                    window_batch<Or, P>(lo, hi, before_h + 1);
+                    window_batch<Or, P>(lo2, hi2, after_h + 1);
 #pragma unroll
-                for (int p = 0; p < P; ++p) lo[p] = op<Or>(lo[p], lo2[p]);
+                    for (int p = 0; p < P; ++p) lo[p] = op<Or>(lo[p], lo2[p]);
+                }
             }
             if (writer) {
                 const bool whole = jb >= vwindow && jb + P <= total;  // every row of the batch is an output
@@ -595,6 +640,9 @@ band_kernel_t band_kernel_for(bool dilate, int steps) {
         case 4: return dilate ? band_rectangle_kernel<true, 4, P> : band_rectangle_kernel<false, 4, P>;
         case 5: return dilate ? band_rectangle_kernel<true, 5, P> : band_rectangle_kernel<false, 5, P>;
         case 6: return dilate ? band_rectangle_kernel<true, 6, P> : band_rectangle_kernel<false, 6, P>;
+        case band_word_steps:
+            return dilate ? band_rectangle_kernel<true, band_word_steps, P>
+                          : band_rectangle_kernel<false, band_word_steps, P>;
         default: return dilate ? band_rectangle_kernel<true, -1, P> : band_rectangle_kernel<false, -1, P>;
     }
 }
@@ -614,6 +662,8 @@ bool rectangle_pass(const_device_bit_view in, device_bit_view out, const bit_pas
         int steps = -1;  // floor(log2(hwindow)) for windows <= 64 bits
         if (hwindow <= 64)
             for (steps = 0; (std::int64_t{2} << steps) <= hwindow;) ++steps;
+        if ((hwindow == 63 || hwindow == 64) && h.before <= 32 && h.after <= 32)
+            steps = band_word_steps;
         const auto kernel = band_kernel_for(v.dilate, steps);
         int per_sm = 0;
         check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, band_lanes, shared),
