@@ -182,12 +182,23 @@ void erode_or_dilate_general(host_view<const T> in, host_view<T> out, const stru
             GRANULA_SIMD_DISPATCH(accumulate_runs<T>, acc, source, runs, vertical, maximum, !acc_written);
             acc_written |= !runs.empty();
         }
+        // The remaining segments start from acc, or from the first pass's result itself when
+        // that is the group's only term and covers acc (an octagon's or a periodic-line disk's
+        // first line): no accumulation copy.
+        host_view<const T> chain_start = acc;
         for (const auto& pass : group.passes) {
             if (grown_in_cache(pass)) continue;
-            if (!acc_written) fill<T>(acc, neutral<T>(maximum));
-            acc_written = true;
             const host_view<T> pass_view = image_of(first_pass, source.width(), source.height());
             apply_segment<T>(source, pass_view, *pass.first, maximum, inside);
+            if (const auto s = moved(pass.shifts).front(); group.passes.size() == 1 && pass.shifts.size() == 1 &&
+                                                           !group.rest.empty() && s.x >= 0 && s.y >= 0 &&
+                                                           s.x + acc.width() <= pass_view.width() &&
+                                                           s.y + acc.height() <= pass_view.height()) {
+                chain_start = pass_view.subview(s.x, s.y, acc.width(), acc.height());
+                break;
+            }
+            if (!acc_written) fill<T>(acc, neutral<T>(maximum));
+            acc_written = true;
             GRANULA_SIMD_DISPATCH(accumulate_shifted<T>, acc, host_view<const T>(pass_view), moved(pass.shifts),
                                   maximum);
         }
@@ -196,7 +207,7 @@ void erode_or_dilate_general(host_view<const T> in, host_view<T> out, const stru
         const bool last_into_out = !group.rest.empty() && !out_written && !group.rest.back().horizontal() &&
                                    !group.rest.back().vertical();
         for (std::size_t i = 0; i < group.rest.size(); ++i) {
-            const host_view<const T> from = inner.view();
+            const host_view<const T> from = i == 0 ? chain_start : host_view<const T>(inner.view());
             if (last_into_out && i + 1 == group.rest.size()) {
                 apply_segment<T>(from, out, group.rest[i], maximum, inside, {r.left, r.top});
                 break;
