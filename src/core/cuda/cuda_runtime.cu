@@ -72,7 +72,8 @@ void keep_freed_scratch(int device) {
     done |= std::uint64_t{1} << device;
     cudaMemPool_t pool = nullptr;
     std::size_t free_bytes = 0, total_bytes = 0;
-    if (cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess || cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+    if (cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess ||
+        cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
         cudaGetLastError();  // a tuning, not a requirement
         return;
     }
