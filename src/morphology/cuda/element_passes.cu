@@ -146,44 +146,31 @@ __device__ __forceinline__ void fill_sheared_rows(Ptr* rows, i64* shifts, int co
     }
 }
 
-// The fast path of one position: for the words w in [lo, hi] all P pixels lie inside the row,
-// and word w is (loads) or goes to (stores) the aligned word `tagged & ~3` + w, funnel-shifted
-// by o = tagged & 3 pixels (P > 1). Stores with o != 0 write the aligned word that starts
-// P - o pixels into this lane's word. tagged is 0 for a row off the image.
+// The store path of one output position: for the words w in [lo, hi] all P pixels lie inside
+// the row, and word w goes to the aligned word `tagged & ~3` + w, its pixels o = tagged & 3
+// realigned (P > 1): with o != 0 that aligned word starts P - o pixels into this lane's word.
+// tagged is 0 for a row off the image.
 struct fast_row {
     std::uintptr_t tagged;
     int lo, hi;
 };
 
-template <int P, class Ptr, class T>
-__device__ __forceinline__ void fill_fast_rows(fast_row* fast, int count, i64 first, i64 residue, Ptr base, i64 stride,
-                                               const sargs<T>& a, bool store) {
+template <int P, class T>
+__device__ __forceinline__ void fill_fast_rows(fast_row* fast, int count, i64 first, i64 residue, T* base, i64 stride,
+                                               const sargs<T>& a) {
     for (int t = threadIdx.x; t < count; t += blockDim.x) {
         const i64 p = first + t, y = residue + p * a.dy;
         fast_row f{0, 1 << 30, -(1 << 30)};
         if (p >= 0 && y < a.height) {
             const i64 x0 = a.c_begin + p * a.dx, A0 = floor_div(x0, P), o = x0 - A0 * P;
-            const i64 e = store && o != 0 ? 1 : 0;
+            const i64 e = o != 0 ? 1 : 0;
             const i64 lo = -(A0 + e);
-            const i64 hi = store ? a.width / P - 1 - (A0 + e) : floor_div(a.width - P - x0, P);
+            const i64 hi = a.width / P - 1 - (A0 + e);
             f.tagged = reinterpret_cast<std::uintptr_t>(base + y * stride + (A0 + e) * P) | static_cast<std::uintptr_t>(o);
             f.lo = static_cast<int>(min(max(lo, i64{-1}), i64{1} << 30));
             f.hi = static_cast<int>(min(max(hi, i64{-2}), i64{1} << 30));
         }
         fast[t] = f;
-    }
-}
-
-template <class V>
-__device__ __forceinline__ typename V::mem fast_load(const fast_row& f, int w) {
-    using mem = typename V::mem;
-    if constexpr (V::P == 1) {
-        return load_ro(reinterpret_cast<const mem*>(f.tagged) + w);
-    } else {
-        const unsigned o = static_cast<unsigned>(f.tagged & 3);
-        const mem* q = reinterpret_cast<const mem*>(f.tagged & ~std::uintptr_t{3}) + w;
-        const mem lo = load_ro(q);
-        return o == 0 ? lo : __funnelshift_r(lo, load_ro(q + 1), static_cast<unsigned>(8 * sizeof(typename V::elem)) * o);
     }
 }
 
@@ -200,7 +187,7 @@ __global__ void __launch_bounds__(sheared_threads, 8) sheared_vhgw_kernel(const 
     __shared__ i64 shift_b[K * C + C];
     __shared__ T* rows_out[K * C];
     __shared__ i64 shift_out[K * C];
-    __shared__ fast_row fast_a[K * C], fast_b[K * C + C], fast_out[K * C];
+    __shared__ fast_row fast_out[K * C];
     const i64 w = static_cast<i64>(blockIdx.x) * sheared_threads + threadIdx.x;
     const int wi = static_cast<int>(w);
     const i64 residue = blockIdx.z;
@@ -222,18 +209,12 @@ __global__ void __launch_bounds__(sheared_threads, 8) sheared_vhgw_kernel(const 
         fill_sheared_rows<const T*>(rows_a, shift_a, K * C, a_first, residue, a.in, a.in_stride, a);
         fill_sheared_rows<const T*>(rows_b, shift_b, K * C + a.r, b_first, residue, a.in, a.in_stride, a);
         fill_sheared_rows<T*>(rows_out, shift_out, K * C, a_first + a.before, residue, a.out, a.out_stride, a);
-        fill_fast_rows<P, const T*>(fast_a, K * C, a_first, residue, a.in, a.in_stride, a, false);
-        fill_fast_rows<P, const T*>(fast_b, K * C + a.r, b_first, residue, a.in, a.in_stride, a, false);
-        fill_fast_rows<P, T*>(fast_out, K * C, a_first + a.before, residue, a.out, a.out_stride, a, true);
+        fill_fast_rows<P>(fast_out, K * C, a_first + a.before, residue, a.out, a.out_stride, a);
         __syncthreads();
         auto load_a = [&](int p) {
-            const fast_row f = fast_a[p];
-            if (wi >= f.lo && wi <= f.hi) return V::unpack(fast_load<V>(f, wi));
             return V::unpack(sheared_load<V>(rows_a[p], c + shift_a[p], a.width, a.pad));
         };
         auto load_b = [&](int q) {
-            const fast_row f = fast_b[q];
-            if (wi >= f.lo && wi <= f.hi) return V::unpack(fast_load<V>(f, wi));
             return V::unpack(sheared_load<V>(rows_b[q], c + shift_b[q], a.width, a.pad));
         };
         auto wload = [&](int k) {
