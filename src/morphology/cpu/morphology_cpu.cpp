@@ -3,7 +3,6 @@
 #include "morphology/cpu/morphology_cpu.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -18,14 +17,6 @@ namespace granula::cpu {
 namespace {
 
 template <class T>
-T neutral(bool maximum) {
-    if constexpr (std::numeric_limits<T>::has_infinity)
-        return maximum ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
-    else
-        return maximum ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
-}
-
-template <class T>
 detail::line_pass<T> make_pass(const line_segment& segment, bool maximum, border mode) {
     detail::line_pass<T> pass;
     // Erosion reads f(x + b) for b in [-origin, length - 1 - origin]; dilation reads f(x - b).
@@ -34,7 +25,8 @@ detail::line_pass<T> make_pass(const line_segment& segment, bool maximum, border
     pass.after = maximum ? low : high;
     pass.maximum = maximum;
     pass.mode = mode.mode;
-    pass.pad = mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : neutral<T>(maximum);
+    pass.pad =
+        mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : detail::neutral_value<T>(maximum);
     return pass;
 }
 
@@ -138,7 +130,8 @@ void erode_or_dilate_general(host_view<const T> in, host_view<T> out, const stru
     const bool whole_passes = std::any_of(plan.groups.begin(), plan.groups.end(), [&](const auto& group) {
         return !std::all_of(group.passes.begin(), group.passes.end(), grown_in_cache);
     });
-    const T pad = mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : neutral<T>(maximum);
+    const T pad =
+        mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : detail::neutral_value<T>(maximum);
     host_image<T> padded;
     detail::pixel_shift origin{0, 0};  // where the output's pixel (0, 0) lies in the source
     if (mode.mode != border_mode::ignore || whole_passes) {
@@ -197,7 +190,7 @@ void erode_or_dilate_general(host_view<const T> in, host_view<T> out, const stru
                 chain_start = pass_view.subview(s.x, s.y, acc.width(), acc.height());
                 break;
             }
-            if (!acc_written) fill<T>(acc, neutral<T>(maximum));
+            if (!acc_written) fill<T>(acc, detail::neutral_value<T>(maximum));
             acc_written = true;
             GRANULA_SIMD_DISPATCH(accumulate_shifted<T>, acc, host_view<const T>(pass_view), moved(pass.shifts),
                                   maximum);

@@ -373,14 +373,6 @@ void accumulate_rows(host_view<T> acc, host_view<const T> src, const std::vector
     });
 }
 
-template <class T>
-T neutral_of(bool maximum) {
-    if constexpr (std::numeric_limits<T>::has_infinity)
-        return maximum ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
-    else
-        return maximum ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
-}
-
 // Lanes of accumulate_offsets() kept in registers: four AVX2 registers.
 template <class T>
 constexpr std::int64_t offsets_strip = 128 / sizeof(T);
@@ -441,7 +433,7 @@ void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::ve
             min_y = std::min(min_y, s.y), max_y = std::max(max_y, s.y), min_x = std::min(min_x, s.x),
             max_x = std::max(max_x, s.x);
     }
-    const T neutral = neutral_of<T>(maximum);
+    const T neutral = detail::neutral_value<T>(maximum);
     constexpr std::int64_t tile_rows = 128, tile_columns = 512;
     const std::int64_t row_tiles = (height + tile_rows - 1) / tile_rows;
     const std::int64_t column_tiles = (width + tile_columns - 1) / tile_columns;

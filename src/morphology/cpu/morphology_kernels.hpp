@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "granula/core/border.hpp"
@@ -9,6 +10,15 @@
 #include "morphology/element_plan.hpp"
 
 namespace granula::detail {
+
+// The value min (max) ignores: +inf (-inf) for floats, the type's largest (smallest) value.
+template <class T>
+T neutral_value(bool maximum) {
+    if constexpr (std::numeric_limits<T>::has_infinity)
+        return maximum ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+    else
+        return maximum ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+}
 
 // One 1-D pass: out(x) = min (or max) of in over the window [x - before, x + after] along
 // the pass direction, pixels outside the image supplied by `mode` (`pad` when the mode has
