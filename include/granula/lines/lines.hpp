@@ -25,6 +25,8 @@
 //   automatic  under border ignore or constant, the two stages by van Herk/Gil-Werman, branch-free
 //          and vectorised across lines (CPU: SIMD lanes; GPU: warps, four uint8 lines per
 //          thread), several times faster than both above; fifo otherwise (docs/benchmarks.md).
+//          line_filter() on the axes and diagonals (nearest and reflect: the axes only) runs
+//          morphology() by line(λ, θ) instead: the same image, faster still.
 // Erosion and dilation kinds are the first stage alone (the windows above).
 //
 // Reductions over a set of angles (never storing one image per angle unless asked):
