@@ -16,10 +16,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "bench_support.hpp"
 #include "cuda_timing.hpp"
 #include "granula/granula.hpp"
 
@@ -38,9 +38,7 @@ void copy_image(const granula::device_image<std::uint8_t>& from, granula::device
 
 granula::host_image<std::uint8_t> random_u8(std::int64_t w, std::int64_t h, std::uint64_t seed) {
     granula::host_image<std::uint8_t> img(w, h);
-    std::mt19937_64 rng(seed);
-    for (std::int64_t y = 0; y < h; ++y)
-        for (std::int64_t x = 0; x < w; ++x) img.view()(y, x) = static_cast<std::uint8_t>(rng() >> 56);
+    granula_bench::fill_random(img, seed);
     return img;
 }
 
@@ -56,15 +54,13 @@ int main(int argc, char** argv) {
     std::int64_t n = 8000;
     int reps = 21;
     std::string json;
-    for (int i = 1; i + 1 < argc; i += 2) {
+    for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--size") n = std::atoll(argv[i + 1]);
-        else if (a == "--reps") reps = std::max(1, std::atoi(argv[i + 1]));
-        else if (a == "--json") json = argv[i + 1];
-        else {
-            std::fprintf(stderr, "unknown option %s\n", a.c_str());
-            return 2;
-        }
+        const auto value = [&] { return granula_bench::option_value(i, argc, argv); };
+        if (a == "--size") n = std::atoll(value().c_str());
+        else if (a == "--reps") reps = std::max(1, std::atoi(value().c_str()));
+        else if (a == "--json") json = value();
+        else granula_bench::unknown_option(a);
     }
     if (!granula::cuda_available()) {
         std::fprintf(stderr, "no CUDA device\n");
