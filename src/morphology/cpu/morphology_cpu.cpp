@@ -3,6 +3,7 @@
 #include "morphology/cpu/morphology_cpu.hpp"
 
 #include <algorithm>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -38,7 +39,7 @@ void apply_segment(host_view<const T> in, host_view<T> out, line_segment segment
     segment = detail::pointing_down(segment);
     const auto pass = make_pass<T>(segment, maximum, mode);
     if (segment.horizontal())
-        GRANULA_SIMD_DISPATCH(horizontal_pass<T>, in, out, pass);
+        GRANULA_SIMD_DISPATCH(horizontal_passes<T>, in, out, std::span<const detail::line_pass<T>>(&pass, 1));
     else if (segment.vertical())
         GRANULA_SIMD_DISPATCH(vertical_pass<T>, in, out, pass);
     else if (segment.dy >= 1)
@@ -48,33 +49,84 @@ void apply_segment(host_view<const T> in, host_view<T> out, line_segment segment
                                ", 0)");
 }
 
-// Separable elements (rectangles, axis-parallel lines). Horizontal passes work strip by strip
-// and may run in place; vertical ones may not. So the vertical segments run first and the
-// horizontal ones in place on `out` after them, and a scratch image is needed only for a
-// second vertical segment. Each pass extends its input by `mode`, which is exact here because
-// a horizontal pass never mixes rows (and a vertical one columns).
+// Separable elements (rectangles, axis-parallel lines) as a list of 1-D passes. Each pass extends
+// its input by `mode` along its own direction only, so horizontal and vertical passes commute:
+// an erosion or dilation runs its vertical passes first, and an opening or closing puts both
+// stages' horizontal passes next to each other, where they run as one chain on each strip.
+struct separable_step {
+    line_segment segment;
+    bool maximum = false;
+};
+
+std::vector<separable_step> separable_steps(const structuring_element& footprint, bool maximum, bool vertical_first) {
+    std::vector<separable_step> steps;
+    for (const auto& s : footprint.decomposition().front().segments) steps.push_back({s, maximum});
+    std::stable_partition(steps.begin(), steps.end(),
+                          [&](const separable_step& s) { return s.segment.horizontal() != vertical_first; });
+    return steps;
+}
+
+// Runs the steps in order, consecutive horizontal ones as one chain. Horizontal passes may run
+// in place, vertical ones may not: those alternate between `out` and a scratch image, chosen
+// from the last step back so that the last writes `out`.
 template <class T>
-void erode_or_dilate_separable(host_view<const T> in, host_view<T> out, const structuring_element& footprint,
-                               bool maximum, border mode) {
-    auto segments = footprint.decomposition().front().segments;
-    std::stable_partition(segments.begin(), segments.end(), [](const line_segment& s) { return !s.horizontal(); });
-    if (segments.empty()) {
+void run_separable(host_view<const T> in, host_view<T> out, const std::vector<separable_step>& steps, border mode) {
+    if (steps.empty()) {
         copy<T>(in, out);
         return;
     }
-    host_image<T> scratch;
-    host_view<const T> source = in;
-    for (const auto& segment : segments) {
-        const bool in_place_ok = segment.horizontal() || source.data() != out.data();
-        if (in_place_ok) {
-            apply_segment<T>(source, out, segment, maximum, mode);
-        } else {
-            if (scratch.empty()) scratch = host_image<T>(in.width(), in.height());
-            copy<T>(out, scratch.view());
-            apply_segment<T>(scratch.view(), out, segment, maximum, mode);
-        }
-        source = out;
+    struct unit {
+        std::size_t begin, end;  // steps [begin, end): one vertical step or a horizontal chain
+        bool into_scratch = false;
+    };
+    std::vector<unit> units;
+    for (std::size_t i = 0; i < steps.size();) {
+        std::size_t j = i + 1;
+        if (steps[i].segment.horizontal())
+            while (j < steps.size() && steps[j].segment.horizontal()) ++j;
+        units.push_back({i, j});
+        i = j;
     }
+    bool scratch_needed = false;
+    for (std::size_t u = units.size() - 1; u > 0; --u) {
+        // Unit u reads what unit u - 1 wrote: the other buffer when u is vertical.
+        const bool vertical = !steps[units[u].begin].segment.horizontal();
+        units[u - 1].into_scratch = vertical ? !units[u].into_scratch : units[u].into_scratch;
+        scratch_needed |= units[u - 1].into_scratch;
+    }
+    host_image<T> scratch;
+    if (scratch_needed) scratch = host_image<T>(in.width(), in.height());
+    host_view<const T> source = in;
+    for (const unit& u : units) {
+        const host_view<T> target = u.into_scratch ? scratch.view() : out;
+        const line_segment& first = steps[u.begin].segment;
+        if (first.horizontal()) {
+            std::vector<detail::line_pass<T>> chain;
+            for (std::size_t i = u.begin; i < u.end; ++i)
+                chain.push_back(make_pass<T>(detail::pointing_down(steps[i].segment), steps[i].maximum, mode));
+            GRANULA_SIMD_DISPATCH(horizontal_passes<T>, source, target, std::span<const detail::line_pass<T>>(chain));
+        } else {
+            apply_segment<T>(source, target, first, steps[u.begin].maximum, mode);
+        }
+        source = target;
+    }
+}
+
+template <class T>
+void erode_or_dilate_separable(host_view<const T> in, host_view<T> out, const structuring_element& footprint,
+                               bool maximum, border mode) {
+    run_separable<T>(in, out, separable_steps(footprint, maximum, true), mode);
+}
+
+// Opening (closing): the first stage's vertical then horizontal passes, the second stage's
+// horizontal then vertical ones.
+template <class T>
+void open_or_close_separable(host_view<const T> in, host_view<T> out, const structuring_element& first,
+                             const structuring_element& second, bool closing, border mode) {
+    auto steps = separable_steps(first, closing, true);
+    const auto then = separable_steps(second, !closing, false);
+    steps.insert(steps.end(), then.begin(), then.end());
+    run_separable<T>(in, out, steps, mode);
 }
 
 // The image extended by `mode` on each side: the padding makes every later pass exact with
@@ -265,16 +317,18 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
     switch (op) {
     case morphology_op::erosion: erode(in, out); return;
     case morphology_op::dilation: dilate(in, out); return;
-    case morphology_op::opening: {
-        host_image<T> tmp(in.width(), in.height());
-        erode(in, tmp.view());
-        dilate(tmp.view(), out);
-        return;
-    }
+    case morphology_op::opening:
     case morphology_op::closing: {
+        const bool closing = op == morphology_op::closing;
+        const auto& first = closing ? dilation_element : erosion_element;
+        const auto& second = closing ? erosion_element : dilation_element;
+        if (first.separable() && second.separable()) {
+            open_or_close_separable<T>(in, out, first, second, closing, mode);
+            return;
+        }
         host_image<T> tmp(in.width(), in.height());
-        dilate(in, tmp.view());
-        erode(tmp.view(), out);
+        erode_or_dilate<T>(in, tmp.view(), first, closing, mode);
+        erode_or_dilate<T>(tmp.view(), out, second, !closing, mode);
         return;
     }
     case morphology_op::white_tophat:

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <span>
 #include <type_traits>
 #include <utility>
 
@@ -169,21 +170,40 @@ void filter_columns(T* columns, T* filtered, std::int64_t n, std::int64_t L, T* 
 // measured alike, 512 and 1024 slower).
 constexpr std::int64_t row_prefetch_bytes = 256;
 
-template <class Op, class T>
-void horizontal_transposed(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
-                           std::int64_t before, std::int64_t L) {
+// One pass of a horizontal chain, its window clipped to the row length n.
+template <class T>
+struct row_window {
+    line_pass<T> pass;
+    std::int64_t before = 0, L = 1;
+};
+
+template <class T>
+row_window<T> clipped_window(const line_pass<T>& pass, std::int64_t n) {
+    const std::int64_t before = detail::clip_arm(pass.before, n), after = detail::clip_arm(pass.after, n);
+    return {pass, before, before + after + 1};
+}
+
+// Each strip of K rows is transposed into a buffer, every pass of `chain` runs on it in turn
+// (a pass's result, padded by the next pass's border mode, is the next pass's input) and the
+// strip is transposed back: an opening by a horizontal line reads and writes the image once.
+template <class T>
+void horizontal_transposed(host_view<const T> in, host_view<T> out, std::span<const row_window<T>> chain) {
     constexpr std::int64_t N = block_n<T>, G = group_columns<T>;
     // Lanes: rows of the strip processed together, 32 bytes: one AVX2 register per transposed
     // row (64 bytes measured 2x slower: GCC splits wider vectors through memory).
     constexpr std::int64_t K = 32 / sizeof(T);
-    const std::int64_t n = in.width(), m = n + L - 1, height = in.height();
+    std::int64_t longest = 1;
+    for (const auto& w : chain) longest = std::max(longest, w.L);
+    const std::int64_t n = in.width(), m = n + longest - 1, height = in.height();
     const std::int64_t strips = (height + K - 1) / K;
     const std::int64_t tasks = std::min<std::int64_t>(strips, 4 * std::max(1, num_threads()));
     detail::parallel_for(tasks, in.pixel_count(), [&](std::int64_t task) {
-        T* const columns = thread_scratch<T>(slot_columns, m * K);
-        T* const filtered = thread_scratch<T>(slot_filtered, n * K);
-        T* const suffix = thread_scratch<T>(slot_suffix, L * K);
+        T* columns = thread_scratch<T>(slot_columns, m * K);
+        T* next = thread_scratch<T>(slot_filtered, m * K);
+        T* const suffix = thread_scratch<T>(slot_suffix, longest * K);
         T* const prefix = thread_scratch<T>(slot_prefix, K);
+        const std::int64_t before = chain.front().before;
+        const line_pass<T>& first = chain.front().pass;
         const std::int64_t strip_begin = strips * task / tasks, strip_end = strips * (task + 1) / tasks;
         for (std::int64_t strip = strip_begin; strip < strip_end; ++strip) {
             const std::int64_t y0 = strip * K, rows = std::min(K, height - y0);
@@ -209,12 +229,31 @@ void horizontal_transposed(host_view<const T> in, host_view<T> out, const line_p
                 for (std::int64_t k = 0; k < K; ++k) columns[(before + c) * K + k] = src_rows[k][c];
             // Padding columns, left and right of the image.
             const auto pad_column = [&](std::int64_t j) {
-                const std::int64_t c = detail::border_index(j - before, n, pass.mode);
-                for (std::int64_t k = 0; k < K; ++k) columns[j * K + k] = c < 0 ? pass.pad : src_rows[k][c];
+                const std::int64_t c = detail::border_index(j - before, n, first.mode);
+                for (std::int64_t k = 0; k < K; ++k) columns[j * K + k] = c < 0 ? first.pad : src_rows[k][c];
             };
             for (std::int64_t j = 0; j < before; ++j) pad_column(j);
-            for (std::int64_t j = before + n; j < m; ++j) pad_column(j);
-            filter_columns<Op, K>(columns, filtered, n, L, suffix, prefix);
+            for (std::int64_t j = before + n; j < n + chain.front().L - 1; ++j) pad_column(j);
+            for (std::size_t i = 0; i < chain.size(); ++i) {
+                const row_window<T>& w = chain[i];
+                // The result goes where the next pass reads it, inside that pass's padding.
+                const row_window<T>* then = i + 1 < chain.size() ? &chain[i + 1] : nullptr;
+                T* const result = next + (then ? then->before : 0) * K;
+                if (w.pass.maximum)
+                    filter_columns<max_op<T>, K>(columns, result, n, w.L, suffix, prefix);
+                else
+                    filter_columns<min_op<T>, K>(columns, result, n, w.L, suffix, prefix);
+                if (then) {
+                    const auto pad_from_result = [&](std::int64_t j) {
+                        const std::int64_t c = detail::border_index(j - then->before, n, then->pass.mode);
+                        for (std::int64_t k = 0; k < K; ++k) next[j * K + k] = c < 0 ? then->pass.pad : result[c * K + k];
+                    };
+                    for (std::int64_t j = 0; j < then->before; ++j) pad_from_result(j);
+                    for (std::int64_t j = then->before + n; j < n + then->L - 1; ++j) pad_from_result(j);
+                }
+                std::swap(columns, next);
+            }
+            const T* const filtered = columns;
             x = 0;
             if (rows == K)
                 for (; x + G <= n; x += G)
@@ -495,14 +534,8 @@ void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::ve
 }
 
 template <class T, template <class> class Op>
-void run_horizontal(host_view<const T> in, host_view<T> out, const line_pass<T>& pass) {
-    const std::int64_t n = in.width();
-    const std::int64_t before = detail::clip_arm(pass.before, n), after = detail::clip_arm(pass.after, n);
-    const std::int64_t L = before + after + 1;
-    if (L <= direct_window_max)
-        horizontal_direct<Op<T>, T>(in, out, pass, before, L);
-    else
-        horizontal_transposed<Op<T>, T>(in, out, pass, before, L);
+void run_horizontal_direct(host_view<const T> in, host_view<T> out, const row_window<T>& w) {
+    horizontal_direct<Op<T>, T>(in, out, w.pass, w.before, w.L);
 }
 
 template <class T, template <class> class Op>
@@ -515,11 +548,26 @@ void run_vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& p
 }  // namespace
 
 template <class T>
-void horizontal_pass(host_view<const T> in, host_view<T> out, const line_pass<T>& pass) {
-    if (pass.maximum)
-        run_horizontal<T, max_op>(in, out, pass);
-    else
-        run_horizontal<T, min_op>(in, out, pass);
+void horizontal_passes(host_view<const T> in, host_view<T> out, std::span<const line_pass<T>> passes) {
+    std::vector<row_window<T>> chain;
+    for (const auto& pass : passes) chain.push_back(clipped_window(pass, in.width()));
+    // Short windows are faster straight along the rows than transposed, one pass at a time.
+    const bool any_short = std::any_of(chain.begin(), chain.end(),
+                                       [](const row_window<T>& w) { return w.L <= direct_window_max; });
+    if (!any_short) {
+        horizontal_transposed<T>(in, out, chain);
+        return;
+    }
+    host_view<const T> source = in;
+    for (const auto& w : chain) {
+        if (w.L > direct_window_max)
+            horizontal_transposed<T>(source, out, std::span<const row_window<T>>(&w, 1));
+        else if (w.pass.maximum)
+            run_horizontal_direct<T, max_op>(source, out, w);
+        else
+            run_horizontal_direct<T, min_op>(source, out, w);
+        source = out;  // horizontal passes may run in place
+    }
 }
 
 template <class T>
@@ -559,7 +607,8 @@ void accumulate_runs(host_view<T> acc, host_view<const T> src, const std::vector
 }
 
 #define GRANULA_INSTANTIATE(type, name)                                                                       \
-    template void horizontal_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&);      \
+    template void horizontal_passes<type>(host_view<const type>, host_view<type>,                            \
+                                          std::span<const line_pass<type>>);                                 \
     template void vertical_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&);        \
     template void sheared_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&, int, int,  \
                                      detail::pixel_shift);                                                   \

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <vector>
 
 #include "granula/core/border.hpp"
@@ -34,7 +35,9 @@ struct line_pass {
 
 }  // namespace granula::detail
 
-// horizontal_pass, vertical_pass: windows along rows and columns, any border mode.
+// horizontal_passes: windows along rows, any border mode, each pass on the previous one's result
+//   (in may be out); the strips of a chain stay in cache between its passes.
+// vertical_pass: windows along columns, any border mode (in must not be out).
 // sheared_pass: windows along the periodic paths p, p + (dx, dy), p + 2 (dx, dy), ... (dy >= 1),
 //   with pixels off the image taking `pad` (border mode ignore or constant only); out(p) is the
 //   window at p + at (out may be a crop of in's frame).
@@ -47,7 +50,7 @@ struct line_pass {
 #define GRANULA_DECLARE_MORPHOLOGY_KERNELS(ns)                                                                 \
     namespace granula::ns {                                                                                    \
     template <class T>                                                                                         \
-    void horizontal_pass(host_view<const T> in, host_view<T> out, const detail::line_pass<T>& pass);          \
+    void horizontal_passes(host_view<const T> in, host_view<T> out, std::span<const detail::line_pass<T>> passes); \
     template <class T>                                                                                         \
     void vertical_pass(host_view<const T> in, host_view<T> out, const detail::line_pass<T>& pass);            \
     template <class T>                                                                                         \
