@@ -7,7 +7,7 @@
 // The timed call includes everything label() does: the merges, the consecutive relabelling,
 // reading the count back, and for "stats" the statistics and their copy to the host.
 //
-//   bench_gpu_labeling [--size N] [--reps N] [--connectivity 1|2]
+//   bench_gpu_labeling [--size N] [--reps N] [--image NAME]   (NAME: one category, e.g. "d90 g1")
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -50,10 +50,12 @@ granula::host_image<std::uint8_t> random_blocks(std::int64_t n, double density, 
 int main(int argc, char** argv) {
     std::int64_t n = 8192;
     int reps = 15;
+    std::string only;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i];
         if (a == "--size") n = std::atoll(argv[i + 1]);
         else if (a == "--reps") reps = std::max(1, std::atoi(argv[i + 1]));
+        else if (a == "--image") only = argv[i + 1];
         else {
             std::fprintf(stderr, "unknown option %s\n", a.c_str());
             return 2;
@@ -87,6 +89,7 @@ int main(int argc, char** argv) {
     cats.push_back({"all ones", 1.0, 1});
     cats.push_back({"all zeros", 0.0, 1});
     for (const category& c : cats) {
+        if (!only.empty() && c.name != only) continue;
         granula::device_image<std::uint8_t> in[2] = {
             granula::upload<std::uint8_t>(random_blocks(n, c.density, c.granularity, 1).view()),
             granula::upload<std::uint8_t>(random_blocks(n, c.density, c.granularity, 2).view())};
