@@ -16,15 +16,17 @@
 // when left and up-left share the value (the pair left/up-left covers it), the diagonals when
 // an edge neighbour shares the value. On all-ones images that leaves one union per segment.
 //
-//   1. tile_merge: a 128x32 tile unites its runs in shared memory and writes each node's local
-//      root as a global index.
+//   1. tile_merge: a 128x32 tile unites its runs in shared memory (path halving) and writes each
+//      node's local root as a global index, and per segment the node and foreground masks.
 //   2. tile_border_merge: pixels on tile borders unite with neighbours in other tiles.
 //   3. compress_count: every node points straight at its root; each segment stores its root
 //      mask and root count.
 //   4. the counts are scanned; finalise: every pixel takes its node's root's label, computed
 //      from the scanned count and the mask of the root's segment; background 0.
+// Passes 3 and 4 read the segment masks, not the input: 8 bytes per 32 pixels.
 // Statistics (optional): one more pass over the labels, lanes of a warp aggregating runs of one
-// label with warp-level reductions before global atomics, into device arrays.
+// label with warp-level reductions before global atomics, into device arrays; min_row and value
+// come from the roots (a component's first pixel).
 #include "labeling/cuda/labeling_cuda.hpp"
 
 #include <cub/device/device_scan.cuh>
@@ -48,7 +50,7 @@ constexpr unsigned full_mask = 0xffffffffu;
 
 constexpr int tile_segments = 4, tile_w = 32 * tile_segments, tile_h = 32;  // 128x32 pixels
 constexpr int merge_warps = 8;
-constexpr int warps_per_block = 8, segments_per_warp = 4;  // the raster passes
+constexpr int warps_per_block = 8, segments_per_warp = 8;  // the raster passes
 
 // The lane of the run start at or before `lane` in a segment whose run starts are `starts`
 // (`lane` must be a foreground pixel, so such a start exists).
@@ -56,8 +58,17 @@ __device__ __forceinline__ int node_lane(unsigned starts, int lane) {
     return 31 - __clz(starts & (full_mask >> (31 - lane)));
 }
 
-__device__ __forceinline__ int find_shared(const int* parent, int i) {
-    while (parent[i] != i) i = parent[i];
+// Root of i with path halving. Plain stores suffice: a pointer only ever moves to an ancestor,
+// and a non-root is never linked again (a union that finds its root gone retries), so a
+// halving store can only lose another halving's shorter step, never a link.
+__device__ __forceinline__ int find_shared(int* parent, int i) {
+    int p = parent[i];
+    while (p != i) {
+        const int grand = parent[p];
+        if (grand != p) parent[i] = grand;
+        i = p;
+        p = grand;
+    }
     return i;
 }
 
@@ -117,7 +128,8 @@ __device__ __forceinline__ T shuffle_left(T v) {
 template <class T>
 __global__ void __launch_bounds__(32 * merge_warps)
     tile_merge(const T* __restrict__ in, std::int64_t in_stride, int* __restrict__ out, int out_stride, int width,
-               int height, T background, bool eight, int tiles_x) {
+               int height, T background, bool eight, int tiles_x, int segments_per_row,
+               unsigned* __restrict__ node_masks, unsigned* __restrict__ fg_masks) {
     constexpr int per_warp = tile_h * tile_segments / merge_warps;
     __shared__ int parent[tile_w * tile_h];
     __shared__ T value[tile_w * tile_h];
@@ -139,7 +151,15 @@ __global__ void __launch_bounds__(32 * merge_warps)
         parent[li] = li;
         const T left = shuffle_left(v[i]);
         const unsigned s = __ballot_sync(full_mask, v[i] != background && (lane == 0 || left != v[i]));
-        if (lane == 0) starts[k] = s;
+        const unsigned fg = __ballot_sync(full_mask, v[i] != background);
+        const int x = x0 + (k % tile_segments) * 32, y = y0 + k / tile_segments;
+        if (lane == 0) {
+            starts[k] = s;
+            if (x < width && y < height) {
+                node_masks[y * segments_per_row + x / 32] = s;
+                fg_masks[y * segments_per_row + x / 32] = fg;
+            }
+        }
     }
     __syncthreads();
     // Node (shared index) of the foreground pixel (lx, ly) of the tile.
@@ -150,7 +170,7 @@ __global__ void __launch_bounds__(32 * merge_warps)
     for (int i = 0; i < per_warp; ++i) {
         const int k = warp + merge_warps * i;
         const int lx = (k % tile_segments) * 32 + lane, ly = k / tile_segments, li = ly * tile_w + lx;
-        const T p = v[i];
+        const T p = value[li];
         if (p == background) continue;
         const bool has_left = lx > 0, has_up = ly > 0, has_right = lx + 1 < tile_w;
         const bool l = has_left && value[li - 1] == p, u = has_up && value[li - tile_w] == p;
@@ -223,29 +243,30 @@ __global__ void tile_border_merge(const T* __restrict__ in, std::int64_t in_stri
     if (eight && (ly == 0 || lx == tile_w - 1) && ur && !u && !r) unite(x + 1, y - 1);
 }
 
-// One warp per segments_per_warp consecutive segments in raster order, their loads issued
-// together (one byte per lane each: more loads in flight than one segment gives).
-template <class T>
-__global__ void __launch_bounds__(32 * warps_per_block)
-    compress_count(const T* __restrict__ in, std::int64_t in_stride, int* out, int out_stride, int width,
-                   T background, int segments_per_row, int segments, unsigned* __restrict__ root_masks,
-                   int* __restrict__ counts) {
+// The raster passes: one warp per segments_per_warp consecutive segments in raster order, which
+// read the segments' node and foreground masks (from tile_merge) instead of the input.
+template <class F>
+__device__ __forceinline__ void for_segments(int segments, const unsigned* __restrict__ node_masks,
+                                             const unsigned* __restrict__ fg_masks, F&& f) {
     const int first = (blockIdx.x * warps_per_block + threadIdx.x / 32) * segments_per_warp, lane = threadIdx.x % 32;
-    T v[segments_per_warp];
+    const bool loads = lane < segments_per_warp && first + lane < segments;
+    const unsigned nodes = loads ? node_masks[first + lane] : 0u, fg = loads && fg_masks ? fg_masks[first + lane] : 0u;
 #pragma unroll
     for (int i = 0; i < segments_per_warp; ++i) {
-        const int segment = first + i, y = segment / segments_per_row, x = (segment % segments_per_row) * 32 + lane;
-        v[i] = segment < segments && x < width ? in[y * in_stride + x] : background;
+        if (first + i >= segments) return;  // the same for the whole warp
+        f(first + i, __shfl_sync(full_mask, nodes, i), __shfl_sync(full_mask, fg, i));
     }
-#pragma unroll
-    for (int i = 0; i < segments_per_warp; ++i) {
-        const int segment = first + i;
-        if (segment >= segments) return;  // the same for the whole warp
-        const int y = segment / segments_per_row, x = (segment % segments_per_row) * 32 + lane;
-        const T left = shuffle_left(v[i]);
+}
+
+__global__ void __launch_bounds__(32 * warps_per_block)
+    compress_count(int* out, int out_stride, int segments_per_row, int segments,
+                   const unsigned* __restrict__ node_masks, unsigned* __restrict__ root_masks,
+                   int* __restrict__ counts) {
+    const int lane = threadIdx.x % 32;
+    for_segments(segments, node_masks, nullptr, [&](int segment, unsigned nodes, unsigned) {
         bool root = false;
-        if (v[i] != background && (lane == 0 || left != v[i])) {
-            const int p = y * out_stride + x;
+        if ((nodes >> lane) & 1u) {
+            const int p = (segment / segments_per_row) * out_stride + (segment % segments_per_row) * 32 + lane;
             const int r = find_global(out, p);
             root = r == p;
             if (!root) out[p] = r;  // r is the tree's minimum: no concurrent halving goes below it
@@ -255,42 +276,29 @@ __global__ void __launch_bounds__(32 * warps_per_block)
             root_masks[segment] = mask;
             counts[segment] = __popc(mask);
         }
-    }
+    });
 }
 
 // Every pixel takes its node's label. A node reads only its own forest entry, which no other
 // warp reads any more, so the labels may overwrite the forest in place.
-template <class T>
 __global__ void __launch_bounds__(32 * warps_per_block)
-    finalise(const T* __restrict__ in, std::int64_t in_stride, int* out, int out_stride, int width, T background,
-             int segments_per_row, int segments, const unsigned* __restrict__ root_masks,
-             const int* __restrict__ offsets) {
-    const int first = (blockIdx.x * warps_per_block + threadIdx.x / 32) * segments_per_warp, lane = threadIdx.x % 32;
-    T v[segments_per_warp];
-#pragma unroll
-    for (int i = 0; i < segments_per_warp; ++i) {
-        const int segment = first + i, y = segment / segments_per_row, x = (segment % segments_per_row) * 32 + lane;
-        v[i] = segment < segments && x < width ? in[y * in_stride + x] : background;
-    }
-#pragma unroll
-    for (int i = 0; i < segments_per_warp; ++i) {
-        const int segment = first + i;
-        if (segment >= segments) return;  // the same for the whole warp
+    finalise(int* out, int out_stride, int width, int segments_per_row, int segments,
+             const unsigned* __restrict__ node_masks, const unsigned* __restrict__ fg_masks,
+             const unsigned* __restrict__ root_masks, const int* __restrict__ offsets) {
+    const int lane = threadIdx.x % 32;
+    for_segments(segments, node_masks, fg_masks, [&](int segment, unsigned nodes, unsigned fg) {
         const int y = segment / segments_per_row, x = (segment % segments_per_row) * 32 + lane;
-        const T left = shuffle_left(v[i]);
-        const bool fg = v[i] != background;
-        const bool start = fg && (lane == 0 || left != v[i]);
-        const unsigned starts = __ballot_sync(full_mask, start);
         int label = 0;
-        if (start) {
+        if ((nodes >> lane) & 1u) {
             const int r = out[y * out_stride + x];
             const int ry = r / out_stride, rx = r - ry * out_stride;
             const int rs = ry * segments_per_row + rx / 32;
             label = offsets[rs] + __popc(root_masks[rs] & ((1u << (rx & 31)) - 1u)) + 1;
         }
-        label = __shfl_sync(full_mask, label, fg ? node_lane(starts, lane) : lane);
-        if (x < width) out[y * out_stride + x] = label;
-    }
+        const bool is_fg = (fg >> lane) & 1u;
+        label = __shfl_sync(full_mask, label, is_fg ? node_lane(nodes, lane) : lane);
+        if (x < width) out[y * out_stride + x] = is_fg ? label : 0;
+    });
 }
 
 __global__ void total_count(const int* counts, const int* offsets, int n, int* total) {
@@ -315,12 +323,28 @@ device_stats stats_arrays(const device_region_statistics& st) {
 
 constexpr int stats_run = 64;  // pixels per lane: a warp flushes a large component once per 2048 pixels
 
+// A component's first pixel is its root: its row is min_row and its pixel the value, written
+// here once per component instead of by atomics in every flush.
+template <class T>
+__global__ void __launch_bounds__(32 * warps_per_block)
+    root_stats(const T* __restrict__ in, std::int64_t in_stride, int segments_per_row, int segments,
+               const unsigned* __restrict__ root_masks, const int* __restrict__ offsets, device_stats s) {
+    const int lane = threadIdx.x % 32;
+    for_segments(segments, root_masks, nullptr, [&](int segment, unsigned roots, unsigned) {
+        if (!((roots >> lane) & 1u)) return;
+        const int y = segment / segments_per_row, x = (segment % segments_per_row) * 32 + lane;
+        const int c = offsets[segment] + __popc(roots & ((1u << lane) - 1u));
+        s.min_row[c] = y;
+        s.value[c] = in[y * in_stride + x];
+    });
+}
+
 // Adds one lane's run (label l, `n` pixels in row y from x0 to x1 inclusive, column sum
 // `col_sum` relative to the warp's first column x_warp) to the statistics, first reducing over
 // the lanes of the warp that flush the same label at the same step. Relative column sums stay
 // under 2^22, so the 32-bit warp reductions cannot overflow.
 __device__ void flush(const device_stats& s, unsigned active, int l, unsigned n, int y, int x0, int x1,
-                      unsigned col_sum, int x_warp, unsigned v) {
+                      unsigned col_sum, int x_warp) {
     const unsigned group = __match_any_sync(active, l);
     const unsigned area = __reduce_add_sync(group, n);
     const unsigned long long cols =
@@ -332,45 +356,40 @@ __device__ void flush(const device_stats& s, unsigned active, int l, unsigned n,
     atomicAdd(s.area + c, static_cast<unsigned long long>(area));
     atomicAdd(s.sum_row + c, static_cast<unsigned long long>(area) * y);
     atomicAdd(s.sum_col + c, cols);
-    atomicMin(s.min_row + c, static_cast<long long>(y));
     atomicMax(s.max_row + c, static_cast<long long>(y) + 1);
     atomicMin(s.min_col + c, static_cast<long long>(lo));
     atomicMax(s.max_col + c, static_cast<long long>(hi) + 1);
-    s.value[c] = v;  // every pixel of a component holds its value
 }
 
 // Each lane walks stats_run pixels of a row in lock step with its warp. Background pixels do not
 // end a lane's run: only another label does, so a sparse large component is flushed rarely.
-template <class T>
-__global__ void accumulate_stats(const T* __restrict__ in, std::int64_t in_stride, const int* __restrict__ labels,
-                                 int out_stride, int width, int blocks_per_row, device_stats s) {
+__global__ void accumulate_stats(const int* __restrict__ labels, int out_stride, int width, int blocks_per_row,
+                                 device_stats s) {
     const int y = blockIdx.x / blocks_per_row;
     const int x_block = (blockIdx.x % blocks_per_row) * blockDim.x * stats_run;
     const int x_begin = x_block + threadIdx.x * stats_run;
     const int x_warp = x_block + (threadIdx.x / 32) * 32 * stats_run;
     int current = 0, first = 0, last = 0;
-    unsigned n = 0, col_sum = 0, v = 0;
+    unsigned n = 0, col_sum = 0;
     for (int i = 0; i < stats_run; ++i) {
         const int x = x_begin + i;
         const int l = x < width ? labels[y * out_stride + x] : 0;
         const bool change = l > 0 && l != current;
         const unsigned flushing = __ballot_sync(full_mask, change && current > 0);
-        if (change && current > 0) flush(s, flushing, current, n, y, first, last, col_sum, x_warp, v);
-        if (change) {
-            current = l, first = x, n = 0, col_sum = 0;
-            v = in[y * in_stride + x];
-        }
+        if (change && current > 0) flush(s, flushing, current, n, y, first, last, col_sum, x_warp);
+        if (change) current = l, first = x, n = 0, col_sum = 0;
         if (l > 0) ++n, col_sum += static_cast<unsigned>(x - x_warp), last = x;
     }
     const unsigned flushing = __ballot_sync(full_mask, current > 0);
-    if (current > 0) flush(s, flushing, current, n, y, first, last, col_sum, x_warp, v);
+    if (current > 0) flush(s, flushing, current, n, y, first, last, col_sum, x_warp);
 }
 
+// min_row and value come from root_stats.
 __global__ void init_stats(device_stats s, int n) {
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= n) return;
     s.area[c] = s.sum_row[c] = s.sum_col[c] = 0;
-    s.min_row[c] = s.min_col[c] = 0x7fffffffffffffffll;
+    s.min_col[c] = 0x7fffffffffffffffll;
     s.max_row[c] = s.max_col[c] = -1;
 }
 
@@ -395,40 +414,43 @@ std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int c
     const bool eight = connectivity == 2;
     int* labels = out.data();
 
-    const int tiles_x = (width + tile_w - 1) / tile_w, tiles_y = (height + tile_h - 1) / tile_h;
-    const int tiles_total = tiles_x * tiles_y;
-    tile_merge<T><<<tiles_total, 32 * merge_warps, 0, s>>>(in.data(), in_stride, labels, out_stride, width, height,
-                                                          background, eight, tiles_x);
-    check_launch("tile_merge");
-    const std::int64_t border_threads = static_cast<std::int64_t>(tiles_total) * (tile_w + 2 * (tile_h - 1));
-    tile_border_merge<T><<<static_cast<unsigned>((border_threads + 255) / 256), 256, 0, s>>>(
-        in.data(), in_stride, labels, out_stride, width, height, background, eight, tiles_x, tiles_total);
-    check_launch("tile_border_merge");
-
     const int segments_per_row = (width + 31) / 32;
     const int segments = segments_per_row * height;
     std::size_t scan_bytes = 0;
     check_cuda(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<int*>(nullptr),
                                              static_cast<int*>(nullptr), segments, s),
                "cub::DeviceScan::ExclusiveSum (size)");
-    stream_buffer buffer(3 * sizeof(int) * static_cast<std::size_t>(segments) + sizeof(int) + scan_bytes + 256, s,
+    // Per segment: node, foreground and root masks, root count and its exclusive scan.
+    stream_buffer buffer(5 * sizeof(int) * static_cast<std::size_t>(segments) + sizeof(int) + scan_bytes + 256, s,
                          scratch_what);
     int* counts = buffer.as<int>();
     int* offsets = counts + segments;
-    unsigned* root_masks = reinterpret_cast<unsigned*>(offsets + segments);
+    unsigned* node_masks = reinterpret_cast<unsigned*>(offsets + segments);
+    unsigned* fg_masks = node_masks + segments;
+    unsigned* root_masks = fg_masks + segments;
     int* total = reinterpret_cast<int*>(root_masks + segments);
     void* scan_temp = reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(total + 1) + 255) & ~std::uintptr_t{255});
 
+    const int tiles_x = (width + tile_w - 1) / tile_w, tiles_y = (height + tile_h - 1) / tile_h;
+    const int tiles_total = tiles_x * tiles_y;
+    tile_merge<T><<<tiles_total, 32 * merge_warps, 0, s>>>(in.data(), in_stride, labels, out_stride, width, height,
+                                                          background, eight, tiles_x, segments_per_row, node_masks,
+                                                          fg_masks);
+    check_launch("tile_merge");
+    const std::int64_t border_threads = static_cast<std::int64_t>(tiles_total) * (tile_w + 2 * (tile_h - 1));
+    tile_border_merge<T><<<static_cast<unsigned>((border_threads + 255) / 256), 256, 0, s>>>(
+        in.data(), in_stride, labels, out_stride, width, height, background, eight, tiles_x, tiles_total);
+    check_launch("tile_border_merge");
+
     const int raster_blocks =
         (segments + warps_per_block * segments_per_warp - 1) / (warps_per_block * segments_per_warp);
-    compress_count<T><<<raster_blocks, 32 * warps_per_block, 0, s>>>(
-        in.data(), in_stride, labels, out_stride, width, background, segments_per_row, segments, root_masks, counts);
+    compress_count<<<raster_blocks, 32 * warps_per_block, 0, s>>>(labels, out_stride, segments_per_row, segments,
+                                                                  node_masks, root_masks, counts);
     check_launch("compress_count");
     check_cuda(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, counts, offsets, segments, s),
                "cub::DeviceScan::ExclusiveSum");
-    finalise<T><<<raster_blocks, 32 * warps_per_block, 0, s>>>(in.data(), in_stride, labels, out_stride, width,
-                                                               background, segments_per_row, segments, root_masks,
-                                                               offsets);
+    finalise<<<raster_blocks, 32 * warps_per_block, 0, s>>>(labels, out_stride, width, segments_per_row, segments,
+                                                            node_masks, fg_masks, root_masks, offsets);
     check_launch("finalise");
     total_count<<<1, 1, 0, s>>>(counts, offsets, segments, total);
     check_launch("total_count");
@@ -445,9 +467,11 @@ std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int c
             const device_stats d = stats_arrays(*statistics);
             init_stats<<<(n + 255) / 256, 256, 0, s>>>(d, n);
             check_launch("init_stats");
+            root_stats<T><<<raster_blocks, 32 * warps_per_block, 0, s>>>(in.data(), in_stride, segments_per_row,
+                                                                         segments, root_masks, offsets, d);
+            check_launch("root_stats");
             const int blocks_per_row = (width + 128 * stats_run - 1) / (128 * stats_run);
-            accumulate_stats<T><<<blocks_per_row * height, 128, 0, s>>>(in.data(), in_stride, labels, out_stride,
-                                                                        width, blocks_per_row, d);
+            accumulate_stats<<<blocks_per_row * height, 128, 0, s>>>(labels, out_stride, width, blocks_per_row, d);
             check_launch("accumulate_stats");
             finish_stats<<<(n + 255) / 256, 256, 0, s>>>(d, n);
             check_launch("finish_stats");
