@@ -5,9 +5,11 @@
 // Method (GUIDE §5): one warm-up, then the median of `--reps` runs; runs alternate between two
 // input/output pairs (each 5 bytes per pixel, 320 MB at 8192^2: several times the 60 MB L2).
 // The timed call includes everything label() does: the merges, the consecutive relabelling,
-// reading the count back, and for "stats" the statistics and their copy to the host.
+// reading the count back; "dstats" (8-connectivity) also the statistics left in device memory
+// (device_region_statistics, done when the timing event after the call fires), "hstats" the
+// statistics copied into host vectors (region_statistics) inside the call.
 //
-//   bench_gpu_labeling [--size N] [--reps N] [--connectivity 1|2]
+//   bench_gpu_labeling [--size N] [--reps N] [--image NAME]   (NAME: one category, e.g. "d90 g1")
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -50,10 +52,12 @@ granula::host_image<std::uint8_t> random_blocks(std::int64_t n, double density, 
 int main(int argc, char** argv) {
     std::int64_t n = 8192;
     int reps = 15;
+    std::string only;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i];
         if (a == "--size") n = std::atoll(argv[i + 1]);
         else if (a == "--reps") reps = std::max(1, std::atoi(argv[i + 1]));
+        else if (a == "--image") only = argv[i + 1];
         else {
             std::fprintf(stderr, "unknown option %s\n", a.c_str());
             return 2;
@@ -73,8 +77,8 @@ int main(int argc, char** argv) {
     std::printf("# %lldx%lld, median of %d runs; copy of the int32 image (read+write %.0f MB): %.3f ms = %.0f GB/s\n",
                 static_cast<long long>(n), static_cast<long long>(n), reps, 8 * px / 1e6, copy_ms,
                 8 * px / copy_ms / 1e6);
-    std::printf("%-18s %10s %10s %10s %10s %10s %10s %10s\n", "image", "components", "conn2 ms", "conn2 Gpx/s",
-                "conn1 ms", "conn1 Gpx/s", "stats ms", "stats Gpx/s");
+    std::printf("%-18s %10s %10s %10s %10s %10s %10s %10s %10s %10s\n", "image", "components", "conn2 ms",
+                "conn2 Gpx/s", "conn1 ms", "conn1 Gpx/s", "dstats ms", "dstats Gpx/s", "hstats ms", "hstats Gpx/s");
     struct category {
         std::string name;
         double density;
@@ -87,6 +91,7 @@ int main(int argc, char** argv) {
     cats.push_back({"all ones", 1.0, 1});
     cats.push_back({"all zeros", 0.0, 1});
     for (const category& c : cats) {
+        if (!only.empty() && c.name != only) continue;
         granula::device_image<std::uint8_t> in[2] = {
             granula::upload<std::uint8_t>(random_blocks(n, c.density, c.granularity, 1).view()),
             granula::upload<std::uint8_t>(random_blocks(n, c.density, c.granularity, 2).view())};
@@ -101,8 +106,13 @@ int main(int argc, char** argv) {
         const double t2 = run(2, nullptr);
         const std::int64_t count2 = count;
         const double ts = run(2, &st);
-        std::printf("%-18s %10lld %10.3f %10.1f %10.3f %10.1f %10.3f %10.1f\n", c.name.c_str(),
-                    static_cast<long long>(count2), t2, px / t2 / 1e6, t1, px / t1 / 1e6, ts, px / ts / 1e6);
+        granula::device_region_statistics dst;
+        const double td = median_ms(reps, 1, timing, [&](int i) {
+            granula::label<std::uint8_t>(in[i % 2].view(), out[i % 2].view(), 2, 0, dst);
+        });
+        std::printf("%-18s %10lld %10.3f %10.1f %10.3f %10.1f %10.3f %10.1f %10.3f %10.1f\n", c.name.c_str(),
+                    static_cast<long long>(count2), t2, px / t2 / 1e6, t1, px / t1 / 1e6, td, px / td / 1e6, ts,
+                    px / ts / 1e6);
     }
     return 0;
 }

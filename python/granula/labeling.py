@@ -28,9 +28,11 @@ def label(image, connectivity=2, background=0, *, return_num=False, statistics=F
     return_num : bool, optional
         Also return the number of components.
     statistics : bool, optional
-        Also return a dict of per-component numpy arrays indexed by ``label - 1``: ``area``,
+        Also return a dict of per-component arrays indexed by ``label - 1``: ``area``,
         ``min_row``, ``min_col``, ``max_row``, ``max_col`` (bounding box, max exclusive as in
-        ``skimage.measure.regionprops``), ``centroid_row``, ``centroid_col``, ``value``.
+        ``skimage.measure.regionprops``), ``centroid_row``, ``centroid_col``, ``value``. numpy
+        arrays for numpy input; CuPy arrays for CuPy input, computed and left on the GPU (queued
+        on the current stream, like the labels).
     intensity_image : (M, N) numpy array, optional
         With ``statistics`` on the CPU: adds ``mean_intensity``, ``min_intensity`` and
         ``max_intensity`` of this image over each component.
@@ -42,7 +44,7 @@ def label(image, connectivity=2, background=0, *, return_num=False, statistics=F
     num : int
         Number of components, when ``return_num``.
     stats : dict
-        The statistics, when ``statistics``.
+        The statistics (numpy or CuPy arrays, like ``image``), when ``statistics``.
 
     Raises
     ------
@@ -82,7 +84,7 @@ def label(image, connectivity=2, background=0, *, return_num=False, statistics=F
         cupy = sys.modules["cupy"]
         out = cupy.empty((rows, cols), dtype=cupy.int32)
         num, stats = _core.label_device(image, out.data.ptr, out.strides[0] // 4, connectivity, int(background),
-                                        statistics, _cuda_stream(image))
+                                        statistics, _cuda_stream(image), image.device.id)
     else:
         out = np.empty((rows, cols), dtype=np.int32)
         num, stats = _core.label_host(image, out, connectivity, int(background), statistics, intensity_image)

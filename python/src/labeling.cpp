@@ -69,22 +69,47 @@ std::pair<std::int64_t, nb::object> label_host(nb::handle image, host_labels out
     return {n, statistics_dict(std::move(stats))};
 }
 
-// Labels a CUDA image into the int32 device buffer at `out_ptr` (row stride in elements).
+// A CuPy array over one of the statistics' device arrays; `owner` keeps the memory alive.
+template <class T>
+nb::object to_cupy(T* data, std::int64_t n, nb::handle owner, int device_id) {
+    return nb::cast(nb::ndarray<nb::cupy, T, nb::ndim<1>>(data, {static_cast<std::size_t>(n)}, owner, {},
+                                                          nb::dtype<T>(), nb::device::cuda::value, device_id));
+}
+
+nb::object device_statistics_dict(device_region_statistics&& s, int device_id) {
+    const std::int64_t n = s.size();
+    auto* owned = new device_region_statistics(std::move(s));
+    nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<device_region_statistics*>(p); });
+    nb::dict d;
+    d["area"] = to_cupy(owned->area(), n, owner, device_id);
+    d["min_row"] = to_cupy(owned->min_row(), n, owner, device_id);
+    d["min_col"] = to_cupy(owned->min_col(), n, owner, device_id);
+    d["max_row"] = to_cupy(owned->max_row(), n, owner, device_id);
+    d["max_col"] = to_cupy(owned->max_col(), n, owner, device_id);
+    d["centroid_row"] = to_cupy(owned->centroid_row(), n, owner, device_id);
+    d["centroid_col"] = to_cupy(owned->centroid_col(), n, owner, device_id);
+    d["value"] = to_cupy(owned->value(), n, owner, device_id);
+    return d;
+}
+
+// Labels a CUDA image into the int32 device buffer at `out_ptr` (row stride in elements); the
+// statistics stay on the device, as CuPy arrays queued on `cuda_stream` after the labels.
 std::pair<std::int64_t, nb::object> label_device(nb::handle image, std::uintptr_t out_ptr, std::int64_t out_stride,
                                                  int connectivity, std::uint32_t background, bool statistics,
-                                                 std::uintptr_t cuda_stream) {
+                                                 std::uintptr_t cuda_stream, int device_id) {
     const image_arg in = import_image(image, "image", false);
     if (!in.on_device) throw invalid_argument("label_device needs a CUDA image");
     const device_view<std::int32_t> labels(reinterpret_cast<std::int32_t*>(out_ptr), in.width, in.height, out_stride);
-    region_statistics stats;
+    const stream s(reinterpret_cast<void*>(cuda_stream));
+    device_region_statistics stats;
     std::int64_t n = 0;
     {
         nb::gil_scoped_release released;
-        n = label(in.view<device_memory>(), labels, connectivity, background, statistics ? &stats : nullptr,
-                  stream(reinterpret_cast<void*>(cuda_stream)));
+        n = statistics ? label(in.view<device_memory>(), labels, connectivity, background, stats, s)
+                       : label(in.view<device_memory>(), labels, connectivity, background, nullptr, s);
     }
     if (!statistics) return {n, nb::none()};
-    return {n, statistics_dict(std::move(stats))};
+    return {n, device_statistics_dict(std::move(stats), device_id)};
 }
 
 }  // namespace
@@ -94,8 +119,9 @@ void bind_labeling(nb::module_& m) {
           "intensity"_a.none(),
           "Labels a host image into out (int32); returns (count, statistics dict or None).");
     m.def("label_device", &label_device, "image"_a.none(), "out_ptr"_a, "out_stride"_a, "connectivity"_a,
-          "background"_a, "statistics"_a, "cuda_stream"_a,
-          "Labels a CUDA image into the int32 device buffer at out_ptr; returns (count, statistics or None).");
+          "background"_a, "statistics"_a, "cuda_stream"_a, "device_id"_a,
+          "Labels a CUDA image into the int32 device buffer at out_ptr; returns (count, dict of CuPy arrays or "
+          "None).");
 }
 
 }  // namespace granula::python

@@ -109,4 +109,9 @@ def test_gpu_equals_cpu(connectivity):
         assert isinstance(gpu, cupy.ndarray)
         np.testing.assert_array_equal(cupy.asnumpy(gpu), cpu)
         for key in ("area", "min_row", "min_col", "max_row", "max_col", "centroid_row", "centroid_col", "value"):
-            np.testing.assert_array_equal(gpu_stats[key], cpu_stats[key], err_msg=key)
+            assert isinstance(gpu_stats[key], cupy.ndarray), key
+            assert gpu_stats[key].dtype == cpu_stats[key].dtype, key
+            np.testing.assert_array_equal(cupy.asnumpy(gpu_stats[key]), cpu_stats[key], err_msg=key)
+    labels, num, stats = granula.label(cupy.zeros((5, 7), np.uint8), connectivity, return_num=True, statistics=True)
+    assert num == 0 and int(labels.max()) == 0
+    assert all(isinstance(v, cupy.ndarray) and v.size == 0 for v in stats.values())

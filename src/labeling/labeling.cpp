@@ -52,9 +52,11 @@ std::int64_t label(host_view<const T> in, host_view<std::int32_t> out, int conne
     return cpu::label<T>(in, out, connectivity, static_cast<T>(background), statistics);
 }
 
-template <label_input T>
-std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity, std::uint32_t background,
-                   region_statistics* statistics, stream s) {
+namespace {
+
+template <class T>
+std::int64_t device_label(device_view<const T> in, device_view<std::int32_t> out, int connectivity,
+                          std::uint32_t background, device_region_statistics* statistics, stream s) {
     // The GPU uses the output's element index y * stride + x as provisional label.
     validate<T>(in, out, connectivity, background, out.stride() * out.height(), "the CUDA backend");
     resolve_device(device::cuda);  // throws when there is no CUDA backend or device
@@ -64,6 +66,44 @@ std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int c
     static_cast<void>(statistics), static_cast<void>(s);
     return 0;
 #endif
+}
+
+}  // namespace
+
+template <label_input T>
+std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity, std::uint32_t background,
+                   region_statistics* statistics, stream s) {
+    if (!statistics) return device_label<T>(in, out, connectivity, background, nullptr, s);
+    device_region_statistics on_device;
+    const std::int64_t n = device_label<T>(in, out, connectivity, background, &on_device, s);
+    *statistics = on_device.download(s);
+    return n;
+}
+
+template <label_input T>
+std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity, std::uint32_t background,
+                   device_region_statistics& statistics, stream s) {
+    return device_label<T>(in, out, connectivity, background, &statistics, s);
+}
+
+region_statistics device_region_statistics::download(stream s) const {
+    region_statistics st;
+    const std::size_t n = static_cast<std::size_t>(size_);
+    auto get = [&](auto& host, const auto* device) {
+        host.resize(n);
+        const std::size_t bytes = n * sizeof(*device);
+        detail::copy_2d(host.data(), bytes, device, bytes, bytes, 1, detail::copy_direction::device_to_host, s);
+    };
+    get(st.area, area());
+    get(st.min_row, min_row());
+    get(st.min_col, min_col());
+    get(st.max_row, max_row());
+    get(st.max_col, max_col());
+    get(st.centroid_row, centroid_row());
+    get(st.centroid_col, centroid_col());
+    get(st.value, value());
+    s.synchronize();
+    return st;
 }
 
 std::int64_t label(const any_host_view& in, host_view<std::int32_t> out, int connectivity, std::uint32_t background,
@@ -80,6 +120,17 @@ std::int64_t label(const any_host_view& in, host_view<std::int32_t> out, int con
 
 std::int64_t label(const any_device_view& in, device_view<std::int32_t> out, int connectivity,
                    std::uint32_t background, region_statistics* statistics, stream s) {
+    return visit_pixel_type(in.type, [&](auto tag) -> std::int64_t {
+        using T = typename decltype(tag)::type;
+        if constexpr (label_input<T>)
+            return label<T>(in.as<const T>(), out, connectivity, background, statistics, s);
+        else
+            throw invalid_argument(float_input_message());
+    });
+}
+
+std::int64_t label(const any_device_view& in, device_view<std::int32_t> out, int connectivity,
+                   std::uint32_t background, device_region_statistics& statistics, stream s) {
     return visit_pixel_type(in.type, [&](auto tag) -> std::int64_t {
         using T = typename decltype(tag)::type;
         if constexpr (label_input<T>)
@@ -128,7 +179,9 @@ void intensity_statistics(host_view<const std::int32_t> labels, const any_host_v
     template std::int64_t label<type>(host_view<const type>, host_view<std::int32_t>, int, std::uint32_t,       \
                                       region_statistics*);                                                      \
     template std::int64_t label<type>(device_view<const type>, device_view<std::int32_t>, int, std::uint32_t,   \
-                                      region_statistics*, stream);
+                                      region_statistics*, stream);                                              \
+    template std::int64_t label<type>(device_view<const type>, device_view<std::int32_t>, int, std::uint32_t,   \
+                                      device_region_statistics&, stream);
 GRANULA_INSTANTIATE(std::uint8_t)
 GRANULA_INSTANTIATE(std::uint16_t)
 GRANULA_INSTANTIATE(std::uint32_t)

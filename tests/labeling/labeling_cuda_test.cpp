@@ -51,17 +51,26 @@ void expect_same_as_cpu(host_view<const T> in, int connectivity, T background, c
     device_image<std::int32_t> d_out_padded = upload<std::int32_t>(sentinel.view());
     const device_view<std::int32_t> d_out = d_out_padded.view().subview(pad, 0, in.width(), in.height());
 
-    for (const bool with_stats : {false, true}) {
+    // Without statistics, with host statistics, with device statistics downloaded afterwards.
+    for (const int stats_kind : {0, 1, 2}) {
+        const bool with_stats = stats_kind > 0;
         region_statistics gpu_stats;
-        const std::int64_t gpu_count =
-            label<T>(d_in, d_out, connectivity, background, with_stats ? &gpu_stats : nullptr);
+        std::int64_t gpu_count = 0;
+        if (stats_kind == 2) {
+            device_region_statistics on_device;
+            gpu_count = label<T>(d_in, d_out, connectivity, background, on_device);
+            ASSERT_EQ(on_device.size(), gpu_count);
+            gpu_stats = on_device.download();
+        } else {
+            gpu_count = label<T>(d_in, d_out, connectivity, background, with_stats ? &gpu_stats : nullptr);
+        }
         ASSERT_EQ(gpu_count, cpu_count);
         const host_image<std::int32_t> back = download<std::int32_t>(d_out_padded.view());
         for (std::int64_t y = 0; y < in.height() + pad; ++y)
             for (std::int64_t x = 0; x < in.width() + pad; ++x) {
                 const bool inside = x >= pad && y < in.height();
                 const std::int32_t expected = inside ? cpu_labels.view()(y, x - pad) : -5;
-                ASSERT_EQ(back.view()(y, x), expected) << "at (" << y << ", " << x << ")";
+                ASSERT_EQ(back.view()(y, x), expected) << "at (" << y << ", " << x << ") statistics " << stats_kind;
             }
         if (!with_stats) continue;
         ASSERT_EQ(gpu_stats.size(), cpu_count);
@@ -96,7 +105,8 @@ TEST(LabelingCuda, EdgeSizesAndStructuredImages) {
     GRANULA_REQUIRE_GPU();
     std::mt19937_64 rng(6102);
     const std::int64_t sizes[][2] = {{1, 1}, {1, 37}, {37, 1}, {31, 15}, {32, 16}, {33, 17}, {257, 3}, {1, 3000},
-                                     {3000, 1}, {513, 259}};
+                                     {3000, 1}, {513, 259},
+                                     {127, 31}, {128, 32}, {129, 33}, {385, 97}};
     for (const auto& s : sizes)
         for (int connectivity : {1, 2})
             for (double density : {0.0, 0.5, 1.0}) {

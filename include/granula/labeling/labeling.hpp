@@ -11,7 +11,9 @@
 // over that on the GPU) are rejected with granula::unsupported.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -41,6 +43,45 @@ struct region_statistics {
     std::int64_t size() const { return static_cast<std::int64_t>(area.size()); }
 };
 
+// The statistics of a GPU label() left in device memory: the fields of region_statistics (not
+// the intensity ones), each an array of size() elements in device memory indexed by label - 1,
+// with region_statistics's types. label() returns once the labels are ready; the statistics are
+// queued on its stream after them, so read the arrays on that stream or after synchronising it.
+// Copies share the arrays; the memory is freed in that stream's order when the last copy goes.
+class device_region_statistics {
+public:
+    static constexpr std::size_t bytes_per_component = 7 * sizeof(std::int64_t) + sizeof(std::uint32_t);
+
+    device_region_statistics() = default;
+    // Adopts `memory`: size * bytes_per_component bytes (at least one component's), in the order
+    // area, min_row, min_col, max_row, max_col, centroid_row, centroid_col, value (label() makes these).
+    device_region_statistics(std::shared_ptr<void> memory, std::int64_t size)
+        : memory_(std::move(memory)), size_(size) {}
+
+    std::int64_t size() const { return size_; }
+    std::int64_t* area() const { return field<std::int64_t>(0); }
+    std::int64_t* min_row() const { return field<std::int64_t>(1); }
+    std::int64_t* min_col() const { return field<std::int64_t>(2); }
+    std::int64_t* max_row() const { return field<std::int64_t>(3); }
+    std::int64_t* max_col() const { return field<std::int64_t>(4); }
+    double* centroid_row() const { return field<double>(5); }
+    double* centroid_col() const { return field<double>(6); }
+    std::uint32_t* value() const { return field<std::uint32_t>(7); }
+
+    // Copies the arrays into host vectors after the work queued on `s`; waits for the copy.
+    region_statistics download(stream s = {}) const;
+
+private:
+    // Field k starts after k arrays of 8-byte elements; the room is at least one component's.
+    template <class U>
+    U* field(int k) const {
+        const std::size_t room = static_cast<std::size_t>(size_ > 0 ? size_ : 1);
+        return reinterpret_cast<U*>(static_cast<char*>(memory_.get()) + k * room * sizeof(std::int64_t));
+    }
+    std::shared_ptr<void> memory_;
+    std::int64_t size_ = 0;
+};
+
 // Labels `in` into `out` (same size; they may not overlap) and returns the number of
 // components N. When `statistics` is given it receives area, bounding box, centroid and value
 // of every component. Throws invalid_argument for an empty image, a size mismatch,
@@ -48,17 +89,24 @@ struct region_statistics {
 template <label_input T>
 std::int64_t label(host_view<const T> in, host_view<std::int32_t> out, int connectivity = 2,
                    std::uint32_t background = 0, region_statistics* statistics = nullptr);
-// The same on the GPU, on stream `s`; it returns after reading N (and the statistics) back,
-// so the labels are ready when it returns. No host round trip happens before that.
+// The same on the GPU, on stream `s`; it returns after reading N back, so the labels are ready
+// when it returns. No host round trip happens before that. Host `statistics` are copied back
+// before it returns (with millions of components that copy costs more than the labelling).
 template <label_input T>
 std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity = 2,
                    std::uint32_t background = 0, region_statistics* statistics = nullptr, stream s = {});
+// The same with the statistics left in device memory (see device_region_statistics).
+template <label_input T>
+std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity,
+                   std::uint32_t background, device_region_statistics& statistics, stream s = {});
 
 // Run-time typed input (the CLI, Python): float32 input is an invalid_argument.
 std::int64_t label(const any_host_view& in, host_view<std::int32_t> out, int connectivity = 2,
                    std::uint32_t background = 0, region_statistics* statistics = nullptr);
 std::int64_t label(const any_device_view& in, device_view<std::int32_t> out, int connectivity = 2,
                    std::uint32_t background = 0, region_statistics* statistics = nullptr, stream s = {});
+std::int64_t label(const any_device_view& in, device_view<std::int32_t> out, int connectivity,
+                   std::uint32_t background, device_region_statistics& statistics, stream s = {});
 
 // Fills statistics.mean/min/max_intensity for the components 1..statistics.size() of `labels`
 // (a result of label()) from `intensity`, an image of the same size and any pixel type.

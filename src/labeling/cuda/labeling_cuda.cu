@@ -1,26 +1,38 @@
-// CUDA labelling: union-find over pixel indices with minimum-index roots (the union of
-// Playne & Hawick 2018 / Allegretti et al. 2019), for equal-value input and both connectivities.
+// CUDA labelling: union-find over horizontal runs with minimum-index roots, for equal-value input
+// and both connectivities (the run-based relative of Playne & Hawick 2018 / Allegretti et al. 2019).
 //
-// The provisional label of a pixel is its element index y * stride + x in the output, which
-// doubles as the union-find forest, so no other per-pixel buffer exists. A root is always the
-// smallest index of its tree, so after the merges a component's root is its first pixel in raster
-// order; consecutive labels are then 1 + the number of roots before it in raster order, an
-// exclusive scan of per-block root counts (CUB) - no sort, no host round trip.
+// Rows are cut into 32-pixel segments, one warp lane per pixel. A run is a maximal stretch of
+// equal non-background pixels inside a segment; its first pixel is the run's node, and a pixel
+// finds its node with one ballot (the segment's run starts) and a count of leading zeros. Only
+// nodes take part in the union-find, whose forest lives in the output at the nodes' element
+// indices y * stride + x: a dense image has one node per run instead of one per pixel. A root is
+// always the smallest index of its tree, so a component's root is its first pixel in raster
+// order (a component's first pixel starts a run); consecutive labels are 1 + the number of
+// roots before it in raster order: per segment a root mask and its count, an exclusive scan of
+// the counts (CUB) - no sort, no host round trip.
 //
-//   1. tile_merge_local: a 32x16 tile labels itself in shared memory, writing each pixel's local
-//      root as a global index.
-//   2. tile_border_merge: pixels on tile borders unite with their neighbours in other tiles.
-//   3. compress_count: every pixel points straight at its root; blocks over row segments (raster
-//      order) count their roots.
-//   4. the per-block counts are scanned; number_roots gives each root -(label).
-//   5. finalise: every pixel takes its root's label; background 0.
-// Statistics (optional): one more pass, lanes of a warp aggregating runs of one label with
-// warp-level reductions before global atomics.
+// Unions: a pixel unites with its earlier neighbours (left across a segment edge, up, up-left,
+// up-right) unless the pair is already joined through pairs united elsewhere: up is skipped
+// when left and up-left share the value (the pair left/up-left covers it), the diagonals when
+// an edge neighbour shares the value. On all-ones images that leaves one union per segment.
+//
+//   1. tile_merge: a 128x32 tile unites its runs in shared memory (path halving) and writes each
+//      node's local root as a global index, and per segment the node and foreground masks.
+//   2. tile_border_merge: pixels on tile borders unite with neighbours in other tiles.
+//   3. compress_count: every node points straight at its root; each segment stores its root
+//      mask and root count.
+//   4. the counts are scanned; finalise: every pixel takes its node's root's label, computed
+//      from the scanned count and the mask of the root's segment; background 0.
+// Passes 3 and 4 read the segment masks, not the input: 8 bytes per 32 pixels.
+// Statistics (optional): one more pass over the labels, lanes of a warp aggregating runs of one
+// label with warp-level reductions before global atomics, into device arrays; min_row and value
+// come from the roots (a component's first pixel).
 #include "labeling/cuda/labeling_cuda.hpp"
 
 #include <cub/device/device_scan.cuh>
 
 #include <cstdint>
+#include <memory>
 
 #include "core/cuda/check.cuh"
 #include "core/cuda/stream_buffer.cuh"
@@ -29,18 +41,34 @@ namespace granula::cuda {
 namespace {
 
 using granula::detail::check_cuda;
-using granula::detail::stream_buffer;
-
-constexpr const char* scratch_what = "cudaMallocAsync (labelling scratch)";
 using granula::detail::check_launch;
+using granula::detail::stream_buffer;
 using granula::detail::to_cuda;
 
-constexpr int tile_w = 32, tile_h = 16;  // one thread per pixel in the local merge
-constexpr int segment = 256;             // row segment per block in the raster-order passes
+constexpr const char* scratch_what = "cudaMallocAsync (labelling scratch)";
+constexpr unsigned full_mask = 0xffffffffu;
 
+constexpr int tile_segments = 4, tile_w = 32 * tile_segments, tile_h = 32;  // 128x32 pixels
+constexpr int merge_warps = 8;
+constexpr int warps_per_block = 8, segments_per_warp = 8;  // the raster passes
 
-__device__ __forceinline__ int find_shared(const int* parent, int i) {
-    while (parent[i] != i) i = parent[i];
+// The lane of the run start at or before `lane` in a segment whose run starts are `starts`
+// (`lane` must be a foreground pixel, so such a start exists).
+__device__ __forceinline__ int node_lane(unsigned starts, int lane) {
+    return 31 - __clz(starts & (full_mask >> (31 - lane)));
+}
+
+// Root of i with path halving. Plain stores suffice: a pointer only ever moves to an ancestor,
+// and a non-root is never linked again (a union that finds its root gone retries), so a
+// halving store can only lose another halving's shorter step, never a link.
+__device__ __forceinline__ int find_shared(int* parent, int i) {
+    int p = parent[i];
+    while (p != i) {
+        const int grand = parent[p];
+        if (grand != p) parent[i] = grand;
+        i = p;
+        p = grand;
+    }
     return i;
 }
 
@@ -61,11 +89,15 @@ __device__ void unite_shared(int* parent, int a, int b) {
     }
 }
 
-__device__ __forceinline__ int find_global(const int* label, int i) {
-    int p = __ldcg(label + i);
-    while (p != i) {
-        i = p;
-        p = __ldcg(label + i);
+// Root of i with path halving: every pointer only ever moves to an ancestor (atomicMin), so
+// halving is safe while other threads unite or halve the same tree.
+__device__ __forceinline__ int find_global(int* label, int i) {
+    int parent = __ldcg(label + i);
+    while (parent != i) {
+        const int grand = __ldcg(label + parent);
+        if (grand != parent) atomicMin(label + i, grand);
+        i = parent;
+        parent = grand;
     }
     return i;
 }
@@ -87,42 +119,90 @@ __device__ void unite_global(int* label, int a, int b) {
 }
 
 template <class T>
-__global__ void tile_merge_local(const T* __restrict__ in, std::int64_t in_stride, int* __restrict__ out,
-                                 int out_stride, int width, int height, T background, bool eight, int tiles_x) {
+__device__ __forceinline__ T shuffle_left(T v) {
+    return static_cast<T>(__shfl_up_sync(full_mask, static_cast<unsigned>(v), 1));
+}
+
+// Tiles are numbered along x (one grid dimension: gridDim.y would cap the height at 65535 tiles).
+// Warp w handles the segments k = w + merge_warps * i of the tile, k = row * tile_segments + column.
+template <class T>
+__global__ void __launch_bounds__(32 * merge_warps)
+    tile_merge(const T* __restrict__ in, std::int64_t in_stride, int* __restrict__ out, int out_stride, int width,
+               int height, T background, bool eight, int tiles_x, int segments_per_row,
+               unsigned* __restrict__ node_masks, unsigned* __restrict__ fg_masks) {
+    constexpr int per_warp = tile_h * tile_segments / merge_warps;
     __shared__ int parent[tile_w * tile_h];
     __shared__ T value[tile_w * tile_h];
-    // Tiles numbered along x (one grid dimension: gridDim.y would cap the height at 65535 tiles).
-    const int tx = blockIdx.x % tiles_x, ty = blockIdx.x / tiles_x;
-    const int lx = threadIdx.x, ly = threadIdx.y, li = ly * tile_w + lx;
-    const int x = tx * tile_w + lx, y = ty * tile_h + ly;
-    const bool inside = x < width && y < height;
-    const T v = inside ? in[y * in_stride + x] : background;
-    value[li] = v;
-    parent[li] = li;
-    __syncthreads();
-    if (v != background) {
-        // Neighbours already connected through another union are skipped (left joins up-left,
-        // up joins up-left and up-right when they share the value).
-        const bool left = lx > 0 && value[li - 1] == v;
-        const bool up = ly > 0 && value[li - tile_w] == v;
-        if (left) unite_shared(parent, li, li - 1);
-        if (up) unite_shared(parent, li, li - tile_w);
-        if (eight && ly > 0 && !up) {
-            if (lx > 0 && !left && value[li - tile_w - 1] == v) unite_shared(parent, li, li - tile_w - 1);
-            if (lx + 1 < tile_w && value[li - tile_w + 1] == v) unite_shared(parent, li, li - tile_w + 1);
+    __shared__ unsigned starts[tile_h * tile_segments];
+    const int x0 = (blockIdx.x % tiles_x) * tile_w, y0 = (blockIdx.x / tiles_x) * tile_h;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    T v[per_warp];
+#pragma unroll
+    for (int i = 0; i < per_warp; ++i) {
+        const int k = warp + merge_warps * i;
+        const int x = x0 + (k % tile_segments) * 32 + lane, y = y0 + k / tile_segments;
+        v[i] = x < width && y < height ? in[y * in_stride + x] : background;
+    }
+#pragma unroll
+    for (int i = 0; i < per_warp; ++i) {
+        const int k = warp + merge_warps * i;
+        const int li = (k / tile_segments) * tile_w + (k % tile_segments) * 32 + lane;
+        value[li] = v[i];
+        parent[li] = li;
+        const T left = shuffle_left(v[i]);
+        const unsigned s = __ballot_sync(full_mask, v[i] != background && (lane == 0 || left != v[i]));
+        const unsigned fg = __ballot_sync(full_mask, v[i] != background);
+        const int x = x0 + (k % tile_segments) * 32, y = y0 + k / tile_segments;
+        if (lane == 0) {
+            starts[k] = s;
+            if (x < width && y < height) {
+                node_masks[y * segments_per_row + x / 32] = s;
+                fg_masks[y * segments_per_row + x / 32] = fg;
+            }
         }
     }
     __syncthreads();
-    if (inside && v != background) {
-        const int r = find_shared(parent, li);
-        const int rx = tx * tile_w + r % tile_w, ry = ty * tile_h + r / tile_w;
-        out[y * out_stride + x] = ry * out_stride + rx;
+    // Node (shared index) of the foreground pixel (lx, ly) of the tile.
+    auto node = [&](int lx, int ly) {
+        return ly * tile_w + (lx & ~31) + node_lane(starts[ly * tile_segments + lx / 32], lx & 31);
+    };
+#pragma unroll 4
+    for (int i = 0; i < per_warp; ++i) {
+        const int k = warp + merge_warps * i;
+        const int lx = (k % tile_segments) * 32 + lane, ly = k / tile_segments, li = ly * tile_w + lx;
+        const T p = value[li];
+        if (p == background) continue;
+        const bool has_left = lx > 0, has_up = ly > 0, has_right = lx + 1 < tile_w;
+        const bool l = has_left && value[li - 1] == p, u = has_up && value[li - tile_w] == p;
+        const bool ul = has_left && has_up && value[li - tile_w - 1] == p;
+        const bool ur = has_right && has_up && value[li - tile_w + 1] == p;
+        const bool r = has_right && value[li + 1] == p;
+        const bool up_union = u && !(l && ul);
+        const bool ul_union = eight && ul && !l && !u, ur_union = eight && ur && !u && !r;
+        if (!(up_union || ul_union || ur_union || (lane == 0 && l))) continue;
+        const int me = node(lx, ly);
+        if (lane == 0 && l) unite_shared(parent, me, node(lx - 1, ly));
+        if (up_union) unite_shared(parent, me, node(lx, ly - 1));
+        if (ul_union) unite_shared(parent, me, node(lx - 1, ly - 1));
+        if (ur_union) unite_shared(parent, me, node(lx + 1, ly - 1));
+    }
+    __syncthreads();
+#pragma unroll 4
+    for (int i = 0; i < per_warp; ++i) {
+        const int k = warp + merge_warps * i;
+        if (!((starts[k] >> lane) & 1u)) continue;
+        const int lx = (k % tile_segments) * 32 + lane, ly = k / tile_segments;
+        const int r = find_shared(parent, ly * tile_w + lx);
+        out[(y0 + ly) * out_stride + x0 + lx] = (y0 + r / tile_w) * out_stride + x0 + r % tile_w;
     }
 }
 
-// One thread per tile-border pixel: the top row unites upwards (up-left, up, up-right), the left
-// column leftwards (left, up-left), the right column up-right: every neighbour pair that crosses
-// a tile edge is covered once.
+// One thread per tile-border pixel: the top row unites upwards (up-left, up, up-right) and, at
+// the left edge, leftwards; the left column (below the top row) leftwards (left, up-left); the
+// right column up-right: every neighbour pair that crosses a tile edge is looked at once. The
+// skips assume only pairs inside tiles (all joined by tile_merge) and pairs covered earlier in
+// the same edge (the left neighbour's on a top row, the row above's on a left column), so no
+// two pairs skip each other.
 template <class T>
 __global__ void tile_border_merge(const T* __restrict__ in, std::int64_t in_stride, int* out, int out_stride,
                                   int width, int height, T background, bool eight, int tiles_x, int tiles_total) {
@@ -142,85 +222,83 @@ __global__ void tile_border_merge(const T* __restrict__ in, std::int64_t in_stri
     if (x >= width || y >= height) return;
     const T v = in[y * in_stride + x];
     if (v == background) return;
-    const int p = y * out_stride + x;
-    auto try_unite = [&](int nx, int ny) {
-        if (nx < 0 || nx >= width || ny < 0) return;
-        if (in[ny * in_stride + nx] == v) unite_global(out, p, ny * out_stride + nx);
+    auto same = [&](int nx, int ny) {
+        return nx >= 0 && nx < width && ny >= 0 && in[ny * in_stride + nx] == v;
     };
+    // The node of a pixel of value v: the start of its run within its 32-pixel segment.
+    auto node = [&](int nx, int ny) {
+        while ((nx & 31) != 0 && in[ny * in_stride + nx - 1] == v) --nx;
+        return ny * out_stride + nx;
+    };
+    const bool l = same(x - 1, y), u = same(x, y - 1), ul = same(x - 1, y - 1);
+    const bool ur = same(x + 1, y - 1), r = same(x + 1, y);
+    auto unite = [&](int nx, int ny) { unite_global(out, node(x, y), node(nx, ny)); };
     if (ly == 0) {
-        try_unite(x, y - 1);
-        if (eight) {
-            try_unite(x - 1, y - 1);
-            try_unite(x + 1, y - 1);
+        if (u && !(lx > 0 && l && ul)) unite(x, y - 1);
+        if (lx == 0 && l) unite(x - 1, y);
+    } else if (lx == 0 && l && !(u && ul)) {
+        unite(x - 1, y);
+    }
+    if (eight && (ly == 0 || lx == 0) && ul && !l && !u) unite(x - 1, y - 1);
+    if (eight && (ly == 0 || lx == tile_w - 1) && ur && !u && !r) unite(x + 1, y - 1);
+}
+
+// The raster passes: one warp per segments_per_warp consecutive segments in raster order, which
+// read the segments' node and foreground masks (from tile_merge) instead of the input.
+template <class F>
+__device__ __forceinline__ void for_segments(int segments, const unsigned* __restrict__ node_masks,
+                                             const unsigned* __restrict__ fg_masks, F&& f) {
+    const int first = (blockIdx.x * warps_per_block + threadIdx.x / 32) * segments_per_warp, lane = threadIdx.x % 32;
+    const bool loads = lane < segments_per_warp && first + lane < segments;
+    const unsigned nodes = loads ? node_masks[first + lane] : 0u, fg = loads && fg_masks ? fg_masks[first + lane] : 0u;
+#pragma unroll
+    for (int i = 0; i < segments_per_warp; ++i) {
+        if (first + i >= segments) return;  // the same for the whole warp
+        f(first + i, __shfl_sync(full_mask, nodes, i), __shfl_sync(full_mask, fg, i));
+    }
+}
+
+__global__ void __launch_bounds__(32 * warps_per_block)
+    compress_count(int* out, int out_stride, int segments_per_row, int segments,
+                   const unsigned* __restrict__ node_masks, unsigned* __restrict__ root_masks,
+                   int* __restrict__ counts) {
+    const int lane = threadIdx.x % 32;
+    for_segments(segments, node_masks, nullptr, [&](int segment, unsigned nodes, unsigned) {
+        bool root = false;
+        if ((nodes >> lane) & 1u) {
+            const int p = (segment / segments_per_row) * out_stride + (segment % segments_per_row) * 32 + lane;
+            const int r = find_global(out, p);
+            root = r == p;
+            if (!root) out[p] = r;  // r is the tree's minimum: no concurrent halving goes below it
         }
-    }
-    if (lx == 0) {
-        try_unite(x - 1, y);
-        if (eight && ly != 0) try_unite(x - 1, y - 1);
-    }
-    if (lx == tile_w - 1 && eight && ly != 0) try_unite(x + 1, y - 1);
-}
-
-// Blocks cover row segments in raster order: block b is row b / segments_per_row.
-template <class T>
-__global__ void compress_count(const T* __restrict__ in, std::int64_t in_stride, int* out, int out_stride,
-                               int width, T background, int segments_per_row, int* __restrict__ counts) {
-    const int y = blockIdx.x / segments_per_row;
-    const int x = (blockIdx.x % segments_per_row) * segment + threadIdx.x;
-    bool root = false;
-    if (x < width && in[y * in_stride + x] != background) {
-        const int p = y * out_stride + x;
-        // Path halving: no union runs any more, so every pointer may skip to its grandparent,
-        // which shortens the chains the other pixels of the tile walk after this one. atomicMin,
-        // not a store: the node's own thread may already have pointed it at the root (the
-        // smallest index of the chain), which a stale grandparent must not overwrite.
-        int r = p, parent = __ldcg(out + p);
-        while (parent != r) {
-            const int grand = __ldcg(out + parent);
-            if (grand != parent) atomicMin(out + r, grand);
-            r = parent;
-            parent = grand;
+        const unsigned mask = __ballot_sync(full_mask, root);
+        if (lane == 0) {
+            root_masks[segment] = mask;
+            counts[segment] = __popc(mask);
         }
-        root = r == p;
-        if (!root) out[p] = r;
-    }
-    const int c = __syncthreads_count(root);
-    if (threadIdx.x == 0) counts[blockIdx.x] = c;
+    });
 }
 
-template <class T>
-__global__ void number_roots(const T* __restrict__ in, std::int64_t in_stride, int* __restrict__ out,
-                             int out_stride, int width, T background, int segments_per_row,
-                             const int* __restrict__ offsets) {
-    __shared__ int warp_total[segment / 32];
-    const int y = blockIdx.x / segments_per_row;
-    const int x = (blockIdx.x % segments_per_row) * segment + threadIdx.x;
-    const int p = y * out_stride + x;
-    const bool root = x < width && in[y * in_stride + x] != background && out[p] == p;
-    const unsigned ballot = __ballot_sync(0xffffffffu, root);
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    if (lane == 0) warp_total[warp] = __popc(ballot);
-    __syncthreads();
-    if (!root) return;
-    int before = offsets[blockIdx.x] + __popc(ballot & ((1u << lane) - 1u));
-    for (int w = 0; w < warp; ++w) before += warp_total[w];
-    out[p] = -(before + 1);
-}
-
-template <class T>
-__global__ void finalise(const T* __restrict__ in, std::int64_t in_stride, int* out, int out_stride, int width,
-                         T background, int segments_per_row) {
-    const int y = blockIdx.x / segments_per_row;
-    const int x = (blockIdx.x % segments_per_row) * segment + threadIdx.x;
-    if (x >= width) return;
-    const int p = y * out_stride + x;
-    if (in[y * in_stride + x] == background) {
-        out[p] = 0;
-        return;
-    }
-    const int v = out[p];
-    // A root holds -label (or label, once its own thread has flipped it); others the root index.
-    out[p] = v < 0 ? -v : abs(__ldcg(out + v));
+// Every pixel takes its node's label. A node reads only its own forest entry, which no other
+// warp reads any more, so the labels may overwrite the forest in place.
+__global__ void __launch_bounds__(32 * warps_per_block)
+    finalise(int* out, int out_stride, int width, int segments_per_row, int segments,
+             const unsigned* __restrict__ node_masks, const unsigned* __restrict__ fg_masks,
+             const unsigned* __restrict__ root_masks, const int* __restrict__ offsets) {
+    const int lane = threadIdx.x % 32;
+    for_segments(segments, node_masks, fg_masks, [&](int segment, unsigned nodes, unsigned fg) {
+        const int y = segment / segments_per_row, x = (segment % segments_per_row) * 32 + lane;
+        int label = 0;
+        if ((nodes >> lane) & 1u) {
+            const int r = out[y * out_stride + x];
+            const int ry = r / out_stride, rx = r - ry * out_stride;
+            const int rs = ry * segments_per_row + rx / 32;
+            label = offsets[rs] + __popc(root_masks[rs] & ((1u << (rx & 31)) - 1u)) + 1;
+        }
+        const bool is_fg = (fg >> lane) & 1u;
+        label = __shfl_sync(full_mask, label, is_fg ? node_lane(nodes, lane) : lane);
+        if (x < width) out[y * out_stride + x] = is_fg ? label : 0;
+    });
 }
 
 __global__ void total_count(const int* counts, const int* offsets, int n, int* total) {
@@ -228,20 +306,45 @@ __global__ void total_count(const int* counts, const int* offsets, int n, int* t
 }
 
 // ---- statistics ----------------------------------------------------------------------------------
+// The device arrays of device_region_statistics; sum_row/sum_col hold the coordinate sums until
+// finish_stats turns them into the centroids in place.
 struct device_stats {
     unsigned long long *area, *sum_row, *sum_col;
-    int *min_row, *min_col, *max_row, *max_col;
-    unsigned *value;
+    long long *min_row, *min_col, *max_row, *max_col;
+    unsigned* value;
 };
 
+device_stats stats_arrays(const device_region_statistics& st) {
+    return {reinterpret_cast<unsigned long long*>(st.area()), reinterpret_cast<unsigned long long*>(st.centroid_row()),
+            reinterpret_cast<unsigned long long*>(st.centroid_col()), reinterpret_cast<long long*>(st.min_row()),
+            reinterpret_cast<long long*>(st.min_col()), reinterpret_cast<long long*>(st.max_row()),
+            reinterpret_cast<long long*>(st.max_col()), st.value()};
+}
+
 constexpr int stats_run = 64;  // pixels per lane: a warp flushes a large component once per 2048 pixels
+
+// A component's first pixel is its root: its row is min_row and its pixel the value, written
+// here once per component instead of by atomics in every flush.
+template <class T>
+__global__ void __launch_bounds__(32 * warps_per_block)
+    root_stats(const T* __restrict__ in, std::int64_t in_stride, int segments_per_row, int segments,
+               const unsigned* __restrict__ root_masks, const int* __restrict__ offsets, device_stats s) {
+    const int lane = threadIdx.x % 32;
+    for_segments(segments, root_masks, nullptr, [&](int segment, unsigned roots, unsigned) {
+        if (!((roots >> lane) & 1u)) return;
+        const int y = segment / segments_per_row, x = (segment % segments_per_row) * 32 + lane;
+        const int c = offsets[segment] + __popc(roots & ((1u << lane) - 1u));
+        s.min_row[c] = y;
+        s.value[c] = in[y * in_stride + x];
+    });
+}
 
 // Adds one lane's run (label l, `n` pixels in row y from x0 to x1 inclusive, column sum
 // `col_sum` relative to the warp's first column x_warp) to the statistics, first reducing over
 // the lanes of the warp that flush the same label at the same step. Relative column sums stay
 // under 2^22, so the 32-bit warp reductions cannot overflow.
 __device__ void flush(const device_stats& s, unsigned active, int l, unsigned n, int y, int x0, int x1,
-                      unsigned col_sum, int x_warp, unsigned v) {
+                      unsigned col_sum, int x_warp) {
     const unsigned group = __match_any_sync(active, l);
     const unsigned area = __reduce_add_sync(group, n);
     const unsigned long long cols =
@@ -250,86 +353,60 @@ __device__ void flush(const device_stats& s, unsigned active, int l, unsigned n,
     const int hi = static_cast<int>(__reduce_max_sync(group, static_cast<unsigned>(x1)));
     if ((__ffs(group) - 1) != static_cast<int>(threadIdx.x % 32)) return;
     const int c = l - 1;
-    atomicAdd(s.area + c, area);
+    atomicAdd(s.area + c, static_cast<unsigned long long>(area));
     atomicAdd(s.sum_row + c, static_cast<unsigned long long>(area) * y);
     atomicAdd(s.sum_col + c, cols);
-    atomicMin(s.min_row + c, y);
-    atomicMax(s.max_row + c, y + 1);
-    atomicMin(s.min_col + c, lo);
-    atomicMax(s.max_col + c, hi + 1);
-    s.value[c] = v;  // every pixel of a component holds its value
+    atomicMax(s.max_row + c, static_cast<long long>(y) + 1);
+    atomicMin(s.min_col + c, static_cast<long long>(lo));
+    atomicMax(s.max_col + c, static_cast<long long>(hi) + 1);
 }
 
 // Each lane walks stats_run pixels of a row in lock step with its warp. Background pixels do not
 // end a lane's run: only another label does, so a sparse large component is flushed rarely.
-template <class T>
-__global__ void accumulate_stats(const T* __restrict__ in, std::int64_t in_stride, const int* __restrict__ labels,
-                                 int out_stride, int width, int blocks_per_row, device_stats s) {
+__global__ void accumulate_stats(const int* __restrict__ labels, int out_stride, int width, int blocks_per_row,
+                                 device_stats s) {
     const int y = blockIdx.x / blocks_per_row;
     const int x_block = (blockIdx.x % blocks_per_row) * blockDim.x * stats_run;
     const int x_begin = x_block + threadIdx.x * stats_run;
     const int x_warp = x_block + (threadIdx.x / 32) * 32 * stats_run;
     int current = 0, first = 0, last = 0;
-    unsigned n = 0, col_sum = 0, v = 0;
+    unsigned n = 0, col_sum = 0;
     for (int i = 0; i < stats_run; ++i) {
         const int x = x_begin + i;
         const int l = x < width ? labels[y * out_stride + x] : 0;
         const bool change = l > 0 && l != current;
-        const unsigned flushing = __ballot_sync(0xffffffffu, change && current > 0);
-        if (change && current > 0) flush(s, flushing, current, n, y, first, last, col_sum, x_warp, v);
-        if (change) {
-            current = l, first = x, n = 0, col_sum = 0;
-            v = in[y * in_stride + x];
-        }
+        const unsigned flushing = __ballot_sync(full_mask, change && current > 0);
+        if (change && current > 0) flush(s, flushing, current, n, y, first, last, col_sum, x_warp);
+        if (change) current = l, first = x, n = 0, col_sum = 0;
         if (l > 0) ++n, col_sum += static_cast<unsigned>(x - x_warp), last = x;
     }
-    const unsigned flushing = __ballot_sync(0xffffffffu, current > 0);
-    if (current > 0) flush(s, flushing, current, n, y, first, last, col_sum, x_warp, v);
+    const unsigned flushing = __ballot_sync(full_mask, current > 0);
+    if (current > 0) flush(s, flushing, current, n, y, first, last, col_sum, x_warp);
 }
 
+// min_row and value come from root_stats.
 __global__ void init_stats(device_stats s, int n) {
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= n) return;
     s.area[c] = s.sum_row[c] = s.sum_col[c] = 0;
-    s.min_row[c] = s.min_col[c] = 0x7fffffff;
-    s.max_row[c] = s.max_col[c] = 0;
+    s.min_col[c] = 0x7fffffffffffffffll;
+    s.max_row[c] = s.max_col[c] = -1;
 }
 
-void download_stats(const device_stats& d, int n, region_statistics& st, cudaStream_t s) {
-    std::vector<unsigned long long> area(n), sum_row(n), sum_col(n);
-    std::vector<int> min_row(n), min_col(n), max_row(n), max_col(n);
-    st = region_statistics{};
-    st.value.resize(n);
-    auto get = [&](void* dst, const void* src, std::size_t bytes) {
-        check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync (statistics)");
-    };
-    get(area.data(), d.area, n * sizeof(unsigned long long));
-    get(sum_row.data(), d.sum_row, n * sizeof(unsigned long long));
-    get(sum_col.data(), d.sum_col, n * sizeof(unsigned long long));
-    get(min_row.data(), d.min_row, n * sizeof(int));
-    get(min_col.data(), d.min_col, n * sizeof(int));
-    get(max_row.data(), d.max_row, n * sizeof(int));
-    get(max_col.data(), d.max_col, n * sizeof(int));
-    get(st.value.data(), d.value, n * sizeof(unsigned));
-    check_cuda(cudaStreamSynchronize(s), "cudaStreamSynchronize (statistics)");
-    st.area.assign(area.begin(), area.end());
-    st.min_row.assign(min_row.begin(), min_row.end());
-    st.min_col.assign(min_col.begin(), min_col.end());
-    st.max_row.assign(max_row.begin(), max_row.end());
-    st.max_col.assign(max_col.begin(), max_col.end());
-    st.centroid_row.resize(n);
-    st.centroid_col.resize(n);
-    for (int c = 0; c < n; ++c) {
-        st.centroid_row[c] = static_cast<double>(sum_row[c]) / static_cast<double>(area[c]);
-        st.centroid_col[c] = static_cast<double>(sum_col[c]) / static_cast<double>(area[c]);
-    }
+// Centroid = coordinate sum / area, in double like the CPU backend (sums below 2^53 are exact).
+__global__ void finish_stats(device_stats s, int n) {
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= n) return;
+    const double area = static_cast<double>(s.area[c]);
+    reinterpret_cast<double*>(s.sum_row)[c] = static_cast<double>(s.sum_row[c]) / area;
+    reinterpret_cast<double*>(s.sum_col)[c] = static_cast<double>(s.sum_col[c]) / area;
 }
 
 }  // namespace
 
 template <class T>
 std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity, T background,
-                   region_statistics* statistics, stream st) {
+                   device_region_statistics* statistics, stream st) {
     const cudaStream_t s = to_cuda(st.native_handle());
     const int width = static_cast<int>(in.width()), height = static_cast<int>(in.height());
     const int out_stride = static_cast<int>(out.stride());
@@ -337,76 +414,77 @@ std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int c
     const bool eight = connectivity == 2;
     int* labels = out.data();
 
+    const int segments_per_row = (width + 31) / 32;
+    const int segments = segments_per_row * height;
+    std::size_t scan_bytes = 0;
+    check_cuda(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<int*>(nullptr),
+                                             static_cast<int*>(nullptr), segments, s),
+               "cub::DeviceScan::ExclusiveSum (size)");
+    // Per segment: node, foreground and root masks, root count and its exclusive scan.
+    stream_buffer buffer(5 * sizeof(int) * static_cast<std::size_t>(segments) + sizeof(int) + scan_bytes + 256, s,
+                         scratch_what);
+    int* counts = buffer.as<int>();
+    int* offsets = counts + segments;
+    unsigned* node_masks = reinterpret_cast<unsigned*>(offsets + segments);
+    unsigned* fg_masks = node_masks + segments;
+    unsigned* root_masks = fg_masks + segments;
+    int* total = reinterpret_cast<int*>(root_masks + segments);
+    void* scan_temp = reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(total + 1) + 255) & ~std::uintptr_t{255});
+
     const int tiles_x = (width + tile_w - 1) / tile_w, tiles_y = (height + tile_h - 1) / tile_h;
-    tile_merge_local<T><<<tiles_x * tiles_y, dim3(tile_w, tile_h), 0, s>>>(in.data(), in_stride, labels, out_stride,
-                                                                         width, height, background, eight, tiles_x);
-    check_launch("tile_merge_local");
     const int tiles_total = tiles_x * tiles_y;
+    tile_merge<T><<<tiles_total, 32 * merge_warps, 0, s>>>(in.data(), in_stride, labels, out_stride, width, height,
+                                                          background, eight, tiles_x, segments_per_row, node_masks,
+                                                          fg_masks);
+    check_launch("tile_merge");
     const std::int64_t border_threads = static_cast<std::int64_t>(tiles_total) * (tile_w + 2 * (tile_h - 1));
     tile_border_merge<T><<<static_cast<unsigned>((border_threads + 255) / 256), 256, 0, s>>>(
         in.data(), in_stride, labels, out_stride, width, height, background, eight, tiles_x, tiles_total);
     check_launch("tile_border_merge");
 
-    const int segments_per_row = (width + segment - 1) / segment;
-    const int blocks = segments_per_row * height;
-    std::size_t scan_bytes = 0;
-    check_cuda(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<int*>(nullptr),
-                                             static_cast<int*>(nullptr), blocks, s),
-               "cub::DeviceScan::ExclusiveSum (size)");
-    stream_buffer buffer(2 * sizeof(int) * blocks + sizeof(int) + scan_bytes + 256, s, scratch_what);
-    int* counts = buffer.as<int>();
-    int* offsets = counts + blocks;
-    int* total = offsets + blocks;
-    void* scan_temp = reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(total + 1) + 255) & ~std::uintptr_t{255});
-
-    compress_count<T><<<blocks, segment, 0, s>>>(in.data(), in_stride, labels, out_stride, width, background,
-                                                 segments_per_row, counts);
+    const int raster_blocks =
+        (segments + warps_per_block * segments_per_warp - 1) / (warps_per_block * segments_per_warp);
+    compress_count<<<raster_blocks, 32 * warps_per_block, 0, s>>>(labels, out_stride, segments_per_row, segments,
+                                                                  node_masks, root_masks, counts);
     check_launch("compress_count");
-    check_cuda(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, counts, offsets, blocks, s),
+    check_cuda(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, counts, offsets, segments, s),
                "cub::DeviceScan::ExclusiveSum");
-    number_roots<T><<<blocks, segment, 0, s>>>(in.data(), in_stride, labels, out_stride, width, background,
-                                               segments_per_row, offsets);
-    check_launch("number_roots");
-    finalise<T><<<blocks, segment, 0, s>>>(in.data(), in_stride, labels, out_stride, width, background,
-                                           segments_per_row);
+    finalise<<<raster_blocks, 32 * warps_per_block, 0, s>>>(labels, out_stride, width, segments_per_row, segments,
+                                                            node_masks, fg_masks, root_masks, offsets);
     check_launch("finalise");
-    total_count<<<1, 1, 0, s>>>(counts, offsets, blocks, total);
+    total_count<<<1, 1, 0, s>>>(counts, offsets, segments, total);
     check_launch("total_count");
     int n = 0;
     check_cuda(cudaMemcpyAsync(&n, total, sizeof(int), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync (count)");
     check_cuda(cudaStreamSynchronize(s), "cudaStreamSynchronize (count)");
 
     if (statistics) {
-        if (n == 0) {
-            *statistics = region_statistics{};
-            return 0;
+        // At least one component's room, so the arrays have addresses even when there are none.
+        const std::size_t room = static_cast<std::size_t>(n > 0 ? n : 1) * device_region_statistics::bytes_per_component;
+        auto memory = std::make_shared<stream_buffer>(room, s, "cudaMallocAsync (statistics)");
+        *statistics = device_region_statistics(std::shared_ptr<void>(memory, memory->as<void>()), n);
+        if (n > 0) {
+            const device_stats d = stats_arrays(*statistics);
+            init_stats<<<(n + 255) / 256, 256, 0, s>>>(d, n);
+            check_launch("init_stats");
+            root_stats<T><<<raster_blocks, 32 * warps_per_block, 0, s>>>(in.data(), in_stride, segments_per_row,
+                                                                         segments, root_masks, offsets, d);
+            check_launch("root_stats");
+            const int blocks_per_row = (width + 128 * stats_run - 1) / (128 * stats_run);
+            accumulate_stats<<<blocks_per_row * height, 128, 0, s>>>(labels, out_stride, width, blocks_per_row, d);
+            check_launch("accumulate_stats");
+            finish_stats<<<(n + 255) / 256, 256, 0, s>>>(d, n);
+            check_launch("finish_stats");
         }
-        stream_buffer stats_buffer(static_cast<std::size_t>(n) * (3 * 8 + 5 * 4), s, scratch_what);
-        device_stats d{};
-        d.area = stats_buffer.as<unsigned long long>();
-        d.sum_row = d.area + n;
-        d.sum_col = d.sum_row + n;
-        d.min_row = reinterpret_cast<int*>(d.sum_col + n);
-        d.min_col = d.min_row + n;
-        d.max_row = d.min_col + n;
-        d.max_col = d.max_row + n;
-        d.value = reinterpret_cast<unsigned*>(d.max_col + n);
-        init_stats<<<(n + 255) / 256, 256, 0, s>>>(d, n);
-        check_launch("init_stats");
-        const int blocks_per_row = (width + 128 * stats_run - 1) / (128 * stats_run);
-        accumulate_stats<T><<<blocks_per_row * height, 128, 0, s>>>(in.data(), in_stride, labels, out_stride, width,
-                                                                    blocks_per_row, d);
-        check_launch("accumulate_stats");
-        download_stats(d, n, *statistics, s);
     }
     return n;
 }
 
 template std::int64_t label<std::uint8_t>(device_view<const std::uint8_t>, device_view<std::int32_t>, int,
-                                          std::uint8_t, region_statistics*, stream);
+                                          std::uint8_t, device_region_statistics*, stream);
 template std::int64_t label<std::uint16_t>(device_view<const std::uint16_t>, device_view<std::int32_t>, int,
-                                           std::uint16_t, region_statistics*, stream);
+                                           std::uint16_t, device_region_statistics*, stream);
 template std::int64_t label<std::uint32_t>(device_view<const std::uint32_t>, device_view<std::int32_t>, int,
-                                           std::uint32_t, region_statistics*, stream);
+                                           std::uint32_t, device_region_statistics*, stream);
 
 }  // namespace granula::cuda

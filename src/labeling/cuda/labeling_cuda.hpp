@@ -1,5 +1,6 @@
 // The CUDA backend of labelling. Called by the front file with validated arguments; every
-// launch is on stream `s`, and the host waits only for the count at the end.
+// launch is on stream `s`, and the host waits only for the count; the statistics, when asked
+// for, are queued after that and not waited for.
 #pragma once
 
 #include "granula/labeling/labeling.hpp"
@@ -8,6 +9,6 @@ namespace granula::cuda {
 
 template <class T>
 std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity, T background,
-                   region_statistics* statistics, stream s);
+                   device_region_statistics* statistics, stream s);
 
 }  // namespace granula::cuda
