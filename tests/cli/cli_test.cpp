@@ -237,9 +237,10 @@ TEST(CliRun, ConventionsAndTheirDefaultBorders) {
             EXPECT_TRUE(same_image(api_result(operation, data_file("text.png"), want), dir.file("c.png")))
                 << operation << " " << to_string(c.compatibility);
             // An even size makes OpenCV's and MATLAB's dilations differ from granula's.
-            if (operation == "dilation" && c.mode == border_mode::ignore)
+            if (operation == "dilation" && c.mode == border_mode::ignore) {
                 EXPECT_FALSE(same_image(api_result(operation, data_file("text.png"), make_args("rect:4x2")), dir.file("c.png")))
                     << operation << " " << to_string(c.compatibility);
+            }
         }
 }
 
