@@ -42,6 +42,11 @@ struct tuning_policy {
     // division-free task lanes: 0.52 / 0.45 ms.
     static constexpr int horizontal_loads_in_flight = 16;
 
+    // Whole-row horizontal kernel (horizontal_pass.cuh): words per thread run, and threads per
+    // block when one block fills a multiprocessor's shared memory (half when two fit).
+    static constexpr int horizontal_row_run = 16;
+    static constexpr int horizontal_row_threads = 1024;
+
     // Element-wise kernels (differences of the compound operations).
     static constexpr int elementwise_block_threads = 256;
 };
