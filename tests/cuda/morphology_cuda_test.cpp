@@ -359,16 +359,16 @@ TYPED_TEST(MorphologyCuda, ConventionsEqualTheirPeersDefinitions) {
     }
 }
 
-// Wide rows: the whole-row horizontal kernel with two tiles of thread runs per row (9000 and
-// 18000 columns at the shorter lengths), and rows or windows too long for shared memory (the
-// longer lengths, 70000 columns), which take the tiled kernel with its coarse pass.
+// Wide rows: the whole-row horizontal kernel with several tiles of thread runs per row (9000
+// float32, 20000 uint8 columns), and rows too wide for shared memory (70000 columns), which take
+// the tiled kernel with its coarse pass.
 TYPED_TEST(MorphologyCuda, WideRowsEqualCpu) {
     GRANULA_REQUIRE_GPU();
     using T = TypeParam;
     const std::uint64_t seed = 9000;
     std::mt19937_64 rng(seed);
     int trial = 0;
-    for (const std::int64_t w : {9000, 18000, 70000}) {
+    for (const std::int64_t w : {9000, 20000, 70000}) {
         const std::int64_t h = 3 + w % 4;
         const auto img = random_image<T>(rng, w, h, 256);
         for (const std::int64_t L : {std::int64_t{3}, std::int64_t{64}, std::int64_t{1001}, std::int64_t{8193}, 3 * w}) {

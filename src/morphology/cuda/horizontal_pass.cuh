@@ -333,28 +333,34 @@ void dispatch_chunk(const hargs<T>& a, const line_geometry& g, cudaStream_t stre
 // ---- Whole-row kernel ---------------------------------------------------------------------------
 //
 // When a row group (P rows packed into one 4-byte word per column, as above) fits in shared
-// memory with its border extension, a block owns whole rows: it reads them once, runs van
-// Herk/Gil-Werman with segments of the full window length L over the extended row, and writes
-// them once. No halo and no coarse pass, whatever L.
+// memory with its border extension, a block owns whole rows: it reads them once (16-byte loads),
+// runs van Herk/Gil-Werman with segments of the full window length L over the extended row, and
+// writes them once (16-byte stores). No halo and no coarse pass, whatever L.
 //
 // In the extended row t = x + before (t in [0, NE), NE = n + L - 1), the window of output x is
 // [x, x + L - 1]. With segments [kL, kL + L): out(x) = min(S(x), F(x + L - 1)), S the suffix min
 // within x's segment and F the prefix min within the segment of x + L - 1. Both are segmented
 // scans: a thread scans a run of row_run consecutive words in registers, a block-wide scan of
 // (segment-boundary flag, aggregate) pairs gives each run its carry, and tiles of blockDim * row_run
-// words chain through a carry in shared memory. S is stored for t in [0, NS), NS = n rounded up
-// to whole runs, and the output overwrites it; F is consumed at once. The scans start from the
-// carries of the positions they skip: S from min over [NS, end of the segment of n - 1), F from
-// min over [0, L - 1). The extended row is followed by row_run identity words, so no run tests
-// its bounds word by word.
-//
-// Shared memory, in words: the extended row (NE + row_run), S (NS), and a staging copy of the
-// next row group's raw rows, which cp.async fills while this group is scanned: with the loads
-// issued only when a group starts, one block per multiprocessor (uint8) left the SM idle for
-// the DRAM latency of every group. Runs are row_run = 17 words: consecutive threads' runs start
-// 17 banks apart, so the scans' shared-memory accesses are conflict-free with constant offsets
-// (16-word runs needed a padded layout whose index arithmetic cost ~5 instructions per word).
+// words chain through a carry in shared memory. S is stored for t in [0, NS), NS = n rounded up to
+// whole runs; F is consumed at once. The scans start from the carries of the positions they skip:
+// S from min over [NS, end of the segment of n - 1), F from min over [0, L - 1). The extended row
+// is followed by row_run identity words, so no run tests its bounds word by word.
 constexpr int row_run = tuning_policy::horizontal_row_run;
+
+// Shared-memory index of word i: one word of padding per 32, so that runs of row_run words read
+// by consecutive threads fall in (at most two-way conflicting) distinct banks.
+__host__ __device__ constexpr int rpad(int i) { return i + (i >> 5); }
+
+// Word t0 + j of a padded array for j < row_run, t0 not necessarily aligned: the padding word
+// falls at most once inside the run, after j = 32 - t0 % 32.
+template <class M>
+struct run_ptr {
+    M* p;
+    int jump;
+    __device__ run_ptr(M* base, int t0) : p(base + rpad(t0)), jump(32 - (t0 & 31)) {}
+    __device__ M& operator[](int j) const { return p[j + (j >= jump ? 1 : 0)]; }
+};
 
 template <class T>
 struct rargs {
@@ -364,92 +370,108 @@ struct rargs {
     i64 out_stride = 0;
     i64 height = 0;
     int n = 0, before = 0, L = 0, NE = 0;
-    int s_off = 0, stage_off = 0, pitch = 0;  // shared-memory layout (words; pitch: staged row, elements)
     border_mode mode = border_mode::ignore;
     T pad{};
     bool in_aligned = false, out_aligned = false;  // rows start on 16-byte boundaries
 };
 
-__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
-    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
-}
-
-// Starts copying rows row0 .. row0 + P - 1 into the staging rows (16-byte pieces, cp.async where
-// the row is aligned, element by element otherwise).
+// Loads columns [c0, c0 + row_run) of rows row0 .. row0 + P - 1 as column words.
 template <class T>
-__device__ __forceinline__ void stage_rows(const rargs<T>& a, i64 row0, T* stage) {
-    constexpr int P = hword<T>::type::P, per = 16 / static_cast<int>(sizeof(T));
-    const int pieces = a.pitch / per;
+__device__ __forceinline__ void load_unit(const rargs<T>& a, i64 row0, int c0, typename hword<T>::type::mem* cw) {
+    using V = typename hword<T>::type;
+    constexpr int P = V::P, per_row = row_run / P;  // 4-byte words of one row in the unit
+    if (a.in_aligned && c0 + row_run <= a.n && row0 + P <= a.height) {
+        std::uint32_t rw[P][per_row];
 #pragma unroll
-    for (int k = 0; k < P; ++k) {
-        if (row0 + k >= a.height) break;
-        const T* src = a.in + (row0 + k) * a.in_stride;
-        T* dst = stage + k * a.pitch;
-        for (int q = threadIdx.x; q < pieces; q += blockDim.x) {
-            const int c0 = q * per;
-            if (a.in_aligned && c0 + per <= a.n) {
-                cp_async16(dst + c0, src + c0);
-            } else {
-                for (int j = 0; j < per && c0 + j < a.n; ++j) dst[c0 + j] = load_ro(src + c0 + j);
+        for (int k = 0; k < P; ++k) {
+            const uint4* src = reinterpret_cast<const uint4*>(a.in + (row0 + k) * a.in_stride + c0);
+#pragma unroll
+            for (int q = 0; q < per_row / 4; ++q) {
+                const uint4 v = load_ro(src + q);
+                rw[k][4 * q] = v.x;
+                rw[k][4 * q + 1] = v.y;
+                rw[k][4 * q + 2] = v.z;
+                rw[k][4 * q + 3] = v.w;
             }
         }
-    }
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-// R consecutive 4-byte words from an aligned address (shared or global memory).
-template <int R, class Load>
-__device__ __forceinline__ void load_words(const void* p, std::uint32_t* w, Load&& load) {
-    if constexpr (R == 1) {
-        w[0] = load(static_cast<const std::uint32_t*>(p));
-    } else if constexpr (R == 2) {
-        const uint2 v = load(static_cast<const uint2*>(p));
-        w[0] = v.x;
-        w[1] = v.y;
+#pragma unroll
+        for (int w = 0; w < per_row; ++w) {
+            std::uint32_t in[P], out[P];
+#pragma unroll
+            for (int k = 0; k < P; ++k) in[k] = rw[k][w];
+            transpose_words<P>(in, out);
+#pragma unroll
+            for (int i = 0; i < P; ++i) cw[w * P + i] = V::from_bits(out[i]);
+        }
     } else {
-        const uint4 v = load(static_cast<const uint4*>(p));
-        w[0] = v.x;
-        w[1] = v.y;
-        w[2] = v.z;
-        w[3] = v.w;
+#pragma unroll
+        for (int j = 0; j < row_run; ++j) {
+            typename V::mem x{};
+            for (int k = 0; k < P; ++k)
+                if (row0 + k < a.height && c0 + j < a.n) x = V::put(x, k, load_ro(a.in + (row0 + k) * a.in_stride + c0 + j));
+            cw[j] = x;
+        }
     }
 }
 
-template <int R>
-__device__ __forceinline__ void store_words(void* p, const std::uint32_t* w) {
-    if constexpr (R == 1)
-        *static_cast<std::uint32_t*>(p) = w[0];
-    else if constexpr (R == 2)
-        *static_cast<uint2*>(p) = make_uint2(w[0], w[1]);
-    else
-        *static_cast<uint4*>(p) = make_uint4(w[0], w[1], w[2], w[3]);
-}
-
-// Four columns of P rows: row words rw[k][0 .. 4/P) -> column words cw[0 .. 4), and back.
-template <int P>
-__device__ __forceinline__ void rows_columns(const std::uint32_t (&rw)[P][4 / P], std::uint32_t (&cw)[4]) {
+// Stores column words for columns [x0, x0 + row_run) (those inside the image) of the row group.
+// Called by every lane of a warp. Where a row's part of a run is several 16-byte vectors, lane
+// pairs swap halves first so that each store instruction writes whole 32-byte sectors: with
+// each lane writing its own 64 bytes, float32 rows went out as half sectors and the kernel was
+// bound by L2 write requests (84% L2, 14% DRAM throughput, Nsight Compute).
+template <class T>
+__device__ __forceinline__ void store_unit(const rargs<T>& a, i64 row0, int x0, const typename hword<T>::type::mem* cw) {
+    using V = typename hword<T>::type;
+    constexpr int P = V::P, per_row = row_run / P, Q = per_row / 4;  // Q vectors per row
+    std::uint32_t rw[P][per_row];
 #pragma unroll
-    for (int w = 0; w < 4 / P; ++w) {
+    for (int w = 0; w < per_row; ++w) {
         std::uint32_t in[P], out[P];
 #pragma unroll
-        for (int k = 0; k < P; ++k) in[k] = rw[k][w];
-        transpose_words<P>(in, out);
-#pragma unroll
-        for (int i = 0; i < P; ++i) cw[w * P + i] = out[i];
-    }
-}
-
-template <int P>
-__device__ __forceinline__ void columns_rows(const std::uint32_t (&cw)[4], std::uint32_t (&rw)[P][4 / P]) {
-#pragma unroll
-    for (int w = 0; w < 4 / P; ++w) {
-        std::uint32_t in[P], out[P];
-#pragma unroll
-        for (int i = 0; i < P; ++i) in[i] = cw[w * P + i];
+        for (int i = 0; i < P; ++i) in[i] = V::bits(cw[w * P + i]);
         transpose_words<P>(in, out);
 #pragma unroll
         for (int k = 0; k < P; ++k) rw[k][w] = out[k];
+    }
+    // Pass s of a pair writes its vectors 2s (even lane) and 2s + 1 (odd lane) of the pair's 2Q.
+    // For s < Q/2 these are the even lane's, for s >= Q/2 the odd lane's: each lane gives the
+    // other the vectors it will not store (even: its odd ones, odd: its even ones), received into
+    // the slots just given away, so both then store slot 2s (s < Q/2) or 2(s - Q/2) + 1.
+    const bool odd = Q > 1 && (threadIdx.x & 1);
+    if constexpr (Q > 1) {
+#pragma unroll
+        for (int k = 0; k < P; ++k)
+#pragma unroll
+            for (int m = 0; m < Q / 2; ++m)
+#pragma unroll
+                for (int i = 0; i < 4; ++i) {
+                    std::uint32_t &lo = rw[k][8 * m + i], &hi = rw[k][8 * m + 4 + i];
+                    const std::uint32_t got = __shfl_xor_sync(0xffffffffu, odd ? lo : hi, 1);
+                    lo = odd ? got : lo;
+                    hi = odd ? hi : got;
+                }
+    }
+    const int base = odd ? x0 - row_run : x0;  // the pair's (or lane's) first column
+    if (a.out_aligned && base + (Q > 1 ? 2 : 1) * row_run <= a.n && row0 + P <= a.height) {
+#pragma unroll
+        for (int k = 0; k < P; ++k) {
+            uint4* dst = reinterpret_cast<uint4*>(a.out + (row0 + k) * a.out_stride + base);
+#pragma unroll
+            for (int s = 0; s < Q; ++s) {
+                const int slot = Q == 1 ? 0 : s < Q / 2 ? 2 * s : 2 * (s - Q / 2) + 1;
+                dst[Q == 1 ? 0 : 2 * s + odd] =
+                    make_uint4(rw[k][4 * slot], rw[k][4 * slot + 1], rw[k][4 * slot + 2], rw[k][4 * slot + 3]);
+            }
+        }
+    } else {
+        // Element by element from the words before the swap (cw).
+        for (int k = 0; k < P; ++k) {
+            if (row0 + k >= a.height) break;
+            T* row = a.out + (row0 + k) * a.out_stride;
+#pragma unroll
+            for (int j = 0; j < row_run; ++j)
+                if (x0 + j < a.n) row[x0 + j] = V::get(cw[j], k);
+        }
     }
 }
 
@@ -521,48 +543,45 @@ __global__ void __launch_bounds__(tuning_policy::horizontal_row_threads, 1) hori
     using Op = word_op<V, Max>;
     using word = typename V::word;
     using mem = typename V::mem;
-    constexpr int P = V::P, E = row_run, R = 4 / P;  // R: 4-byte words of one row's four pixels
-    extern __shared__ __align__(16) std::uint32_t sm[];
-    mem* ext = reinterpret_cast<mem*>(sm);             // extended row, then E identity words
-    mem* suf = reinterpret_cast<mem*>(sm + a.s_off);   // S, then the output
-    T* stage = reinterpret_cast<T*>(sm + a.stage_off);  // raw rows of the next group
+    constexpr int P = V::P, E = row_run;
+    extern __shared__ std::uint32_t sm[];
+    const int n = a.n, L = a.L, NE = a.NE, before = a.before, TS = blockDim.x * E;
+    const int NS = (n + E - 1) / E * E;
+    mem* ext = reinterpret_cast<mem*>(sm);  // extended row, then E identity words: t at rpad(t)
+    mem* suf = ext + rpad(NE + E) + 1;      // S: x at rpad(x), x < NS
     __shared__ mem sm_v[32], sm_c[32], red[2][32], carry[2];
     __shared__ int sm_f[32];
-    const int n = a.n, L = a.L, NE = a.NE, before = a.before;
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nw = blockDim.x >> 5, TS = blockDim.x * E;
-    const int NS = (n + E - 1) / E * E;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nw = blockDim.x >> 5;
     const word id = Op::identity();
     const mem pad = V::splat_mem(a.pad);
     const i64 groups = (a.height + P - 1) / P;
     // The extended row's value at t, once its image part is in shared memory.
     auto value = [&](int t) -> mem {
         const int x = t - before;
-        if (x >= 0 && x < n) return ext[t];
+        if (x >= 0 && x < n) return ext[rpad(t)];
         const i64 idx = granula::detail::border_index(x, n, a.mode);
-        return idx < 0 ? pad : ext[static_cast<int>(idx) + before];
+        return idx < 0 ? pad : ext[rpad(static_cast<int>(idx) + before)];
     };
-    if (blockIdx.x < groups) stage_rows(a, static_cast<i64>(blockIdx.x) * P, stage);
     for (i64 grp = blockIdx.x; grp < groups; grp += gridDim.x) {
         const i64 row0 = grp * P;
-        asm volatile("cp.async.wait_all;\n" ::: "memory");
-        __syncthreads();
-        // Staged rows -> column words of the extended row (four columns per thread and step).
-        for (int c0 = 4 * tid; c0 < n; c0 += 4 * blockDim.x) {
-            std::uint32_t rw[P][R], cw[4];
+        for (int c0 = tid * E; c0 < n; c0 += TS) {
+            mem cw[E];
+            load_unit(a, row0, c0, cw);
+            const run_ptr<mem> dst(ext, before + c0);
+            if (c0 + E <= n) {
 #pragma unroll
-            for (int k = 0; k < P; ++k)
-                load_words<R>(stage + k * a.pitch + c0, rw[k], [](auto* p) { return *p; });
-            rows_columns<P>(rw, cw);
+                for (int j = 0; j < E; ++j) dst[j] = cw[j];
+            } else {
 #pragma unroll
-            for (int i = 0; i < 4; ++i)
-                if (c0 + i < n) ext[before + c0 + i] = V::from_bits(cw[i]);
+                for (int j = 0; j < E; ++j)
+                    if (c0 + j < n) dst[j] = cw[j];
+            }
         }
         __syncthreads();
-        if (grp + gridDim.x < groups) stage_rows(a, (grp + gridDim.x) * P, stage);
         // Border words, and the carries the two scans start from.
-        for (int t = tid; t < before; t += blockDim.x) ext[t] = value(t);
-        for (int t = before + n + tid; t < NE; t += blockDim.x) ext[t] = value(t);
-        if (tid < E) ext[NE + tid] = V::pack(id);
+        for (int t = tid; t < before; t += blockDim.x) ext[rpad(t)] = value(t);
+        for (int t = before + n + tid; t < NE; t += blockDim.x) ext[rpad(t)] = value(t);
+        if (tid < E) ext[rpad(NE + tid)] = V::pack(id);
         word cf = id, cs = id;
         for (int t = tid; t < L - 1; t += blockDim.x) cf = Op::apply(cf, V::unpack(value(t)));
         const int s_end = min(NE, ((n - 1) / L + 1) * L);
@@ -586,101 +605,83 @@ __global__ void __launch_bounds__(tuning_policy::horizontal_row_threads, 1) hori
             carry[0] = V::pack(s);
             carry[1] = V::pack(f);
         }
-        // S over t in [0, NS), right to left.
+        // S over t in [0, NS), right to left; runs start on multiples of E (no padding word inside).
         for (int k = 0; k * TS < NS; ++k) {
             const int t0 = NS - (k + 1) * TS + tid * E;
             const bool active = t0 >= 0;
-            // Packed words hold the local scan across the block-wide step: unpacked uint8 words
-            // (two registers each) spilled there.
-            mem pv[E];
-            word agg = id;
+            word v[E];
             unsigned ends = 0;  // bit j: t0 + j ends a segment
             if (active) {
+#pragma unroll
+                for (int j = 0; j < E; ++j) v[j] = V::unpack(ext[rpad(t0) + j]);
                 for (int j = L - 1 - t0 % L; j < E; j += L) ends |= 1u << j;
-                pv[E - 1] = ext[t0 + E - 1];
-                word run = V::unpack(pv[E - 1]);
+            } else {
 #pragma unroll
-                for (int j = E - 2; j >= 0; --j) {
-                    const word x = V::unpack(ext[t0 + j]);
-                    run = (ends >> j & 1u) ? x : Op::apply(x, run);
-                    pv[j] = V::pack(run);
-                }
-                agg = run;
+                for (int j = 0; j < E; ++j) v[j] = id;
             }
-            const word cin = block_carry<V, Op, false>(agg, ends != 0, sm_v, sm_f, sm_c, &carry[0]);
-            if (active) {
-                const int last = ends ? 31 - __clz(ends) : -1;
 #pragma unroll
-                for (int j = 0; j < E; ++j) suf[t0 + j] = j > last ? V::pack(Op::apply(V::unpack(pv[j]), cin)) : pv[j];
+            for (int j = E - 2; j >= 0; --j)
+                if (!(ends >> j & 1u)) v[j] = Op::apply(v[j], v[j + 1]);
+            const word cin = block_carry<V, Op, false>(v[0], ends != 0, sm_v, sm_f, sm_c, &carry[0]);
+            const int last = ends ? 31 - __clz(ends) : -1;
+            if (active) {
+#pragma unroll
+                for (int j = 0; j < E; ++j) suf[rpad(t0) + j] = V::pack(j > last ? Op::apply(v[j], cin) : v[j]);
             }
         }
         __syncthreads();
-        // F over t = x + L - 1 for x in [0, NS), left to right; the output replaces S.
+        // F over t = x + L - 1 for x in [0, NS), left to right, and the output.
         for (int k = 0; k * TS < NS; ++k) {
             const int x0 = k * TS + tid * E, t0 = x0 + L - 1;
             const bool active = x0 < NS;
-            mem pv[E];
-            word agg = id;
+            word v[E];
             unsigned starts = 0;  // bit j: t0 + j starts a segment
             if (active) {
-                for (int j = (L - t0 % L) % L; j < E; j += L) starts |= 1u << j;
-                pv[0] = ext[t0];
-                word run = V::unpack(pv[0]);
+                const run_ptr<const mem> src(ext, t0);
 #pragma unroll
-                for (int j = 1; j < E; ++j) {
-                    const word x = V::unpack(ext[t0 + j]);
-                    run = (starts >> j & 1u) ? x : Op::apply(run, x);
-                    pv[j] = V::pack(run);
-                }
-                agg = run;
+                for (int j = 0; j < E; ++j) v[j] = V::unpack(src[j]);
+                for (int j = (L - t0 % L) % L; j < E; j += L) starts |= 1u << j;
+            } else {
+#pragma unroll
+                for (int j = 0; j < E; ++j) v[j] = id;
             }
-            const word cin = block_carry<V, Op, true>(agg, starts != 0, sm_v, sm_f, sm_c, &carry[1]);
+#pragma unroll
+            for (int j = 1; j < E; ++j)
+                if (!(starts >> j & 1u)) v[j] = Op::apply(v[j - 1], v[j]);
+            const word cin = block_carry<V, Op, true>(v[E - 1], starts != 0, sm_v, sm_f, sm_c, &carry[1]);
+            const int first = starts ? __ffs(starts) - 1 : E;
+            mem out[E];
             if (active) {
-                const int first = starts ? __ffs(starts) - 1 : E;
 #pragma unroll
                 for (int j = 0; j < E; ++j) {
-                    const word f = j < first ? Op::apply(cin, V::unpack(pv[j])) : V::unpack(pv[j]);
-                    suf[x0 + j] = V::pack(Op::apply(f, V::unpack(suf[x0 + j])));
+                    const word f = j < first ? Op::apply(cin, v[j]) : v[j];
+                    out[j] = V::pack(Op::apply(f, V::unpack(suf[rpad(x0) + j])));
                 }
+            } else {
+#pragma unroll
+                for (int j = 0; j < E; ++j) out[j] = V::pack(id);
             }
+            store_unit(a, row0, x0, out);
         }
         __syncthreads();
-        // Output column words -> rows (four columns per thread and step).
-        const bool rows_whole = row0 + P <= a.height;
-        for (int x0 = 4 * tid; x0 < n; x0 += 4 * blockDim.x) {
-            std::uint32_t cw[4], rw[P][R];
-            load_words<4>(sm + a.s_off + x0, cw, [](auto* p) { return *p; });
-            columns_rows<P>(cw, rw);
-            if (a.out_aligned && rows_whole && x0 + 4 <= n) {
-#pragma unroll
-                for (int k = 0; k < P; ++k) store_words<R>(a.out + (row0 + k) * a.out_stride + x0, rw[k]);
-            } else {
-                for (int k = 0; k < P && row0 + k < a.height; ++k)
-                    for (int i = 0; i < 4 && x0 + i < n; ++i)
-                        a.out[(row0 + k) * a.out_stride + x0 + i] = V::get(V::from_bits(cw[i]), k);
-            }
-        }
     }
+}
+
+// Dynamic shared memory of the whole-row kernel: the extended row with its identity run, and S.
+inline std::size_t row_kernel_smem(i64 n, i64 L) {
+    const i64 NS = (n + row_run - 1) / row_run * row_run;
+    return static_cast<std::size_t>(rpad(static_cast<int>(n + L - 1 + row_run)) + 1 + rpad(static_cast<int>(NS)) + 1) * 4;
 }
 
 inline bool aligned16(const void* data, i64 stride_bytes) {
     return reinterpret_cast<std::uintptr_t>(data) % 16 == 0 && stride_bytes % 16 == 0;
 }
 
-// Runs the whole-row kernel when a row group fits in shared memory; false otherwise.
 template <class T, bool Max>
 bool run_rows(device_view<const T> in, device_view<T> out, const pass_params<T>& p, i64 before, i64 after,
               cudaStream_t stream) {
-    constexpr int P = hword<T>::type::P;
     const i64 n = in.width(), L = before + after + 1;
-    if (n + L > (i64{1} << 24)) return false;
-    auto round4 = [](i64 w) { return (w + 3) / 4 * 4; };
-    const i64 NS = (n + row_run - 1) / row_run * row_run, per = 16 / static_cast<i64>(sizeof(T));
-    rargs<T> a;
-    a.s_off = static_cast<int>(round4(n + L - 1 + row_run));
-    a.stage_off = static_cast<int>(a.s_off + round4(NS));
-    a.pitch = static_cast<int>((n + per - 1) / per * per);
-    const std::size_t smem = (static_cast<std::size_t>(a.stage_off) + P * a.pitch * sizeof(T) / 4) * 4;
+    static_assert(row_run % (4 * hword<T>::type::P) == 0, "a run is whole 16-byte vectors of every row");
     int device = 0, optin = 0, per_sm = 0, sms = 0;
     check_cuda(cudaGetDevice(&device), "cudaGetDevice");
     check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "cudaDeviceGetAttribute");
@@ -688,7 +689,10 @@ bool run_rows(device_view<const T> in, device_view<T> out, const pass_params<T>&
                "cudaDeviceGetAttribute");
     check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
     constexpr std::size_t static_smem = 2048;  // the kernel's own scan arrays, rounded up
+    if (n + L > (i64{1} << 24)) return false;
+    const std::size_t smem = row_kernel_smem(n, L);
     if (smem + static_smem > static_cast<std::size_t>(optin)) return false;
+    rargs<T> a;
     a.in = in.data();
     a.in_stride = in.stride();
     a.out = out.data();
@@ -706,16 +710,13 @@ bool run_rows(device_view<const T> in, device_view<T> out, const pass_params<T>&
     // other's); one block of twice the threads otherwise.
     const bool two = 2 * (smem + static_smem + 1024) <= static_cast<std::size_t>(per_sm);
     const int max_threads = two ? tuning_policy::horizontal_row_threads / 2 : tuning_policy::horizontal_row_threads;
-    const int threads = static_cast<int>(std::clamp<i64>((n + row_run * 32 - 1) / (row_run * 32) * 32, 32, max_threads));
+    const int threads = static_cast<int>(std::clamp<i64>((a.n + row_run * 32 - 1) / (row_run * 32) * 32, 32, max_threads));
     auto kernel = horizontal_row_kernel<T, Max>;
     check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
                "cudaFuncSetAttribute");
-    int resident = 0;
-    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, threads, smem),
-               "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-    // A persistent grid: each block prefetches its next row group while scanning the current one.
+    constexpr int P = hword<T>::type::P;
     const i64 groups = (a.height + P - 1) / P;
-    const unsigned grid = static_cast<unsigned>(std::min<i64>(groups, i64{sms} * std::max(resident, 1)));
+    const unsigned grid = static_cast<unsigned>(std::min<i64>(groups, i64{sms} * 64));
     kernel<<<grid, threads, smem, stream>>>(a);
     check_launch("horizontal_row_kernel");
     return true;

@@ -44,7 +44,7 @@ struct tuning_policy {
 
     // Whole-row horizontal kernel (horizontal_pass.cuh): words per thread run, and threads per
     // block when one block fills a multiprocessor's shared memory (half when two fit).
-    static constexpr int horizontal_row_run = 17;
+    static constexpr int horizontal_row_run = 16;
     static constexpr int horizontal_row_threads = 1024;
 
     // Element-wise kernels (differences of the compound operations).

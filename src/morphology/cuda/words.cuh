@@ -94,9 +94,8 @@ struct packed_u8_split {
     using mem = std::uint32_t;
     using word = u8x4_split;
     static constexpr int P = 4;
-    // One byte permute each way (the shift-and-mask forms took 3 and 2 instructions).
-    __device__ static word unpack(mem m) { return {__byte_perm(m, 0, 0x4240), __byte_perm(m, 0, 0x4341)}; }
-    __device__ static mem pack(word w) { return __byte_perm(w.lo, w.hi, 0x6240); }
+    __device__ static word unpack(mem m) { return {m & 0x00FF00FFu, (m >> 8) & 0x00FF00FFu}; }
+    __device__ static mem pack(word w) { return w.lo | (w.hi << 8); }
     __device__ static word vmin(word a, word b) { return {__vminu2(a.lo, b.lo), __vminu2(a.hi, b.hi)}; }
     __device__ static word vmax(word a, word b) { return {__vmaxu2(a.lo, b.lo), __vmaxu2(a.hi, b.hi)}; }
     __host__ __device__ static word splat(elem v) { return {0x00010001u * v, 0x00010001u * v}; }
