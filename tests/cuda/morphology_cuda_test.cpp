@@ -359,6 +359,35 @@ TYPED_TEST(MorphologyCuda, ConventionsEqualTheirPeersDefinitions) {
     }
 }
 
+// Wide rows: the whole-row horizontal kernel with several tiles of thread runs per row (9000
+// float32, 20000 uint8 columns), and rows too wide for shared memory (70000 columns), which take
+// the tiled kernel with its coarse pass.
+TYPED_TEST(MorphologyCuda, WideRowsEqualCpu) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    const std::uint64_t seed = 9000;
+    std::mt19937_64 rng(seed);
+    int trial = 0;
+    for (const std::int64_t w : {9000, 20000, 70000}) {
+        const std::int64_t h = 3 + w % 4;
+        const auto img = random_image<T>(rng, w, h, 256);
+        for (const std::int64_t L : {std::int64_t{3}, std::int64_t{64}, std::int64_t{1001}, std::int64_t{8193}, 3 * w}) {
+            ++trial;
+            const border_mode mode = all_modes[trial % std::size(all_modes)];
+            const auto op = trial % 2 ? morphology_op::erosion : morphology_op::dilation;
+            const auto se = structuring_element::hline(L);
+            const border bm = make_border<T>(mode);
+            const auto want = run_cpu<T>(op, img.view(), se, bm);
+            ::testing::AssertionResult guard = ::testing::AssertionSuccess();
+            const bool strided = trial % 3 == 0;
+            const auto got = run_cuda<T>(op, img.view(), se, bm, rng, strided, guard);
+            const std::string what = describe(seed, trial, w, h, se, op, mode, strided);
+            ASSERT_TRUE(guard) << what;
+            ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs CPU: " << what;
+        }
+    }
+}
+
 // Long lines at many angles and large disks on a large odd image: the GPU equals the CPU.
 TYPED_TEST(MorphologyCuda, LargeImageElementsEqualCpu) {
     GRANULA_REQUIRE_GPU();

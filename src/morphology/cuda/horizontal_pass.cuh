@@ -1,4 +1,9 @@
-// Horizontal min/max pass: van Herk/Gil-Werman along rows (see vhgw.cuh).
+// Horizontal min/max pass: van Herk/Gil-Werman along rows (see vhgw.cuh), by one of two kernels.
+// Where a row group and its border extension fit in shared memory (uint8 rows up to about 27000
+// columns for short windows), the whole-row kernel further down: one read and one write of the
+// image whatever L. Otherwise the tiled kernel described here, whose halo of L - 1 columns per
+// tile and coarse pass for L > 2 * max_chunk (one more read of the image) made L >= 255 cost
+// twice L <= 63 (H200, 16384^2 uint8: 0.88-1.03 ms against 0.44-0.47).
 //
 // A block stages a tile of 32 row groups (a group is P = 4 / sizeof(T) rows, packed into one
 // 4-byte word per column) by a span of columns in shared memory: warps read rows with coalesced
@@ -330,6 +335,407 @@ void dispatch_chunk(const hargs<T>& a, const line_geometry& g, cudaStream_t stre
     with_chunk_length(g.C, [&](auto C) { run_horizontal<T, Max, decltype(C)::value>(a, g, stream); });
 }
 
+// ---- Whole-row kernel ---------------------------------------------------------------------------
+//
+// When a row group (P rows packed into one 4-byte word per column, as above) fits in shared
+// memory with its border extension, a block owns whole rows: it reads them once (16-byte loads),
+// runs van Herk/Gil-Werman with segments of the full window length L over the extended row, and
+// writes them once (16-byte stores). No halo and no coarse pass, whatever L.
+//
+// In the extended row t = x + before (t in [0, NE), NE = n + L - 1), the window of output x is
+// [x, x + L - 1]. With segments [kL, kL + L): out(x) = min(S(x), F(x + L - 1)), S the suffix min
+// within x's segment and F the prefix min within the segment of x + L - 1. Both are segmented
+// scans: a thread scans a run of row_run consecutive words in registers, a block-wide scan of
+// (segment-boundary flag, aggregate) pairs gives each run its carry, and tiles of blockDim * row_run
+// words chain through a carry in shared memory. S is stored for t in [0, NS), NS = n rounded up to
+// whole runs; F is consumed at once. The scans start from the carries of the positions they skip:
+// S from min over [NS, end of the segment of n - 1), F from min over [0, L - 1). The extended row
+// is followed by row_run identity words, so no run tests its bounds word by word.
+//
+// Measured (H200, bench_gpu_morphology, erosion, L = 3 .. 1001): 16384^2 uint8 0.40-0.41 ms
+// (one 1024-thread block per SM: 139 KB of shared memory), 8192^2 float32 0.28-0.29 ms (two
+// 512-thread blocks per SM), both flat in L. Nsight Compute, uint8 L = 63: ~1600 instructions
+// per thread per row group, issue slots 50% busy, DRAM 27%: latency between the phases of the
+// single block (eight barriers per row group) and instruction count bound it, not bandwidth.
+// Tried without gain: a cp.async copy of the next row group into a third shared-memory area
+// (hides its DRAM latency behind the scans), 17- or 19-word runs that are conflict-free without
+// padding, and the output staged through shared memory: 0.41-0.44 ms (uint8), 0.27-0.29 (float32).
+constexpr int row_run = tuning_policy::horizontal_row_run;
+
+// Shared-memory index of word i: one word of padding per 32, so that runs of row_run words read
+// by consecutive threads fall in (at most two-way conflicting) distinct banks.
+__host__ __device__ constexpr int rpad(int i) { return i + (i >> 5); }
+
+// Word t0 + j of a padded array for j < row_run, t0 not necessarily aligned: the padding word
+// falls at most once inside the run, after j = 32 - t0 % 32.
+template <class M>
+struct run_ptr {
+    M* p;
+    int jump;
+    __device__ run_ptr(M* base, int t0) : p(base + rpad(t0)), jump(32 - (t0 & 31)) {}
+    __device__ M& operator[](int j) const { return p[j + (j >= jump ? 1 : 0)]; }
+};
+
+template <class T>
+struct rargs {
+    const T* in = nullptr;
+    i64 in_stride = 0;
+    T* out = nullptr;
+    i64 out_stride = 0;
+    i64 height = 0;
+    int n = 0, before = 0, L = 0, NE = 0;
+    border_mode mode = border_mode::ignore;
+    T pad{};
+    bool in_aligned = false, out_aligned = false;  // rows start on 16-byte boundaries
+};
+
+// Loads columns [c0, c0 + row_run) of rows row0 .. row0 + P - 1 as column words.
+template <class T>
+__device__ __forceinline__ void load_unit(const rargs<T>& a, i64 row0, int c0, typename hword<T>::type::mem* cw) {
+    using V = typename hword<T>::type;
+    constexpr int P = V::P, per_row = row_run / P;  // 4-byte words of one row in the unit
+    if (a.in_aligned && c0 + row_run <= a.n && row0 + P <= a.height) {
+        std::uint32_t rw[P][per_row];
+#pragma unroll
+        for (int k = 0; k < P; ++k) {
+            const uint4* src = reinterpret_cast<const uint4*>(a.in + (row0 + k) * a.in_stride + c0);
+#pragma unroll
+            for (int q = 0; q < per_row / 4; ++q) {
+                const uint4 v = load_ro(src + q);
+                rw[k][4 * q] = v.x;
+                rw[k][4 * q + 1] = v.y;
+                rw[k][4 * q + 2] = v.z;
+                rw[k][4 * q + 3] = v.w;
+            }
+        }
+#pragma unroll
+        for (int w = 0; w < per_row; ++w) {
+            std::uint32_t in[P], out[P];
+#pragma unroll
+            for (int k = 0; k < P; ++k) in[k] = rw[k][w];
+            transpose_words<P>(in, out);
+#pragma unroll
+            for (int i = 0; i < P; ++i) cw[w * P + i] = V::from_bits(out[i]);
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < row_run; ++j) {
+            typename V::mem x{};
+            for (int k = 0; k < P; ++k)
+                if (row0 + k < a.height && c0 + j < a.n) x = V::put(x, k, load_ro(a.in + (row0 + k) * a.in_stride + c0 + j));
+            cw[j] = x;
+        }
+    }
+}
+
+// Stores column words for columns [x0, x0 + row_run) (those inside the image) of the row group.
+// Called by every lane of a warp. Where a row's part of a run is several 16-byte vectors, lane
+// pairs swap halves first so that each store instruction writes whole 32-byte sectors: with
+// each lane writing its own 64 bytes, float32 rows went out as half sectors and the kernel was
+// bound by L2 write requests (84% L2, 14% DRAM throughput, Nsight Compute).
+template <class T>
+__device__ __forceinline__ void store_unit(const rargs<T>& a, i64 row0, int x0, const typename hword<T>::type::mem* cw) {
+    using V = typename hword<T>::type;
+    constexpr int P = V::P, per_row = row_run / P, Q = per_row / 4;  // Q vectors per row
+    std::uint32_t rw[P][per_row];
+#pragma unroll
+    for (int w = 0; w < per_row; ++w) {
+        std::uint32_t in[P], out[P];
+#pragma unroll
+        for (int i = 0; i < P; ++i) in[i] = V::bits(cw[w * P + i]);
+        transpose_words<P>(in, out);
+#pragma unroll
+        for (int k = 0; k < P; ++k) rw[k][w] = out[k];
+    }
+    // Pass s of a pair writes its vectors 2s (even lane) and 2s + 1 (odd lane) of the pair's 2Q.
+    // For s < Q/2 these are the even lane's, for s >= Q/2 the odd lane's: each lane gives the
+    // other the vectors it will not store (even: its odd ones, odd: its even ones), received into
+    // the slots just given away, so both then store slot 2s (s < Q/2) or 2(s - Q/2) + 1.
+    const bool odd = Q > 1 && (threadIdx.x & 1);
+    if constexpr (Q > 1) {
+#pragma unroll
+        for (int k = 0; k < P; ++k)
+#pragma unroll
+            for (int m = 0; m < Q / 2; ++m)
+#pragma unroll
+                for (int i = 0; i < 4; ++i) {
+                    std::uint32_t &lo = rw[k][8 * m + i], &hi = rw[k][8 * m + 4 + i];
+                    const std::uint32_t got = __shfl_xor_sync(0xffffffffu, odd ? lo : hi, 1);
+                    lo = odd ? got : lo;
+                    hi = odd ? hi : got;
+                }
+    }
+    const int base = odd ? x0 - row_run : x0;  // the pair's (or lane's) first column
+    if (a.out_aligned && base + (Q > 1 ? 2 : 1) * row_run <= a.n && row0 + P <= a.height) {
+#pragma unroll
+        for (int k = 0; k < P; ++k) {
+            uint4* dst = reinterpret_cast<uint4*>(a.out + (row0 + k) * a.out_stride + base);
+#pragma unroll
+            for (int s = 0; s < Q; ++s) {
+                const int slot = Q == 1 ? 0 : s < Q / 2 ? 2 * s : 2 * (s - Q / 2) + 1;
+                dst[Q == 1 ? 0 : 2 * s + odd] =
+                    make_uint4(rw[k][4 * slot], rw[k][4 * slot + 1], rw[k][4 * slot + 2], rw[k][4 * slot + 3]);
+            }
+        }
+    } else {
+        // Element by element from the words before the swap (cw).
+        for (int k = 0; k < P; ++k) {
+            if (row0 + k >= a.height) break;
+            T* row = a.out + (row0 + k) * a.out_stride;
+#pragma unroll
+            for (int j = 0; j < row_run; ++j)
+                if (x0 + j < a.n) row[x0 + j] = V::get(cw[j], k);
+        }
+    }
+}
+
+// The block-wide part of a segmented scan. Each thread brings the aggregate of its run (v) and
+// whether the run holds a segment boundary (f); the scan runs over threads in increasing order
+// (Forward) or decreasing order, starting from *tile_carry, which it advances past this tile.
+// Returns the combined value of everything before the thread's run in scan order, back to the
+// nearest boundary. Pairs combine as (earlier, later) -> later.f ? later.v : op(earlier.v, later.v).
+template <class V, class Op, bool Forward>
+__device__ __forceinline__ typename V::word block_carry(typename V::word v, int f, typename V::mem* sm_v, int* sm_f,
+                                                        typename V::mem* sm_c, typename V::mem* tile_carry) {
+    using word = typename V::word;
+    const unsigned all = 0xffffffffu;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    const word id = Op::identity();
+    auto shfl = [&](auto x, int d) { return Forward ? __shfl_up_sync(all, x, d) : __shfl_down_sync(all, x, d); };
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const word ov = V::unpack(shfl(V::pack(v), d));
+        const int of = shfl(f, d);
+        if (Forward ? lane >= d : lane + d < 32) {
+            if (!f) v = Op::apply(ov, v);
+            f |= of;
+        }
+    }
+    const bool first = Forward ? lane == 0 : lane == 31;
+    word ex = V::unpack(shfl(V::pack(v), 1));
+    int exf = shfl(f, 1);
+    if (first) {
+        ex = id;
+        exf = 0;
+    }
+    if (Forward ? lane == 31 : lane == 0) {
+        sm_v[warp] = V::pack(v);
+        sm_f[warp] = f;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        const int w = Forward ? lane : nw - 1 - lane;  // the lane-th warp in scan order
+        word wv = lane < nw ? V::unpack(sm_v[w]) : id;
+        int wf = lane < nw ? sm_f[w] : 0;
+        const word tc = V::unpack(*tile_carry);
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+            const word ov = V::unpack(__shfl_up_sync(all, V::pack(wv), d));
+            const int of = __shfl_up_sync(all, wf, d);
+            if (lane >= d) {
+                if (!wf) wv = Op::apply(ov, wv);
+                wf |= of;
+            }
+        }
+        word e = V::unpack(__shfl_up_sync(all, V::pack(wv), 1));
+        int ef = __shfl_up_sync(all, wf, 1);
+        if (lane == 0) {
+            e = id;
+            ef = 0;
+        }
+        __syncwarp();
+        if (lane < nw) sm_c[w] = V::pack(ef ? e : Op::apply(tc, e));
+        if (lane == nw - 1) *tile_carry = V::pack(wf ? wv : Op::apply(tc, wv));
+    }
+    __syncthreads();
+    return exf ? ex : Op::apply(V::unpack(sm_c[warp]), ex);
+}
+
+template <class T, bool Max>
+__global__ void __launch_bounds__(tuning_policy::horizontal_row_threads, 1) horizontal_row_kernel(const rargs<T> a) {
+    using V = typename hword<T>::type;
+    using Op = word_op<V, Max>;
+    using word = typename V::word;
+    using mem = typename V::mem;
+    constexpr int P = V::P, E = row_run;
+    extern __shared__ std::uint32_t sm[];
+    const int n = a.n, L = a.L, NE = a.NE, before = a.before, TS = blockDim.x * E;
+    const int NS = (n + E - 1) / E * E;
+    mem* ext = reinterpret_cast<mem*>(sm);  // extended row, then E identity words: t at rpad(t)
+    mem* suf = ext + rpad(NE + E) + 1;      // S: x at rpad(x), x < NS
+    __shared__ mem sm_v[32], sm_c[32], red[2][32], carry[2];
+    __shared__ int sm_f[32];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nw = blockDim.x >> 5;
+    const word id = Op::identity();
+    const mem pad = V::splat_mem(a.pad);
+    const i64 groups = (a.height + P - 1) / P;
+    // The extended row's value at t, once its image part is in shared memory.
+    auto value = [&](int t) -> mem {
+        const int x = t - before;
+        if (x >= 0 && x < n) return ext[rpad(t)];
+        const i64 idx = granula::detail::border_index(x, n, a.mode);
+        return idx < 0 ? pad : ext[rpad(static_cast<int>(idx) + before)];
+    };
+    for (i64 grp = blockIdx.x; grp < groups; grp += gridDim.x) {
+        const i64 row0 = grp * P;
+        for (int c0 = tid * E; c0 < n; c0 += TS) {
+            mem cw[E];
+            load_unit(a, row0, c0, cw);
+            const run_ptr<mem> dst(ext, before + c0);
+            if (c0 + E <= n) {
+#pragma unroll
+                for (int j = 0; j < E; ++j) dst[j] = cw[j];
+            } else {
+#pragma unroll
+                for (int j = 0; j < E; ++j)
+                    if (c0 + j < n) dst[j] = cw[j];
+            }
+        }
+        __syncthreads();
+        // Border words, and the carries the two scans start from.
+        for (int t = tid; t < before; t += blockDim.x) ext[rpad(t)] = value(t);
+        for (int t = before + n + tid; t < NE; t += blockDim.x) ext[rpad(t)] = value(t);
+        if (tid < E) ext[rpad(NE + tid)] = V::pack(id);
+        word cf = id, cs = id;
+        for (int t = tid; t < L - 1; t += blockDim.x) cf = Op::apply(cf, V::unpack(value(t)));
+        const int s_end = min(NE, ((n - 1) / L + 1) * L);
+        for (int t = NS + tid; t < s_end; t += blockDim.x) cs = Op::apply(cs, V::unpack(value(t)));
+#pragma unroll
+        for (int d = 16; d > 0; d >>= 1) {
+            cf = Op::apply(cf, V::unpack(__shfl_xor_sync(0xffffffffu, V::pack(cf), d)));
+            cs = Op::apply(cs, V::unpack(__shfl_xor_sync(0xffffffffu, V::pack(cs), d)));
+        }
+        if (lane == 0) {
+            red[0][warp] = V::pack(cs);
+            red[1][warp] = V::pack(cf);
+        }
+        __syncthreads();
+        if (tid == 0) {
+            word s = id, f = id;
+            for (int w = 0; w < nw; ++w) {
+                s = Op::apply(s, V::unpack(red[0][w]));
+                f = Op::apply(f, V::unpack(red[1][w]));
+            }
+            carry[0] = V::pack(s);
+            carry[1] = V::pack(f);
+        }
+        // S over t in [0, NS), right to left; runs start on multiples of E (no padding word inside).
+        for (int k = 0; k * TS < NS; ++k) {
+            const int t0 = NS - (k + 1) * TS + tid * E;
+            const bool active = t0 >= 0;
+            word v[E];
+            unsigned ends = 0;  // bit j: t0 + j ends a segment
+            if (active) {
+#pragma unroll
+                for (int j = 0; j < E; ++j) v[j] = V::unpack(ext[rpad(t0) + j]);
+                for (int j = L - 1 - t0 % L; j < E; j += L) ends |= 1u << j;
+            } else {
+#pragma unroll
+                for (int j = 0; j < E; ++j) v[j] = id;
+            }
+#pragma unroll
+            for (int j = E - 2; j >= 0; --j)
+                if (!(ends >> j & 1u)) v[j] = Op::apply(v[j], v[j + 1]);
+            const word cin = block_carry<V, Op, false>(v[0], ends != 0, sm_v, sm_f, sm_c, &carry[0]);
+            const int last = ends ? 31 - __clz(ends) : -1;
+            if (active) {
+#pragma unroll
+                for (int j = 0; j < E; ++j) suf[rpad(t0) + j] = V::pack(j > last ? Op::apply(v[j], cin) : v[j]);
+            }
+        }
+        __syncthreads();
+        // F over t = x + L - 1 for x in [0, NS), left to right, and the output.
+        for (int k = 0; k * TS < NS; ++k) {
+            const int x0 = k * TS + tid * E, t0 = x0 + L - 1;
+            const bool active = x0 < NS;
+            word v[E];
+            unsigned starts = 0;  // bit j: t0 + j starts a segment
+            if (active) {
+                const run_ptr<const mem> src(ext, t0);
+#pragma unroll
+                for (int j = 0; j < E; ++j) v[j] = V::unpack(src[j]);
+                for (int j = (L - t0 % L) % L; j < E; j += L) starts |= 1u << j;
+            } else {
+#pragma unroll
+                for (int j = 0; j < E; ++j) v[j] = id;
+            }
+#pragma unroll
+            for (int j = 1; j < E; ++j)
+                if (!(starts >> j & 1u)) v[j] = Op::apply(v[j - 1], v[j]);
+            const word cin = block_carry<V, Op, true>(v[E - 1], starts != 0, sm_v, sm_f, sm_c, &carry[1]);
+            const int first = starts ? __ffs(starts) - 1 : E;
+            mem out[E];
+            if (active) {
+#pragma unroll
+                for (int j = 0; j < E; ++j) {
+                    const word f = j < first ? Op::apply(cin, v[j]) : v[j];
+                    out[j] = V::pack(Op::apply(f, V::unpack(suf[rpad(x0) + j])));
+                }
+            } else {
+#pragma unroll
+                for (int j = 0; j < E; ++j) out[j] = V::pack(id);
+            }
+            store_unit(a, row0, x0, out);
+        }
+        __syncthreads();
+    }
+}
+
+// Dynamic shared memory of the whole-row kernel: the extended row with its identity run, and S.
+inline std::size_t row_kernel_smem(i64 n, i64 L) {
+    const i64 NS = (n + row_run - 1) / row_run * row_run;
+    return static_cast<std::size_t>(rpad(static_cast<int>(n + L - 1 + row_run)) + 1 + rpad(static_cast<int>(NS)) + 1) * 4;
+}
+
+inline bool aligned16(const void* data, i64 stride_bytes) {
+    return reinterpret_cast<std::uintptr_t>(data) % 16 == 0 && stride_bytes % 16 == 0;
+}
+
+template <class T, bool Max>
+bool run_rows(device_view<const T> in, device_view<T> out, const pass_params<T>& p, i64 before, i64 after,
+              cudaStream_t stream) {
+    const i64 n = in.width(), L = before + after + 1;
+    static_assert(row_run % (4 * hword<T>::type::P) == 0, "a run is whole 16-byte vectors of every row");
+    int device = 0, optin = 0, per_sm = 0, sms = 0;
+    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+    check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "cudaDeviceGetAttribute");
+    check_cuda(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device),
+               "cudaDeviceGetAttribute");
+    check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    constexpr std::size_t static_smem = 2048;  // the kernel's own scan arrays, rounded up
+    if (n + L > (i64{1} << 24)) return false;
+    const std::size_t smem = row_kernel_smem(n, L);
+    if (smem + static_smem > static_cast<std::size_t>(optin)) return false;
+    rargs<T> a;
+    a.in = in.data();
+    a.in_stride = in.stride();
+    a.out = out.data();
+    a.out_stride = out.stride();
+    a.height = in.height();
+    a.n = static_cast<int>(n);
+    a.before = static_cast<int>(before);
+    a.L = static_cast<int>(L);
+    a.NE = static_cast<int>(n + L - 1);
+    a.mode = p.mode;
+    a.pad = p.pad;
+    a.in_aligned = aligned16(in.data(), in.stride() * static_cast<i64>(sizeof(T)));
+    a.out_aligned = aligned16(out.data(), out.stride() * static_cast<i64>(sizeof(T)));
+    // Two blocks per multiprocessor where shared memory allows (the phases of one overlap the
+    // other's); one block of twice the threads otherwise.
+    const bool two = 2 * (smem + static_smem + 1024) <= static_cast<std::size_t>(per_sm);
+    const int max_threads = two ? tuning_policy::horizontal_row_threads / 2 : tuning_policy::horizontal_row_threads;
+    const int threads = static_cast<int>(std::clamp<i64>((a.n + row_run * 32 - 1) / (row_run * 32) * 32, 32, max_threads));
+    auto kernel = horizontal_row_kernel<T, Max>;
+    check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
+               "cudaFuncSetAttribute");
+    constexpr int P = hword<T>::type::P;
+    const i64 groups = (a.height + P - 1) / P;
+    const unsigned grid = static_cast<unsigned>(std::min<i64>(groups, i64{sms} * 64));
+    kernel<<<grid, threads, smem, stream>>>(a);
+    check_launch("horizontal_row_kernel");
+    return true;
+}
+
 }  // namespace
 
 template <class T>
@@ -340,6 +746,9 @@ void horizontal_pass(device_view<const T> in, device_view<T> out, const pass_par
         granula::copy<T>(in, out, granula::stream(stream));
         return;
     }
+    if (p.maximum ? run_rows<T, true>(in, out, p, before, after, stream)
+                  : run_rows<T, false>(in, out, p, before, after, stream))
+        return;
     const line_geometry g = make_geometry(n, before, after, tuning_policy::max_chunk);
     hargs<T> a;
     a.in = in.data();

@@ -31,8 +31,9 @@ struct tuning_policy {
     // with 64 rows per thread that pass took 60 us (12% occupancy) for 9 MB.
     static constexpr int vertical_min_blocks_per_sm = 8;
 
-    // Horizontal pass: a block holds 32 row groups (32 * P rows, P pixels per 4-byte word) and
-    // horizontal_warps * 32 window starts in shared memory; each thread handles 32 positions.
+    // Horizontal pass, tiled kernel (rows too wide for the whole-row kernel below): a block
+    // holds 32 row groups (32 * P rows, P pixels per 4-byte word) and horizontal_warps * 32
+    // window starts in shared memory; each thread handles 32 positions.
     static constexpr int horizontal_warps = 4;
     static constexpr int horizontal_positions_per_thread = 32;
     static constexpr int horizontal_tile = horizontal_warps * horizontal_positions_per_thread;
@@ -41,6 +42,15 @@ struct tuning_policy {
     // 0.95 ms (uint8) / 0.68 ms (float32) at L=63; 16 in flight, a padded pitch-33 layout and
     // division-free task lanes: 0.52 / 0.45 ms.
     static constexpr int horizontal_loads_in_flight = 16;
+
+    // Whole-row horizontal kernel (horizontal_pass.cuh): words per thread run, and threads per
+    // block when one block fills a multiprocessor's shared memory (half when two fit). 16-word
+    // runs are one 16-byte vector per row and run for uint8 and fit 64 registers (uint8: 8 bytes
+    // spilled); 1024 threads give one tile per row at 16384 uint8 columns. Against the tiled
+    // kernel, 16384^2 uint8 L = 3/63/255/1001: 0.47/0.47/0.88/1.03 -> 0.41/0.40/0.41/0.41 ms;
+    // 8192^2 float32: 0.49/0.45/0.73/0.74 -> 0.28/0.28/0.28/0.29 ms.
+    static constexpr int horizontal_row_run = 16;
+    static constexpr int horizontal_row_threads = 1024;
 
     // Element-wise kernels (differences of the compound operations).
     static constexpr int elementwise_block_threads = 256;
