@@ -43,7 +43,14 @@ constexpr int vertical_vectors = GRANULA_GAUSS_NV_V;
 constexpr int horizontal_vectors = GRANULA_GAUSS_NV_H;
 #else
 constexpr int vertical_vectors = 3;
-constexpr int horizontal_vectors = 2;
+constexpr int horizontal_vectors = 1;
+#endif
+#if defined(GRANULA_GAUSS_PF_V)
+constexpr std::int64_t vertical_prefetch_rows = GRANULA_GAUSS_PF_V;
+constexpr std::int64_t horizontal_prefetch_bytes = GRANULA_GAUSS_PF_H;
+#else
+constexpr std::int64_t vertical_prefetch_rows = 16;
+constexpr std::int64_t horizontal_prefetch_bytes = 256;
 #endif
 
 // Flush denormals to zero while a work item runs: decaying recursions over dark regions
@@ -86,15 +93,25 @@ typedef float lanes __attribute__((vector_size(4 * sizeof(float))));
 constexpr std::int64_t lane_width = 4;
 #endif
 
+// Unaligned vector loads and stores typed as float (not memcpy, which may alias anything and
+// made GCC reload every captured loop bound after each store).
 template <class V>
-V vload(const float* p) {
-    V v;
-    std::memcpy(&v, p, sizeof(V));
-    return v;
+[[gnu::always_inline]] inline V vload(const float* p) {
+    if constexpr (std::is_same_v<V, float>) {
+        return *p;
+    } else {
+        typedef V unaligned __attribute__((aligned(alignof(float))));
+        return *reinterpret_cast<const unaligned*>(p);
+    }
 }
 template <class V>
-void vstore(float* p, V v) {
-    std::memcpy(p, &v, sizeof(V));
+[[gnu::always_inline]] inline void vstore(float* p, V v) {
+    if constexpr (std::is_same_v<V, float>) {
+        *p = v;
+    } else {
+        typedef V unaligned __attribute__((aligned(alignof(float))));
+        *reinterpret_cast<unaligned*>(p) = v;
+    }
 }
 template <class V>
 V splat(float c) {
@@ -103,7 +120,7 @@ V splat(float c) {
 
 // One register of pixels converted to float, and back (rounded and clamped for integers).
 template <class T>
-lanes load_lanes(const T* p) {
+[[gnu::always_inline]] inline lanes load_lanes(const T* p) {
     if constexpr (std::is_same_v<T, float>) {
         return vload<lanes>(p);
     } else {
@@ -113,7 +130,7 @@ lanes load_lanes(const T* p) {
     }
 }
 template <class U>
-void store_lanes(U* p, lanes v) {
+[[gnu::always_inline]] inline void store_lanes(U* p, lanes v) {
     if constexpr (std::is_same_v<U, float>) {
         vstore(p, v);
     } else {
@@ -124,7 +141,7 @@ void store_lanes(U* p, lanes v) {
 }
 
 // In-register transpose of lane_width registers (r[i] = row i on entry, column i on return).
-inline void transpose(lanes* r) {
+[[gnu::always_inline]] inline void transpose(lanes* r) {
 #if defined(GRANULA_SIMD_SCALAR)
     static_cast<void>(r);
 #elif defined(__AVX512F__)
@@ -207,7 +224,7 @@ struct deriche_sweep {
         a0 = splat<V>(c.a2[0]), a1 = splat<V>(c.a2[1]);
     }
     // Steady state of a constant input x (the first sample of the sweep).
-    void start(const float* x) {
+    [[gnu::always_inline]] void start(const float* x) {
 #pragma GCC unroll 8
         for (int g = 0; g < NV; ++g) {
             const V v = vload<V>(x + g * lane_width);
@@ -215,84 +232,99 @@ struct deriche_sweep {
         }
     }
     // Causal step on x[k] (xa holds x[k-1]); returns nothing, y0 + y1 is the output at k.
-    void causal(const float* x) {
+    [[gnu::always_inline]] void causal(const float* x) {
 #pragma GCC unroll 8
         for (int g = 0; g < NV; ++g) {
             const V v = vload<V>(x + g * lane_width);
-            d0[g] = (p0 * v + q0 * xa[g]) - e0 * y0[g] + a0 * d0[g];
-            d1[g] = (p1 * v + q1 * xa[g]) - e1 * y1[g] + a1 * d1[g];
+            d0[g] = (a0 * d0[g] + (p0 * v + q0 * xa[g])) - e0 * y0[g];
+            d1[g] = (a1 * d1[g] + (p1 * v + q1 * xa[g])) - e1 * y1[g];
             y0[g] += d0[g], y1[g] += d1[g];
             xa[g] = v;
         }
     }
     // Anticausal step at k (xa, xb hold x[k+1], x[k+2]); then loads x[k] into xa.
-    void anticausal(const float* x) {
+    [[gnu::always_inline]] void anticausal(const float* x) {
 #pragma GCC unroll 8
         for (int g = 0; g < NV; ++g) {
-            d0[g] = (p0 * xa[g] + q0 * xb[g]) - e0 * y0[g] + a0 * d0[g];
-            d1[g] = (p1 * xa[g] + q1 * xb[g]) - e1 * y1[g] + a1 * d1[g];
+            d0[g] = (a0 * d0[g] + (p0 * xa[g] + q0 * xb[g])) - e0 * y0[g];
+            d1[g] = (a1 * d1[g] + (p1 * xa[g] + q1 * xb[g])) - e1 * y1[g];
             y0[g] += d0[g], y1[g] += d1[g];
             xb[g] = xa[g], xa[g] = vload<V>(x + g * lane_width);
         }
     }
 };
 
-// Vertical Deriche: bands of NV lane vectors of columns. The causal sweep writes its result
-// into the output rows (a buffer when the output is not float or the band is partial), the
-// anticausal sweep adds its own and the direct term while those rows are still in cache.
+// Vertical Deriche: bands of B = NV lane vectors of columns. The band is gathered row by row
+// into xs (extension included) as the causal sweep reaches it, the causal result goes to ys,
+// and the anticausal sweep reads both back and writes the output rows. Both buffers are
+// contiguous: the image rows of a band are a power-of-two stride apart, so re-reading them
+// would map onto a few cache sets and come back from DRAM.
 template <int NV, class T, class U>
 void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& p) {
-    constexpr std::int64_t B = NV * lane_width;
+    constexpr std::int64_t W = lane_width, B = NV * W;
     const std::int64_t w = in.width(), h = in.height(), pad = p.pad, nt = h + 2 * pad;
     const detail::deriche_coeffs& c = p.deriche;
+    // Source row of every position (-1: cval), looked up once: a call inside the sweeps would
+    // spill the recursion state (vector registers are caller-saved).
+    std::vector<std::int64_t> rows(static_cast<std::size_t>(nt + vertical_prefetch_rows));
+    for (std::int64_t k = 0; k < nt + vertical_prefetch_rows; ++k)
+        rows[static_cast<std::size_t>(k)] = k < nt ? source(k - pad, h, p.mode) : -1;
     detail::parallel_for((w + B - 1) / B, w * h, [&](std::int64_t bi) {
         flush_denormals ftz;
         buffers& buf = thread_buffers();
         const std::int64_t x0 = bi * B, bw = std::min(B, w - x0);
-        const bool full = bw == B;
-        buf.x.assign(static_cast<std::size_t>(2 * B), 0.0f);
-        float* conv = buf.x.data();  // one converted or partial input row
-        float* cvals = conv + B;
-        std::fill_n(cvals, B, p.cval);
-        const bool direct_out = std::is_same_v<U, float> && full;
-        if (!direct_out) buf.y.resize(static_cast<std::size_t>(h * B));
-        auto x_row = [&](std::int64_t k) -> const float* {
-            const std::int64_t src = source(k - pad, h, p.mode);
-            if (src < 0) return cvals;
+        buf.x.resize(static_cast<std::size_t>(nt * B));
+        buf.y.resize(static_cast<std::size_t>(h * B));
+        float* xs = buf.x.data();
+        float* ys = buf.y.data();
+        auto gather = [&](std::int64_t k) __attribute__((always_inline)) {
+            const std::int64_t ahead = rows[static_cast<std::size_t>(k + vertical_prefetch_rows)];
+            if (ahead >= 0)
+                for (std::int64_t b = 0; b < bw * std::int64_t(sizeof(T)); b += 64)
+                    __builtin_prefetch(reinterpret_cast<const char*>(in.row(ahead) + x0) + b);
+            float* xk = xs + k * B;
+            const std::int64_t src = rows[static_cast<std::size_t>(k)];
+            if (src < 0) {
+                std::fill_n(xk, B, p.cval);
+                return;
+            }
             const T* row = in.row(src) + x0;
-            if constexpr (std::is_same_v<T, float>)
-                if (full) return row;
-            for (std::int64_t l = 0; l < bw; ++l) conv[l] = static_cast<float>(row[l]);
-            return conv;
-        };
-        auto y_row = [&](std::int64_t i) -> float* {
-            if constexpr (std::is_same_v<U, float>)
-                if (full) return out.row(i) + x0;
-            return buf.y.data() + i * B;
+            if (bw == B) {
+#pragma GCC unroll 8
+                for (int g = 0; g < NV; ++g) vstore(xk + g * W, load_lanes(row + g * W));
+            } else {
+                for (std::int64_t l = 0; l < B; ++l) xk[l] = l < bw ? static_cast<float>(row[l]) : 0.0f;
+            }
         };
 
         deriche_sweep<NV> s(c, true);
-        s.start(x_row(0));
-        for (std::int64_t k = 0; k < pad; ++k) s.causal(x_row(k));
-        for (std::int64_t i = 0; i < h; ++i) {
-            s.causal(x_row(pad + i));
-            float* y = y_row(i);
+        gather(0);
+        s.start(xs);
+        for (std::int64_t k = 0; k < pad + h; ++k) {
+            if (k > 0) gather(k);
+            s.causal(xs + k * B);
+            if (k >= pad) {
 #pragma GCC unroll 8
-            for (int g = 0; g < NV; ++g) vstore(y + g * lane_width, s.y0[g] + s.y1[g]);
+                for (int g = 0; g < NV; ++g) vstore(ys + (k - pad) * B + g * W, s.y0[g] + s.y1[g]);
+            }
         }
+        for (std::int64_t k = pad + h; k < nt; ++k) gather(k);
 
         deriche_sweep<NV> a(c, false);
         const lanes direct = splat<lanes>(c.direct);
-        a.start(x_row(nt - 1));
-        for (std::int64_t k = nt - 1; k >= pad + h; --k) a.anticausal(x_row(k));
+        a.start(xs + (nt - 1) * B);
+        for (std::int64_t k = nt - 1; k >= pad + h; --k) a.anticausal(xs + k * B);
         for (std::int64_t i = h - 1; i >= 0; --i) {
-            a.anticausal(x_row(pad + i));  // xa is now x at i
-            float* y = y_row(i);
+            a.anticausal(xs + (pad + i) * B);  // xa is now x at i
+            float* y = ys + i * B;
 #pragma GCC unroll 8
             for (int g = 0; g < NV; ++g)
-                vstore(y + g * lane_width, vload<lanes>(y + g * lane_width) + (a.y0[g] + a.y1[g]) + direct * a.xa[g]);
-            if (!direct_out) {
-                U* row = out.row(i) + x0;
+                vstore(y + g * W, vload<lanes>(y + g * W) + (a.y0[g] + a.y1[g]) + direct * a.xa[g]);
+            U* row = out.row(i) + x0;
+            if (bw == B) {
+#pragma GCC unroll 8
+                for (int g = 0; g < NV; ++g) store_lanes(row + g * W, vload<lanes>(y + g * W));
+            } else {
                 for (std::int64_t l = 0; l < bw; ++l) row[l] = store_as<U>(y[l]);
             }
         }
@@ -335,7 +367,7 @@ void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan
         deriche_sweep<NV> s(c, true);
         s.start(xs);
         for (std::int64_t k = 0; k < pad; ++k) s.causal(xs + k * R);
-        auto causal = [&](std::int64_t k) {  // k inside the line
+        auto causal = [&](std::int64_t k) __attribute__((always_inline)) {  // k inside the line
             s.causal(xs + k * R);
 #pragma GCC unroll 8
             for (int g = 0; g < NV; ++g) vstore(ys + (k - pad) * R + g * W, s.y0[g] + s.y1[g]);
@@ -343,7 +375,10 @@ void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan
         for (std::int64_t t = 0; t < tiles; ++t) {
             lanes r[W];
             for (int g = 0; g < NV; ++g) {
-                for (std::int64_t i = 0; i < W; ++i) r[i] = load_lanes(src[g * W + i] + t * W);
+                for (std::int64_t i = 0; i < W; ++i) {
+                    __builtin_prefetch(reinterpret_cast<const char*>(src[g * W + i] + t * W) + horizontal_prefetch_bytes);
+                    r[i] = load_lanes(src[g * W + i] + t * W);
+                }
                 transpose(r);
                 for (std::int64_t i = 0; i < W; ++i) vstore(xs + (pad + t * W + i) * R + g * W, r[i]);
             }
@@ -354,7 +389,7 @@ void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan
 
         deriche_sweep<NV> a(c, false);
         const lanes direct = splat<lanes>(c.direct);
-        auto anticausal = [&](std::int64_t k) {  // k inside the line
+        auto anticausal = [&](std::int64_t k) __attribute__((always_inline)) {  // k inside the line
             a.anticausal(xs + k * R);
             float* y = ys + (k - pad) * R;
 #pragma GCC unroll 8
