@@ -48,12 +48,8 @@ constexpr int horizontal_vectors = 1;
 #endif
 #if defined(GRANULA_GAUSS_PF_H)
 constexpr std::int64_t horizontal_prefetch_bytes = GRANULA_GAUSS_PF_H;
-constexpr std::int64_t vertical_band_rows = GRANULA_GAUSS_RB;
-constexpr std::int64_t vertical_item_columns = GRANULA_GAUSS_IC;
 #else
 constexpr std::int64_t horizontal_prefetch_bytes = 256;
-constexpr std::int64_t vertical_band_rows = 64;
-constexpr std::int64_t vertical_item_columns = 1024;
 #endif
 
 // Flush denormals to zero while a work item runs: decaying recursions over dark regions
@@ -210,6 +206,46 @@ buffers& thread_buffers() {
 std::int64_t source(std::int64_t pos, std::int64_t n, border_mode mode) { return detail::border_index(pos, n, mode); }
 
 
+// Column chunks of width B for a vertical pass writing to out; the first one is cut so the
+// others start on a 64-byte boundary where the row stride allows (numpy's large arrays start
+// 16 bytes into a cache line: unaligned, every vector load and store touches two lines).
+template <class U>
+std::vector<std::int64_t> aligned_chunks(host_view<U> out, std::int64_t B) {
+    const auto addr = reinterpret_cast<std::uintptr_t>(out.row(0));
+    const bool keeps = (out.stride() * std::int64_t(sizeof(U))) % 64 == 0 && addr % sizeof(U) == 0;
+    std::int64_t x = keeps ? static_cast<std::int64_t>((64 - addr % 64) % 64 / sizeof(U)) % B : 0;
+    std::vector<std::int64_t> cols{0};
+    for (x = x == 0 ? B : x; x < out.width(); x += B) cols.push_back(x);
+    cols.push_back(out.width());
+    return cols;
+}
+
+// Streaming (non-temporal) stores of final float results: plain stores would first read every
+// output line from DRAM. Where the copy has no such stores, plain stores.
+template <class U>
+bool streamable(host_view<U> out, std::int64_t x0) {
+#if defined(__AVX512F__)
+    return std::is_same_v<U, float> && reinterpret_cast<std::uintptr_t>(out.row(0) + x0) % 64 == 0 &&
+           (out.stride() * std::int64_t(sizeof(U))) % 64 == 0;
+#else
+    static_cast<void>(out), static_cast<void>(x0);
+    return false;
+#endif
+}
+template <class U>
+[[gnu::always_inline]] inline void stream_lanes(U* p, lanes v) {
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<U, float>) _mm512_stream_ps(p, (__m512)v);
+#else
+    store_lanes(p, v);
+#endif
+}
+inline void stream_fence() {
+#if defined(__AVX512F__)
+    _mm_sfence();  // streaming stores are weakly ordered: visible before the next pass reads them
+#endif
+}
+
 // Deriche's two second-order sections (gaussian_plan.hpp) over NV lane vectors at once.
 template <int NV>
 struct deriche_sweep {
@@ -232,33 +268,6 @@ struct deriche_sweep {
         for (int g = 0; g < NV; ++g) {
             const V v = vload<V>(x + g * lane_width);
             y0[g] = g0 * v, y1[g] = g1 * v, d0[g] = v * 0.0f, d1[g] = d0[g], xa[g] = v, xb[g] = v;
-        }
-    }
-    // Zero state with the input taps at x1, x2 (anticausal: x[k+1], x[k+2] of the first step).
-    [[gnu::always_inline]] void start_zero(const float* x1, const float* x2) {
-#pragma GCC unroll 8
-        for (int g = 0; g < NV; ++g) {
-            xa[g] = vload<V>(x1 + g * lane_width), xb[g] = vload<V>(x2 + g * lane_width);
-            y0[g] = xa[g] * 0.0f, y1[g] = y0[g], d0[g] = y0[g], d1[g] = y0[g];
-        }
-    }
-    // The recursion state (y0, d0, y1, d1 and the last input) to and from 5 rows of B lanes.
-    [[gnu::always_inline]] void save(float* m) const {
-        constexpr std::int64_t B = NV * lane_width;
-#pragma GCC unroll 8
-        for (int g = 0; g < NV; ++g) {
-            float* q = m + g * lane_width;
-            vstore(q, y0[g]), vstore(q + B, d0[g]), vstore(q + 2 * B, y1[g]), vstore(q + 3 * B, d1[g]);
-            vstore(q + 4 * B, xa[g]);
-        }
-    }
-    [[gnu::always_inline]] void load(const float* m) {
-        constexpr std::int64_t B = NV * lane_width;
-#pragma GCC unroll 8
-        for (int g = 0; g < NV; ++g) {
-            const float* q = m + g * lane_width;
-            y0[g] = vload<V>(q), d0[g] = vload<V>(q + B), y1[g] = vload<V>(q + 2 * B), d1[g] = vload<V>(q + 3 * B);
-            xa[g] = vload<V>(q + 4 * B);
         }
     }
     // Causal step on x[k] (xa holds x[k-1]); returns nothing, y0 + y1 is the output at k.
@@ -284,189 +293,86 @@ struct deriche_sweep {
     }
 };
 
-// Vertical Deriche by bands of rows, so that the image is read and written in long runs: the
-// rows of a band a power-of-two stride apart, read as narrow column bands, cost ~3x a copy in
-// DRAM time (measured). Per chunk of B = NV lane vectors of columns and band of rows:
-//  - the causal sweep carries its state from band to band (exact);
-//  - the anticausal sweep starts each band from zero state (superposition): the missing
-//    response to the true state S at the band's bottom edge is y(r1 - n) += alpha(n) S, and the
-//    true state at the band's top edge is the zero-state one plus M^len S (M: one step of the
-//    homogeneous recursion). A second pass, bottom to top, adds it: exact up to float rounding.
-// The last band starts from the bottom extension's true state, as the plain sweep does.
-template <int NV, class T>
-void deriche_vertical_float(host_view<const T> in, host_view<float> out, const axis_plan& p) {
-    constexpr std::int64_t W = lane_width, B = NV * W, Rb = vertical_band_rows;
+// Vertical Deriche: bands of B = NV lane vectors of columns. The band is gathered row by row
+// into xs (extension included) as the causal sweep reaches it, the causal result goes to ys,
+// and the anticausal sweep reads both back and writes the output rows. Both buffers are
+// contiguous: the image rows of a band are a power-of-two stride apart, so re-reading them
+// would map onto a few cache sets and come back from DRAM. (Bands of rows instead, with the
+// anticausal sweep by superposition, read the image in long runs but cost a second pass:
+// measured no faster.)
+template <int NV, class T, class U>
+void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& p) {
+    constexpr std::int64_t W = lane_width, B = NV * W;
     const std::int64_t w = in.width(), h = in.height(), pad = p.pad, nt = h + 2 * pad;
-    const std::int64_t nb = (h + Rb - 1) / Rb;
     const detail::deriche_coeffs& c = p.deriche;
     // Source row of every position (-1: cval), looked up once: a call inside the sweeps would
     // spill the recursion state (vector registers are caller-saved).
     std::vector<std::int64_t> rows(static_cast<std::size_t>(nt));
     for (std::int64_t k = 0; k < nt; ++k) rows[static_cast<std::size_t>(k)] = source(k - pad, h, p.mode);
-    // corr[4 (n - 1) + 2 s + {0, 1}] = alpha_s(n): first row of M_s^n; mrb[s] = M_s^Rb.
-    std::vector<float> corr(static_cast<std::size_t>(4 * Rb));
-    double mrb[2][2][2];
-    for (int sec = 0; sec < 2; ++sec) {
-        const double e = c.e1[sec], a = c.a2[sec];
-        double m[2][2] = {{1, 0}, {0, 1}};
-        for (std::int64_t n = 1; n <= Rb; ++n) {
-            const double r[2][2] = {{(1 - e) * m[0][0] + a * m[1][0], (1 - e) * m[0][1] + a * m[1][1]},
-                                    {-e * m[0][0] + a * m[1][0], -e * m[0][1] + a * m[1][1]}};
-            std::memcpy(m, r, sizeof m);
-            corr[static_cast<std::size_t>(4 * (n - 1) + 2 * sec)] = static_cast<float>(m[0][0]);
-            corr[static_cast<std::size_t>(4 * (n - 1) + 2 * sec + 1)] = static_cast<float>(m[0][1]);
-        }
-        std::memcpy(mrb[sec], m, sizeof m);
-    }
-    // Column chunks, the first one cut so the others start on a 64-byte boundary of the output
-    // (numpy's large arrays start 16 bytes into a cache line).
-    std::vector<std::int64_t> cols{0};
-    {
-        const auto addr = reinterpret_cast<std::uintptr_t>(out.row(0));
-        std::int64_t x = (out.stride() * 4) % 64 == 0 ? static_cast<std::int64_t>((64 - addr % 64) % 64 / 4) % B : 0;
-        if (x == 0) x = B;
-        for (; x < w; x += B) cols.push_back(x);
-        cols.push_back(w);
-    }
-    const std::int64_t nchunks = static_cast<std::int64_t>(cols.size()) - 1;
-    const std::int64_t per_item = std::max<std::int64_t>(1, vertical_item_columns / B);
-    detail::parallel_for((nchunks + per_item - 1) / per_item, w * h, [&](std::int64_t item) {
+    const std::vector<std::int64_t> cols = aligned_chunks(out, B);
+    detail::parallel_for(static_cast<std::int64_t>(cols.size()) - 1, w * h, [&](std::int64_t bi) {
         flush_denormals ftz;
         buffers& buf = thread_buffers();
-        const std::int64_t c0 = item * per_item, nk = std::min(per_item, nchunks - c0);
-        buf.x.resize(static_cast<std::size_t>((Rb + 3) * B));
-        buf.y.resize(static_cast<std::size_t>(Rb * B));
-        buf.scratch.resize(static_cast<std::size_t>(nk * B * (5 + 4 * nb + 4)));
-        float* xb = buf.x.data();  // the band's rows and the two below it
-        float* tmp = xb + (Rb + 2) * B;
-        float* cb = buf.y.data();              // causal result of the band
-        float* cstate = buf.scratch.data();    // per chunk: causal state (5 rows)
-        float* zstate = cstate + nk * 5 * B;   // per band and chunk: anticausal zero-state end (4 rows)
-        float* sstate = zstate + nb * nk * 4 * B;  // per chunk: true anticausal state (4 rows)
-        auto gather = [&](std::int64_t k, std::int64_t x0, std::int64_t bw, float* dst) __attribute__((always_inline)) {
+        const std::int64_t x0 = cols[static_cast<std::size_t>(bi)], bw = cols[static_cast<std::size_t>(bi + 1)] - x0;
+        const bool stream = bw == B && streamable(out, x0);
+        buf.x.resize(static_cast<std::size_t>(nt * B));
+        buf.y.resize(static_cast<std::size_t>(h * B));
+        float* xs = buf.x.data();
+        float* ys = buf.y.data();
+        auto gather = [&](std::int64_t k) __attribute__((always_inline)) {
+            float* xk = xs + k * B;
             const std::int64_t src = rows[static_cast<std::size_t>(k)];
             if (src < 0) {
-                std::fill_n(dst, B, p.cval);
+                std::fill_n(xk, B, p.cval);
                 return;
             }
             const T* row = in.row(src) + x0;
             if (bw == B) {
 #pragma GCC unroll 8
-                for (int g = 0; g < NV; ++g) vstore(dst + g * W, load_lanes(row + g * W));
+                for (int g = 0; g < NV; ++g) vstore(xk + g * W, load_lanes(row + g * W));
             } else {
-                for (std::int64_t l = 0; l < B; ++l) dst[l] = l < bw ? static_cast<float>(row[l]) : 0.0f;
+                for (std::int64_t l = 0; l < B; ++l) xk[l] = l < bw ? static_cast<float>(row[l]) : 0.0f;
             }
         };
+
+        deriche_sweep<NV> s(c, true);
+        gather(0);
+        s.start(xs);
+        for (std::int64_t k = 0; k < pad + h; ++k) {
+            if (k > 0) gather(k);
+            s.causal(xs + k * B);
+            if (k >= pad) {
+#pragma GCC unroll 8
+                for (int g = 0; g < NV; ++g) vstore(ys + (k - pad) * B + g * W, s.y0[g] + s.y1[g]);
+            }
+        }
+        for (std::int64_t k = pad + h; k < nt; ++k) gather(k);
+
+        deriche_sweep<NV> a(c, false);
         const lanes direct = splat<lanes>(c.direct);
-        for (std::int64_t b = 0; b < nb; ++b) {
-            const std::int64_t r0 = b * Rb, len = std::min(Rb, h - r0);
-            for (std::int64_t kk = 0; kk < nk; ++kk) {
-                const std::int64_t x0 = cols[static_cast<std::size_t>(c0 + kk)];
-                const std::int64_t bw = cols[static_cast<std::size_t>(c0 + kk + 1)] - x0;
-                for (std::int64_t j = 0; j < len + 2; ++j) gather(pad + r0 + j, x0, bw, xb + j * B);
-                deriche_sweep<NV> s(c, true);
-                if (b == 0) {
-                    gather(0, x0, bw, tmp);
-                    s.start(tmp);
-                    for (std::int64_t k = 0; k < pad; ++k) {
-                        gather(k, x0, bw, tmp);
-                        s.causal(tmp);
-                    }
-                } else {
-                    s.load(cstate + kk * 5 * B);
-                }
-                for (std::int64_t j = 0; j < len; ++j) {
-                    s.causal(xb + j * B);
+        a.start(xs + (nt - 1) * B);
+        for (std::int64_t k = nt - 1; k >= pad + h; --k) a.anticausal(xs + k * B);
+        for (std::int64_t i = h - 1; i >= 0; --i) {
+            a.anticausal(xs + (pad + i) * B);  // xa is now x at i
+            float* y = ys + i * B;
+            U* row = out.row(i) + x0;
+            lanes r[NV];
 #pragma GCC unroll 8
-                    for (int g = 0; g < NV; ++g) vstore(cb + j * B + g * W, s.y0[g] + s.y1[g]);
-                }
-                s.save(cstate + kk * 5 * B);
-
-                deriche_sweep<NV> a(c, false);
-                if (b == nb - 1) {
-                    gather(nt - 1, x0, bw, tmp);
-                    a.start(tmp);
-                    for (std::int64_t k = nt - 1; k >= pad + h; --k) {
-                        gather(k, x0, bw, tmp);
-                        a.anticausal(tmp);
-                    }
-                } else {
-                    a.start_zero(xb + len * B, xb + (len + 1) * B);
-                }
-                for (std::int64_t j = len - 1; j >= 0; --j) {
-                    a.anticausal(xb + j * B);  // xa is now x at row r0 + j
-                    float* o = out.row(r0 + j) + x0;
-                    if (bw == B) {
+            for (int g = 0; g < NV; ++g) r[g] = vload<lanes>(y + g * W) + (a.y0[g] + a.y1[g]) + direct * a.xa[g];
+            if (stream) {
 #pragma GCC unroll 8
-                        for (int g = 0; g < NV; ++g)
-                            vstore(o + g * W, vload<lanes>(cb + j * B + g * W) + (a.y0[g] + a.y1[g]) + direct * a.xa[g]);
-                    } else {
+                for (int g = 0; g < NV; ++g) stream_lanes(row + g * W, r[g]);
+            } else if (bw == B) {
 #pragma GCC unroll 8
-                        for (int g = 0; g < NV; ++g)
-                            vstore(tmp + g * W, vload<lanes>(cb + j * B + g * W) + (a.y0[g] + a.y1[g]) + direct * a.xa[g]);
-                        std::copy_n(tmp, bw, o);
-                    }
-                }
-                float* z = zstate + (b * nk + kk) * 4 * B;
+                for (int g = 0; g < NV; ++g) store_lanes(row + g * W, r[g]);
+            } else {
 #pragma GCC unroll 8
-                for (int g = 0; g < NV; ++g) {
-                    vstore(z + g * W, a.y0[g]), vstore(z + B + g * W, a.d0[g]);
-                    vstore(z + 2 * B + g * W, a.y1[g]), vstore(z + 3 * B + g * W, a.d1[g]);
-                }
+                for (int g = 0; g < NV; ++g) vstore(y + g * W, r[g]);
+                for (std::int64_t l = 0; l < bw; ++l) row[l] = store_as<U>(y[l]);
             }
         }
-        // Bottom to top: S is the true state at the top of band b + 1 (the last band was exact).
-        std::copy_n(zstate + (nb - 1) * nk * 4 * B, nk * 4 * B, sstate);
-        for (std::int64_t b = nb - 2; b >= 0; --b) {
-            const std::int64_t r0 = b * Rb;
-            for (std::int64_t j = 0; j < Rb; ++j) {
-                const float* cf = corr.data() + 4 * (Rb - j - 1);
-                const lanes ay0 = splat<lanes>(cf[0]), ad0 = splat<lanes>(cf[1]);
-                const lanes ay1 = splat<lanes>(cf[2]), ad1 = splat<lanes>(cf[3]);
-                float* row = out.row(r0 + j);
-                for (std::int64_t kk = 0; kk < nk; ++kk) {
-                    const std::int64_t x0 = cols[static_cast<std::size_t>(c0 + kk)];
-                    const std::int64_t bw = cols[static_cast<std::size_t>(c0 + kk + 1)] - x0;
-                    const float* st = sstate + kk * 4 * B;
-                    float* o = bw == B ? row + x0 : std::copy_n(row + x0, bw, tmp) - bw;
-#pragma GCC unroll 8
-                    for (int g = 0; g < NV; ++g) {
-                        const float* q = st + g * W;
-                        vstore(o + g * W, vload<lanes>(o + g * W) + ((ay0 * vload<lanes>(q) + ad0 * vload<lanes>(q + B)) +
-                                                                     (ay1 * vload<lanes>(q + 2 * B) + ad1 * vload<lanes>(q + 3 * B))));
-                    }
-                    if (bw != B) std::copy_n(tmp, bw, row + x0);
-                }
-            }
-            for (std::int64_t kk = 0; kk < nk; ++kk) {
-                float* st = sstate + kk * 4 * B;
-                const float* z = zstate + (b * nk + kk) * 4 * B;
-                for (std::int64_t l = 0; l < B; ++l)
-                    for (int sec = 0; sec < 2; ++sec) {
-                        float& y = st[(2 * sec) * B + l];
-                        float& d = st[(2 * sec + 1) * B + l];
-                        const float ny = z[(2 * sec) * B + l] + static_cast<float>(mrb[sec][0][0]) * y +
-                                         static_cast<float>(mrb[sec][0][1]) * d;
-                        const float nd = z[(2 * sec + 1) * B + l] + static_cast<float>(mrb[sec][1][0]) * y +
-                                         static_cast<float>(mrb[sec][1][1]) * d;
-                        y = ny, d = nd;
-                    }
-            }
-        }
+        if (stream) stream_fence();
     });
-}
-
-template <int NV, class T, class U>
-void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& p) {
-    if constexpr (std::is_same_v<U, float>) {
-        deriche_vertical_float<NV>(in, out, p);
-    } else {
-        // The second pass adds to the first one's result, so it needs float rows.
-        host_image<float> between(in.width(), in.height());
-        deriche_vertical_float<NV>(in, between.view(), p);
-        for (std::int64_t y = 0; y < in.height(); ++y)
-            for (std::int64_t x = 0; x < in.width(); ++x) out(y, x) = store_as<U>(between.view()(y, x));
-    }
 }
 
 // Horizontal Deriche: strips of R = NV * lane_width rows. xs holds the strip as rows of R
