@@ -139,6 +139,29 @@ template <class U>
     }
 }
 
+// The first n (< lane_width) pixels of a register; the other lanes load as 0 and are not stored.
+template <class T>
+[[gnu::always_inline]] inline lanes load_lanes_partial(const T* p, std::int64_t n) {
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<T, float>) return (lanes)_mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1), p);
+#endif
+    float t[lane_width] = {};
+    for (std::int64_t i = 0; i < n; ++i) t[i] = static_cast<float>(p[i]);
+    return vload<lanes>(t);
+}
+template <class U>
+[[gnu::always_inline]] inline void store_lanes_partial(U* p, lanes v, std::int64_t n) {
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<U, float>) {
+        _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1), (__m512)v);
+        return;
+    }
+#endif
+    float t[lane_width];
+    vstore(t, v);
+    for (std::int64_t i = 0; i < n; ++i) p[i] = store_as<U>(t[i]);
+}
+
 // In-register transpose of lane_width registers (r[i] = row i on entry, column i on return).
 [[gnu::always_inline]] inline void transpose(lanes* r) {
 #if defined(GRANULA_SIMD_SCALAR)
@@ -327,11 +350,10 @@ void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& 
                 return;
             }
             const T* row = in.row(src) + x0;
-            if (bw == B) {
 #pragma GCC unroll 8
-                for (int g = 0; g < NV; ++g) vstore(xk + g * W, load_lanes(row + g * W));
-            } else {
-                for (std::int64_t l = 0; l < B; ++l) xk[l] = l < bw ? static_cast<float>(row[l]) : 0.0f;
+            for (int g = 0; g < NV; ++g) {
+                const std::int64_t n = std::clamp<std::int64_t>(bw - g * W, 0, W);
+                vstore(xk + g * W, n == W ? load_lanes(row + g * W) : load_lanes_partial(row + g * W, n));
             }
         };
 
@@ -362,13 +384,15 @@ void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& 
             if (stream) {
 #pragma GCC unroll 8
                 for (int g = 0; g < NV; ++g) stream_lanes(row + g * W, r[g]);
-            } else if (bw == B) {
-#pragma GCC unroll 8
-                for (int g = 0; g < NV; ++g) store_lanes(row + g * W, r[g]);
             } else {
 #pragma GCC unroll 8
-                for (int g = 0; g < NV; ++g) vstore(y + g * W, r[g]);
-                for (std::int64_t l = 0; l < bw; ++l) row[l] = store_as<U>(y[l]);
+                for (int g = 0; g < NV; ++g) {
+                    const std::int64_t n = std::clamp<std::int64_t>(bw - g * W, 0, W);
+                    if (n == W)
+                        store_lanes(row + g * W, r[g]);
+                    else
+                        store_lanes_partial(row + g * W, r[g], n);
+                }
             }
         }
         if (stream) stream_fence();
@@ -376,15 +400,24 @@ void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& 
 }
 
 // Horizontal Deriche: strips of R = NV * lane_width rows. xs holds the strip as rows of R
-// lanes (position k = column k - pad, extension included): full tiles of lane_width columns
-// are transposed in as the causal sweep reaches them, the extension and the last partial tile
-// are gathered. ys holds the causal result, then the final one, transposed out tile by tile.
+// lanes (position k = column k - pad, extension included): tiles of lane_width columns are
+// transposed in as the causal sweep reaches them; the extension and the columns before the
+// first tile (cut so tiles are 64-byte aligned in the output) and after the last one are
+// gathered. ys holds the causal result, then the final one, transposed out tile by tile.
 template <int NV, class T, class U>
 void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan& p) {
     constexpr std::int64_t W = lane_width, R = NV * W;
     const std::int64_t w = in.width(), h = in.height(), pad = p.pad, nt = w + 2 * pad;
-    const std::int64_t tiles = w / W, tail = tiles * W;  // columns [tail, w) are gathered
+    const std::vector<std::int64_t> cuts = aligned_chunks(out, W);
+    const std::int64_t head = w > W ? cuts[1] % W : 0;      // columns [0, head) are gathered
+    const std::int64_t tiles = (w - head) / W, tail = head + tiles * W;  // and [tail, w)
     const detail::deriche_coeffs& c = p.deriche;
+    // Source columns of the extension (-1: cval), looked up once.
+    std::vector<std::int64_t> ext(static_cast<std::size_t>(2 * pad));
+    for (std::int64_t k = 0; k < pad; ++k) {
+        ext[static_cast<std::size_t>(k)] = source(k - pad, w, p.mode);
+        ext[static_cast<std::size_t>(pad + k)] = source(w + k, w, p.mode);
+    }
     detail::parallel_for((h + R - 1) / R, w * h, [&](std::int64_t si) {
         flush_denormals ftz;
         buffers& buf = thread_buffers();
@@ -401,32 +434,35 @@ void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan
         float* ys = buf.y.data();
         for (std::int64_t l = 0; l < R; ++l) {
             for (std::int64_t k = 0; k < pad; ++k) {
-                const std::int64_t lo = source(k - pad, w, p.mode), hi = source(w + k, w, p.mode);
+                const std::int64_t lo = ext[static_cast<std::size_t>(k)], hi = ext[static_cast<std::size_t>(pad + k)];
                 xs[k * R + l] = lo < 0 ? p.cval : static_cast<float>(src[l][lo]);
                 xs[(pad + w + k) * R + l] = hi < 0 ? p.cval : static_cast<float>(src[l][hi]);
             }
+            for (std::int64_t k = 0; k < head; ++k) xs[(pad + k) * R + l] = static_cast<float>(src[l][k]);
             for (std::int64_t k = tail; k < w; ++k) xs[(pad + k) * R + l] = static_cast<float>(src[l][k]);
         }
 
         deriche_sweep<NV> s(c, true);
-        s.start(xs);
-        for (std::int64_t k = 0; k < pad; ++k) s.causal(xs + k * R);
         auto causal = [&](std::int64_t k) __attribute__((always_inline)) {  // k inside the line
             s.causal(xs + k * R);
 #pragma GCC unroll 8
             for (int g = 0; g < NV; ++g) vstore(ys + (k - pad) * R + g * W, s.y0[g] + s.y1[g]);
         };
+        s.start(xs);
+        for (std::int64_t k = 0; k < pad; ++k) s.causal(xs + k * R);
+        for (std::int64_t k = pad; k < pad + head; ++k) causal(k);
         for (std::int64_t t = 0; t < tiles; ++t) {
+            const std::int64_t x0 = head + t * W;
             lanes r[W];
             for (int g = 0; g < NV; ++g) {
                 for (std::int64_t i = 0; i < W; ++i) {
-                    __builtin_prefetch(reinterpret_cast<const char*>(src[g * W + i] + t * W) + horizontal_prefetch_bytes);
-                    r[i] = load_lanes(src[g * W + i] + t * W);
+                    __builtin_prefetch(reinterpret_cast<const char*>(src[g * W + i] + x0) + horizontal_prefetch_bytes);
+                    r[i] = load_lanes(src[g * W + i] + x0);
                 }
                 transpose(r);
-                for (std::int64_t i = 0; i < W; ++i) vstore(xs + (pad + t * W + i) * R + g * W, r[i]);
+                for (std::int64_t i = 0; i < W; ++i) vstore(xs + (pad + x0 + i) * R + g * W, r[i]);
             }
-            for (std::int64_t k = pad + t * W; k < pad + (t + 1) * W; ++k) causal(k);
+            for (std::int64_t k = pad + x0; k < pad + x0 + W; ++k) causal(k);
         }
         for (std::int64_t k = pad + tail; k < pad + w; ++k) causal(k);
         for (std::int64_t k = pad + w; k < nt; ++k) s.causal(xs + k * R);
@@ -443,16 +479,20 @@ void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan
         a.start(xs + (nt - 1) * R);
         for (std::int64_t k = nt - 1; k >= pad + w; --k) a.anticausal(xs + k * R);
         for (std::int64_t k = pad + w - 1; k >= pad + tail; --k) anticausal(k);
-        for (std::int64_t l = 0; l < sh; ++l)
-            for (std::int64_t k = tail; k < w; ++k) dst[l][k] = store_as<U>(ys[k * R + l]);
         for (std::int64_t t = tiles - 1; t >= 0; --t) {
-            for (std::int64_t k = pad + (t + 1) * W - 1; k >= pad + t * W; --k) anticausal(k);
+            const std::int64_t x0 = head + t * W;
+            for (std::int64_t k = pad + x0 + W - 1; k >= pad + x0; --k) anticausal(k);
             lanes r[W];
             for (int g = 0; g < NV; ++g) {
-                for (std::int64_t i = 0; i < W; ++i) r[i] = vload<lanes>(ys + (t * W + i) * R + g * W);
+                for (std::int64_t i = 0; i < W; ++i) r[i] = vload<lanes>(ys + (x0 + i) * R + g * W);
                 transpose(r);
-                for (std::int64_t i = 0; i < W && g * W + i < sh; ++i) store_lanes(dst[g * W + i] + t * W, r[i]);
+                for (std::int64_t i = 0; i < W && g * W + i < sh; ++i) store_lanes(dst[g * W + i] + x0, r[i]);
             }
+        }
+        for (std::int64_t k = pad + head - 1; k >= pad; --k) anticausal(k);
+        for (std::int64_t l = 0; l < sh; ++l) {
+            for (std::int64_t k = 0; k < head; ++k) dst[l][k] = store_as<U>(ys[k * R + l]);
+            for (std::int64_t k = tail; k < w; ++k) dst[l][k] = store_as<U>(ys[k * R + l]);
         }
     });
 }
