@@ -45,13 +45,6 @@ constexpr std::int64_t strip = block;    // rows per horizontal FIR / YvV work i
 constexpr int vertical_vectors = 4;
 constexpr int horizontal_vectors = 1;
 constexpr std::int64_t horizontal_prefetch_bytes = 256;  // ahead on each row of a strip
-#if defined(GRANULA_GAUSS_RB)
-constexpr std::int64_t vertical_band_rows = GRANULA_GAUSS_RB;
-constexpr std::int64_t vertical_item_columns = GRANULA_GAUSS_IC;
-#else
-constexpr std::int64_t vertical_band_rows = 64;       // rows per band of the vertical pass
-constexpr std::int64_t vertical_item_columns = 1024;  // columns per vertical work item
-#endif
 
 // Flush denormals to zero while a work item runs: decaying recursions over dark regions
 // otherwise produce denormals, which cost ~100 cycles each on x86.
@@ -244,10 +237,29 @@ std::vector<std::int64_t> aligned_chunks(host_view<U> out, std::int64_t B) {
     return cols;
 }
 
-// Streaming stores (store_row) are weakly ordered: fence them before the next pass reads them.
+// Streaming (non-temporal) stores of final float results: plain stores would first read every
+// output line from DRAM. Where the copy has no such stores, plain stores.
+template <class U>
+bool streamable(host_view<U> out, std::int64_t x0) {
+#if defined(__AVX512F__)
+    return std::is_same_v<U, float> && reinterpret_cast<std::uintptr_t>(out.row(0) + x0) % 64 == 0 &&
+           (out.stride() * std::int64_t(sizeof(U))) % 64 == 0;
+#else
+    static_cast<void>(out), static_cast<void>(x0);
+    return false;
+#endif
+}
+template <class U>
+[[gnu::always_inline]] inline void stream_lanes(U* p, lanes v) {
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<U, float>) _mm512_stream_ps(p, (__m512)v);
+#else
+    store_lanes(p, v);
+#endif
+}
 inline void stream_fence() {
 #if defined(__AVX512F__)
-    _mm_sfence();
+    _mm_sfence();  // streaming stores are weakly ordered: visible before the next pass reads them
 #endif
 }
 
@@ -275,33 +287,6 @@ struct deriche_sweep {
             y0[g] = g0 * v, y1[g] = g1 * v, d0[g] = v * 0.0f, d1[g] = d0[g], xa[g] = v, xb[g] = v;
         }
     }
-    // Zero state with the input taps at x1, x2 (anticausal: x[k+1], x[k+2] of the first step).
-    [[gnu::always_inline]] void start_zero(const float* x1, const float* x2) {
-#pragma GCC unroll 8
-        for (int g = 0; g < NV; ++g) {
-            xa[g] = vload<V>(x1 + g * lane_width), xb[g] = vload<V>(x2 + g * lane_width);
-            y0[g] = xa[g] * 0.0f, y1[g] = y0[g], d0[g] = y0[g], d1[g] = y0[g];
-        }
-    }
-    // The recursion state (y0, d0, y1, d1 and the last input) to and from 5 rows of B lanes.
-    [[gnu::always_inline]] void save(float* m) const {
-        constexpr std::int64_t B = NV * lane_width;
-#pragma GCC unroll 8
-        for (int g = 0; g < NV; ++g) {
-            float* q = m + g * lane_width;
-            vstore(q, y0[g]), vstore(q + B, d0[g]), vstore(q + 2 * B, y1[g]), vstore(q + 3 * B, d1[g]);
-            vstore(q + 4 * B, xa[g]);
-        }
-    }
-    [[gnu::always_inline]] void load(const float* m) {
-        constexpr std::int64_t B = NV * lane_width;
-#pragma GCC unroll 8
-        for (int g = 0; g < NV; ++g) {
-            const float* q = m + g * lane_width;
-            y0[g] = vload<V>(q), d0[g] = vload<V>(q + B), y1[g] = vload<V>(q + 2 * B), d1[g] = vload<V>(q + 3 * B);
-            xa[g] = vload<V>(q + 4 * B);
-        }
-    }
     // Causal step on x[k] (xa holds x[k-1]); returns nothing, y0 + y1 is the output at k.
     [[gnu::always_inline]] void causal(const float* x) {
 #pragma GCC unroll 8
@@ -325,224 +310,87 @@ struct deriche_sweep {
     }
 };
 
-// n floats from src to dst, with streaming stores from dst's first 64-byte boundary on where
-// the copy has them: the rows are not read again soon, and plain stores would first read
-// every line from DRAM.
-inline void store_row(float* dst, const float* src, std::int64_t n) {
-#if defined(__AVX512F__)
-    const std::int64_t head = std::min<std::int64_t>(n, (64 - reinterpret_cast<std::uintptr_t>(dst) % 64) % 64 / 4);
-    std::copy_n(src, head, dst);
-    std::int64_t i = head;
-    for (; i + 16 <= n; i += 16) _mm512_stream_ps(dst + i, _mm512_loadu_ps(src + i));
-    std::copy(src + i, src + n, dst + i);
-#else
-    std::copy_n(src, n, dst);
-#endif
-}
-
-// Vertical Deriche by bands of rows. Bands of columns instead (the whole height of a few
-// columns at a time) read the image in pieces 16 KiB apart: ~2.9x a copy's DRAM time at
-// 4096x4096, and no faster on two threads than on one (measured). Here each work item owns a
-// range of columns (runs of vertical_item_columns in every row) and walks it band by band;
-// within a band, chunks of B = NV lane vectors of columns run the recursions:
-//  - the causal sweep carries its state from band to band (exact);
-//  - the anticausal sweep starts each band from zero state (superposition): the response to
-//    the true state S = (y, d) of each section at the band's bottom edge is missing, row
-//    r1 - n lacks alpha(n) . S (alpha: first row of M^n, M one step of the recursion without
-//    input) and the true state at the top edge is the band's own end state plus M^Rb S.
-//    A second pass, bottom to top, adds it: exact up to float rounding.
-// The last band starts from the bottom extension's true state, as a plain sweep does.
-template <int NV, class T>
-void deriche_vertical_float(host_view<const T> in, host_view<float> out, const axis_plan& p) {
-    constexpr std::int64_t W = lane_width, B = NV * W, Rb = vertical_band_rows;
+// Vertical Deriche: bands of B = NV lane vectors of columns. The band is gathered row by row
+// into xs (extension included) as the causal sweep reaches it, the causal result goes to ys,
+// and the anticausal sweep reads both back and writes the output rows. Both buffers are
+// contiguous: the image rows of a band are a power-of-two stride apart, so re-reading them
+// would map onto a few cache sets and come back from DRAM. (Bands of rows instead, with the
+// anticausal sweep by superposition, read the image in long runs but cost a second pass:
+// measured no faster.)
+template <int NV, class T, class U>
+void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& p) {
+    constexpr std::int64_t W = lane_width, B = NV * W;
     const std::int64_t w = in.width(), h = in.height(), pad = p.pad, nt = h + 2 * pad;
-    const std::int64_t nb = (h + Rb - 1) / Rb;
     const detail::deriche_coeffs& c = p.deriche;
     // Source row of every position (-1: cval), looked up once: a call inside the sweeps would
     // spill the recursion state (vector registers are caller-saved).
     std::vector<std::int64_t> rows(static_cast<std::size_t>(nt));
     for (std::int64_t k = 0; k < nt; ++k) rows[static_cast<std::size_t>(k)] = source(k - pad, h, p.mode);
-    // corr[4 (n - 1) + 2 s + {0, 1}]: first row of M_s^n; mrb[s] = M_s^Rb (double, from the
-    // float coefficients the sweeps use).
-    std::vector<float> corr(static_cast<std::size_t>(4 * Rb));
-    float mrb[2][2][2];
-    for (int sec = 0; sec < 2; ++sec) {
-        const double e = c.e1[sec], a = c.a2[sec];
-        double m[2][2] = {{1, 0}, {0, 1}};
-        for (std::int64_t n = 1; n <= Rb; ++n) {
-            const double r[2][2] = {{(1 - e) * m[0][0] + a * m[1][0], (1 - e) * m[0][1] + a * m[1][1]},
-                                    {-e * m[0][0] + a * m[1][0], -e * m[0][1] + a * m[1][1]}};
-            std::memcpy(m, r, sizeof m);
-            corr[static_cast<std::size_t>(4 * (n - 1) + 2 * sec)] = static_cast<float>(m[0][0]);
-            corr[static_cast<std::size_t>(4 * (n - 1) + 2 * sec + 1)] = static_cast<float>(m[0][1]);
-        }
-        for (int i = 0; i < 2; ++i)
-            for (int j = 0; j < 2; ++j) mrb[sec][i][j] = static_cast<float>(m[i][j]);
-    }
     const std::vector<std::int64_t> cols = aligned_chunks(out, B);
-    const std::int64_t nchunks = static_cast<std::int64_t>(cols.size()) - 1;
-    const std::int64_t per_item = std::max<std::int64_t>(1, vertical_item_columns / B);
-    detail::parallel_for((nchunks + per_item - 1) / per_item, w * h, [&](std::int64_t item) {
+    detail::parallel_for(static_cast<std::int64_t>(cols.size()) - 1, w * h, [&](std::int64_t bi) {
         flush_denormals ftz;
         buffers& buf = thread_buffers();
-        const std::int64_t c0 = item * per_item, nk = std::min(per_item, nchunks - c0);
-        const std::int64_t xc0 = cols[static_cast<std::size_t>(c0)], iw = cols[static_cast<std::size_t>(c0 + nk)] - xc0;
-        // The band's rows (and the two below it) side by side; the stride is kept off a
-        // multiple of 4 KiB so that the chunks' walks down it do not alias in L1.
-        const std::int64_t sx = (iw + B + 15) / 16 * 16 + 16;
-        buf.x.resize(static_cast<std::size_t>((Rb + 2) * sx + B));
-        buf.y.resize(static_cast<std::size_t>(Rb * B));
-        buf.scratch.resize(static_cast<std::size_t>(nk * B * (5 + 4 * nb + 4)));
-        float* xb = buf.x.data();
-        float* tmp = xb + (Rb + 2) * sx;            // one extension row of a chunk
-        float* cb = buf.y.data();                   // causal result of a chunk of the band
-        float* cstate = buf.scratch.data();         // per chunk: causal state (5 rows of B)
-        float* zstate = cstate + nk * 5 * B;        // per band and chunk: zero-state end (4 rows)
-        float* sstate = zstate + nb * nk * 4 * B;   // per chunk: true anticausal state (4 rows)
-        auto gather = [&](std::int64_t k, std::int64_t x0, std::int64_t bw) __attribute__((always_inline)) {
+        const std::int64_t x0 = cols[static_cast<std::size_t>(bi)], bw = cols[static_cast<std::size_t>(bi + 1)] - x0;
+        const bool stream = bw == B && streamable(out, x0);
+        buf.x.resize(static_cast<std::size_t>(nt * B));
+        buf.y.resize(static_cast<std::size_t>(h * B));
+        float* xs = buf.x.data();
+        float* ys = buf.y.data();
+        auto gather = [&](std::int64_t k) __attribute__((always_inline)) {
+            float* xk = xs + k * B;
             const std::int64_t src = rows[static_cast<std::size_t>(k)];
             if (src < 0) {
-                std::fill_n(tmp, B, p.cval);
+                std::fill_n(xk, B, p.cval);
                 return;
             }
             const T* row = in.row(src) + x0;
 #pragma GCC unroll 8
             for (int g = 0; g < NV; ++g) {
                 const std::int64_t n = std::clamp<std::int64_t>(bw - g * W, 0, W);
-                vstore(tmp + g * W, n == W ? load_lanes(row + g * W) : load_lanes_partial(row + g * W, n));
+                vstore(xk + g * W, n == W ? load_lanes(row + g * W) : load_lanes_partial(row + g * W, n));
             }
         };
-        const lanes direct = splat<lanes>(c.direct);
-        for (std::int64_t b = 0; b < nb; ++b) {
-            const std::int64_t r0 = b * Rb, len = std::min(Rb, h - r0);
-            for (std::int64_t j = 0; j < len + 2; ++j) {
-                float* dst = xb + j * sx;
-                const std::int64_t src = rows[static_cast<std::size_t>(pad + r0 + j)];
-                if (src < 0) {
-                    std::fill_n(dst, iw, p.cval);
-                    continue;
-                }
-                const T* row = in.row(src) + xc0;
-                std::int64_t l = 0;
-                for (; l + W <= iw; l += W) vstore(dst + l, load_lanes(row + l));
-                if (l < iw) vstore(dst + l, load_lanes_partial(row + l, iw - l));
-            }
-            for (std::int64_t kk = 0; kk < nk; ++kk) {
-                const std::int64_t x0 = cols[static_cast<std::size_t>(c0 + kk)];
-                const std::int64_t bw = cols[static_cast<std::size_t>(c0 + kk + 1)] - x0;
-                float* xc = xb + (x0 - xc0);
-                deriche_sweep<NV> s(c, true);
-                if (b == 0) {
-                    gather(0, x0, bw);
-                    s.start(tmp);
-                    for (std::int64_t k = 0; k < pad; ++k) {
-                        gather(k, x0, bw);
-                        s.causal(tmp);
-                    }
-                } else {
-                    s.load(cstate + kk * 5 * B);
-                }
-                for (std::int64_t j = 0; j < len; ++j) {
-                    s.causal(xc + j * sx);
-#pragma GCC unroll 8
-                    for (int g = 0; g < NV; ++g) vstore(cb + j * B + g * W, s.y0[g] + s.y1[g]);
-                }
-                s.save(cstate + kk * 5 * B);
 
-                deriche_sweep<NV> a(c, false);
-                if (b == nb - 1) {
-                    gather(nt - 1, x0, bw);
-                    a.start(tmp);
-                    for (std::int64_t k = nt - 1; k >= pad + h; --k) {
-                        gather(k, x0, bw);
-                        a.anticausal(tmp);
-                    }
-                } else {
-                    a.start_zero(xc + len * sx, xc + (len + 1) * sx);
-                }
-                // The result replaces x in the band buffer (x at j is read before it is written).
-                for (std::int64_t j = len - 1; j >= 0; --j) {
-                    a.anticausal(xc + j * sx);  // xa is now x at row r0 + j
-                    float* o = xc + j * sx;
+        deriche_sweep<NV> s(c, true);
+        gather(0);
+        s.start(xs);
+        for (std::int64_t k = 0; k < pad + h; ++k) {
+            if (k > 0) gather(k);
+            s.causal(xs + k * B);
+            if (k >= pad) {
 #pragma GCC unroll 8
-                    for (int g = 0; g < NV; ++g) {
-                        const lanes v = vload<lanes>(cb + j * B + g * W) + (a.y0[g] + a.y1[g]) + direct * a.xa[g];
-                        const std::int64_t n = std::clamp<std::int64_t>(bw - g * W, 0, W);
-                        if (n == W)
-                            vstore(o + g * W, v);
-                        else
-                            store_lanes_partial(o + g * W, v, n);
-                    }
-                }
-                float* z = zstate + (b * nk + kk) * 4 * B;
+                for (int g = 0; g < NV; ++g) vstore(ys + (k - pad) * B + g * W, s.y0[g] + s.y1[g]);
+            }
+        }
+        for (std::int64_t k = pad + h; k < nt; ++k) gather(k);
+
+        deriche_sweep<NV> a(c, false);
+        const lanes direct = splat<lanes>(c.direct);
+        a.start(xs + (nt - 1) * B);
+        for (std::int64_t k = nt - 1; k >= pad + h; --k) a.anticausal(xs + k * B);
+        for (std::int64_t i = h - 1; i >= 0; --i) {
+            a.anticausal(xs + (pad + i) * B);  // xa is now x at i
+            float* y = ys + i * B;
+            U* row = out.row(i) + x0;
+            lanes r[NV];
+#pragma GCC unroll 8
+            for (int g = 0; g < NV; ++g) r[g] = vload<lanes>(y + g * W) + (a.y0[g] + a.y1[g]) + direct * a.xa[g];
+            if (stream) {
+#pragma GCC unroll 8
+                for (int g = 0; g < NV; ++g) stream_lanes(row + g * W, r[g]);
+            } else {
 #pragma GCC unroll 8
                 for (int g = 0; g < NV; ++g) {
-                    vstore(z + g * W, a.y0[g]), vstore(z + B + g * W, a.d0[g]);
-                    vstore(z + 2 * B + g * W, a.y1[g]), vstore(z + 3 * B + g * W, a.d1[g]);
-                }
-            }
-            for (std::int64_t j = 0; j < len; ++j) store_row(out.row(r0 + j) + xc0, xb + j * sx, iw);
-        }
-        stream_fence();
-
-        // Bottom to top: S is the true state at the top of band b + 1 (the last band was exact).
-        std::copy_n(zstate + (nb - 1) * nk * 4 * B, nk * 4 * B, sstate);
-        for (std::int64_t b = nb - 2; b >= 0; --b) {
-            for (std::int64_t j = 0; j < Rb; ++j) {
-                const float* cf = corr.data() + 4 * (Rb - j - 1);
-                const lanes ay0 = splat<lanes>(cf[0]), ad0 = splat<lanes>(cf[1]);
-                const lanes ay1 = splat<lanes>(cf[2]), ad1 = splat<lanes>(cf[3]);
-                float* row = out.row(b * Rb + j);
-                for (std::int64_t kk = 0; kk < nk; ++kk) {
-                    const std::int64_t x0 = cols[static_cast<std::size_t>(c0 + kk)];
-                    const std::int64_t bw = cols[static_cast<std::size_t>(c0 + kk + 1)] - x0;
-                    const float* st = sstate + kk * 4 * B;
-#pragma GCC unroll 8
-                    for (int g = 0; g < NV; ++g) {
-                        const float* q = st + g * W;
-                        const lanes add = (ay0 * vload<lanes>(q) + ad0 * vload<lanes>(q + B)) +
-                                          (ay1 * vload<lanes>(q + 2 * B) + ad1 * vload<lanes>(q + 3 * B));
-                        float* o = row + x0 + g * W;
-                        const std::int64_t n = std::clamp<std::int64_t>(bw - g * W, 0, W);
-                        if (n == W)
-                            vstore(o, vload<lanes>(o) + add);
-                        else if (n > 0)
-                            store_lanes_partial(o, load_lanes_partial(o, n) + add, n);
-                    }
-                }
-            }
-            for (std::int64_t kk = 0; kk < nk; ++kk) {
-                float* st = sstate + kk * 4 * B;
-                const float* z = zstate + (b * nk + kk) * 4 * B;
-                for (int sec = 0; sec < 2; ++sec) {
-                    float* y = st + 2 * sec * B;
-                    float* d = y + B;
-                    const float* zy = z + 2 * sec * B;
-                    const float* zd = zy + B;
-                    for (std::int64_t l = 0; l < B; ++l) {
-                        const float ny = zy[l] + mrb[sec][0][0] * y[l] + mrb[sec][0][1] * d[l];
-                        const float nd = zd[l] + mrb[sec][1][0] * y[l] + mrb[sec][1][1] * d[l];
-                        y[l] = ny, d[l] = nd;
-                    }
+                    const std::int64_t n = std::clamp<std::int64_t>(bw - g * W, 0, W);
+                    if (n == W)
+                        store_lanes(row + g * W, r[g]);
+                    else
+                        store_lanes_partial(row + g * W, r[g], n);
                 }
             }
         }
+        if (stream) stream_fence();
     });
-}
-
-template <int NV, class T, class U>
-void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& p) {
-    if constexpr (std::is_same_v<U, float>) {
-        deriche_vertical_float<NV>(in, out, p);
-    } else {
-        // The second pass adds to the first one's result, so it needs float rows.
-        host_image<float> between(in.width(), in.height());
-        deriche_vertical_float<NV>(in, between.view(), p);
-        const host_view<const float> v(between.view());
-        detail::parallel_for(in.height(), in.width() * in.height(), [&](std::int64_t y) {
-            for (std::int64_t x = 0; x < in.width(); ++x) out(y, x) = store_as<U>(v(y, x));
-        });
-    }
 }
 
 // Horizontal Deriche: strips of R = NV * lane_width rows. xs holds the strip as rows of R
