@@ -461,7 +461,6 @@ void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan
             for (std::int64_t k = pad + x0; k < pad + x0 + W; ++k) causal(k);
         }
         for (std::int64_t k = pad + tail; k < pad + w; ++k) causal(k);
-        for (std::int64_t k = pad + w; k < nt; ++k) s.causal(xs + k * R);
 
         deriche_sweep<NV> a(c, false);
         const lanes direct = splat<lanes>(c.direct);
