@@ -41,7 +41,8 @@ constexpr std::int64_t band = 16;        // columns per vertical FIR / YvV work 
 constexpr std::int64_t strip = block;    // rows per horizontal FIR / YvV work item
 // Lane vectors advanced together per recursion step (measured at 4096x4096 on Zen 5, AVX-512):
 // vertical 4 (3: 5% slower), horizontal 1 (2: 1.6x slower, register spills around the
-// transposes; running the causal and anticausal sweeps interleaved instead: 1.25x slower).
+// transposes; running the causal and anticausal sweeps interleaved instead: no faster, the
+// horizontal pass spends most of its time in the 16x16 transposes' shuffles).
 constexpr int vertical_vectors = 4;
 constexpr int horizontal_vectors = 1;
 constexpr std::int64_t horizontal_prefetch_bytes = 256;  // ahead on each row of a strip
