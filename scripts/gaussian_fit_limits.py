@@ -5,9 +5,9 @@ Fits the impulse response h(|k|) (sums of damped cosines, as in gaussian_plan.cp
 to unit DC gain) to the normalised sampled Gaussian by least squares, with restarts, in double:
 4th order (two second-order sections, Deriche's form: the best fit is what any choice of
 coefficients can reach) and 6th order (three sections), and cv2's truncated FIR for scale.
-Prints the relative l2 error of the
-impulse response and of a smooth random signal (white noise smoothed with sigma 1.5, like
-bench/compare_gaussian.py's image) filtered by it, against the exact Gaussian.
+Prints the relative l2 error of the impulse response and of a smooth random signal (white
+noise smoothed with sigma 1.5, like bench/compare_gaussian.py's image) filtered by it,
+against the exact Gaussian.
 
     python3 scripts/gaussian_fit_limits.py [--sigmas 2,5,20] [--restarts 20]
 """
