@@ -45,7 +45,6 @@ constexpr std::int64_t strip = block;    // rows per horizontal FIR / YvV work i
 // horizontal pass spends most of its time in the 16x16 transposes' shuffles).
 constexpr int vertical_vectors = 4;
 constexpr int horizontal_vectors = 1;
-constexpr std::int64_t horizontal_prefetch_bytes = 256;  // ahead on each row of a strip
 
 // Flush denormals to zero while a work item runs: decaying recursions over dark regions
 // otherwise produce denormals, which cost ~100 cycles each on x86.
@@ -452,10 +451,7 @@ void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan
             const std::int64_t x0 = head + t * W;
             lanes r[W];
             for (int g = 0; g < NV; ++g) {
-                for (std::int64_t i = 0; i < W; ++i) {
-                    __builtin_prefetch(reinterpret_cast<const char*>(src[g * W + i] + x0) + horizontal_prefetch_bytes);
-                    r[i] = load_lanes(src[g * W + i] + x0);
-                }
+                for (std::int64_t i = 0; i < W; ++i) r[i] = load_lanes(src[g * W + i] + x0);
                 transpose(r);
                 for (std::int64_t i = 0; i < W; ++i) vstore(xs + (pad + x0 + i) * R + g * W, r[i]);
             }
