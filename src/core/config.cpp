@@ -73,6 +73,17 @@ simd_isa active_simd_isa() {
     return simd_isa::baseline;
 }
 
+bool avx512_active() {
+#if defined(GRANULA_SIMD_HAVE_avx512)
+    static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                            __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512cd") &&
+                            __builtin_cpu_supports("avx512vbmi2");
+    return has && active_simd_isa() == simd_isa::avx2;
+#else
+    return false;
+#endif
+}
+
 const char* to_string(simd_isa isa) {
     switch (isa) {
     case simd_isa::scalar: return "scalar";

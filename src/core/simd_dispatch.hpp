@@ -13,6 +13,10 @@ enum class simd_isa {
 simd_isa active_simd_isa();
 const char* to_string(simd_isa isa);
 
+// Whether a source's AVX-512 copy (EXTRA_ISAS avx512 in cmake/GranulaSimd.cmake) runs: the
+// AVX2 copy would run and the CPU has AVX-512 F, VL, BW, CD and VBMI2.
+bool avx512_active();
+
 }  // namespace granula::detail
 
 // Calls NS::fn(args...) with NS the namespace of the active copy. Use in front files only.
@@ -32,4 +36,20 @@ const char* to_string(simd_isa isa);
             return simd_scalar::fn(__VA_ARGS__);                                \
         return simd_baseline::fn(__VA_ARGS__);                                  \
     }()
+#endif
+
+// GRANULA_SIMD_DISPATCH for sources with an AVX-512 copy (spelled out rather than calling
+// GRANULA_SIMD_DISPATCH, so fn may contain a GRANULA_COMMA-style macro).
+#if defined(GRANULA_SIMD_HAVE_avx512)
+#define GRANULA_SIMD_DISPATCH_AVX512(fn, ...)                                   \
+    [&]() -> decltype(auto) {                                                   \
+        if (::granula::detail::avx512_active()) return simd_avx512::fn(__VA_ARGS__); \
+        switch (::granula::detail::active_simd_isa()) {                         \
+        case ::granula::detail::simd_isa::avx2: return simd_avx2::fn(__VA_ARGS__); \
+        case ::granula::detail::simd_isa::baseline: return simd_baseline::fn(__VA_ARGS__); \
+        default: return simd_scalar::fn(__VA_ARGS__);                           \
+        }                                                                       \
+    }()
+#else
+#define GRANULA_SIMD_DISPATCH_AVX512 GRANULA_SIMD_DISPATCH
 #endif

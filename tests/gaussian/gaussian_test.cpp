@@ -71,7 +71,7 @@ void check_against_reference(std::mt19937_64& rng, std::int64_t w, std::int64_t 
         << ") method " << to_string(p.method) << " simd " << simd_enabled();
 }
 
-const std::int64_t sizes[][2] = {{1, 1}, {1, 23}, {19, 1}, {2, 3}, {17, 13}, {37, 29}, {70, 33}};
+const std::int64_t sizes[][2] = {{1, 1}, {1, 23}, {19, 1}, {2, 3}, {17, 13}, {37, 29}, {70, 33}, {21, 150}};
 
 TEST(GaussianFir, MatchesReferenceEveryModeTypeOrderAndSize) {
     std::mt19937_64 rng(1);

@@ -17,25 +17,25 @@ template <class T, class U>
 void gaussian(host_view<const T> in, host_view<U> out, const detail::axis_plan& rows_axis,
               const detail::axis_plan& cols_axis) {
     if (cols_axis.kind == gaussian_kind::identity) {
-        GRANULA_SIMD_DISPATCH(gaussian_vertical_pass<T GRANULA_COMMA U>, in, out, rows_axis);
+        GRANULA_SIMD_DISPATCH_AVX512(gaussian_vertical_pass<T GRANULA_COMMA U>, in, out, rows_axis);
         return;
     }
     if (rows_axis.kind == gaussian_kind::identity) {
-        GRANULA_SIMD_DISPATCH(gaussian_horizontal_pass<T GRANULA_COMMA U>, in, out, cols_axis);
+        GRANULA_SIMD_DISPATCH_AVX512(gaussian_horizontal_pass<T GRANULA_COMMA U>, in, out, cols_axis);
         return;
     }
     if constexpr (std::is_same_v<U, float>) {
         // Each pass reads all of a work item's lines before writing them, so the row pass can
         // run in place on the column pass's result: no temporary image (whose first touch cost
         // ~30 ms of page faults at 4096x4096, measured).
-        GRANULA_SIMD_DISPATCH(gaussian_vertical_pass<T GRANULA_COMMA float>, in, out, rows_axis);
-        GRANULA_SIMD_DISPATCH(gaussian_horizontal_pass<float GRANULA_COMMA float>, host_view<const float>(out), out,
+        GRANULA_SIMD_DISPATCH_AVX512(gaussian_vertical_pass<T GRANULA_COMMA float>, in, out, rows_axis);
+        GRANULA_SIMD_DISPATCH_AVX512(gaussian_horizontal_pass<float GRANULA_COMMA float>, host_view<const float>(out), out,
                               cols_axis);
         return;
     }
     host_image<float> between(in.width(), in.height());
-    GRANULA_SIMD_DISPATCH(gaussian_vertical_pass<T GRANULA_COMMA float>, in, between.view(), rows_axis);
-    GRANULA_SIMD_DISPATCH(gaussian_horizontal_pass<float GRANULA_COMMA U>, host_view<const float>(between.view()),
+    GRANULA_SIMD_DISPATCH_AVX512(gaussian_vertical_pass<T GRANULA_COMMA float>, in, between.view(), rows_axis);
+    GRANULA_SIMD_DISPATCH_AVX512(gaussian_horizontal_pass<float GRANULA_COMMA U>, host_view<const float>(between.view()),
                           out, cols_axis);
 }
 
