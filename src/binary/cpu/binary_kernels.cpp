@@ -257,13 +257,25 @@ public:
           // Slack for the reads past a row or the slots: the register levels read up to 8 blocks
           // past the row, sweeps window / 64 + 2 words.
           slack_(16 * block + window_ / 64 + 8),
-          slots_size_(std::max(rows, batch) * pitch_ + slack_),
+          rows_(std::max(rows, batch)),
+          slots_size_(rows_ * pitch_ + slack_),
           work_size_(batch * pitch_ + slack_),
+#if defined(GRANULA_BINARY_REGISTER_LEVELS)
+          sweeps_(window_ >= 128),
+#else
+          sweeps_(true),
+#endif
           mode_(pass.mode),
           pad_(pass.pad),
-          buffers_(new bit_word[static_cast<std::size_t>(slots_size_ + 2 * work_size_)]) {
-        // Once: the slack, and the constant padding around each row, which no row overwrites.
-        std::fill_n(buffers_.get(), slots_size_ + 2 * work_size_, pad_word(pad_));
+          buffers_(new bit_word[static_cast<std::size_t>(slots_size_ + (sweeps_ ? 2 * work_size_ : 0))]) {
+        // Once: the constant padding around each row, which no row overwrites, the slack, and
+        // the sweeps' buffers.
+        bit_word* b = buffers_.get();
+        for (std::int64_t j = 0; j < rows_; ++j) {
+            std::fill_n(b + j * pitch_, lead_, pad_word(pad_));
+            std::fill_n(b + j * pitch_ + lead_ + row_words_, pitch_ - lead_ - row_words_, pad_word(pad_));
+        }
+        std::fill_n(b + rows_ * pitch_, slack_ + (sweeps_ ? 2 * work_size_ : 0), pad_word(pad_));
     }
 
     // Where row j goes (row_words words; the bits past the width are ignored), j < rows.
@@ -274,8 +286,10 @@ public:
     void run(std::int64_t count, host_bit_view out, std::int64_t y) {
         bit_word* ext = buffers_.get();
         for (std::int64_t j = 0; j < count; ++j) extend(ext + j * pitch_);
+        // The stream reads on past the last row (its results there unused): no unset words.
+        for (std::int64_t j = count; j < rows_; ++j) std::fill_n(row(j), row_words_, pad_word(pad_));
 #if defined(GRANULA_BINARY_REGISTER_LEVELS)
-        if (window_ < 128) return final_levels(count, out, y);
+        if (!sweeps_) return final_levels(count, out, y);
 #endif
         for (std::int64_t j = 0; j < count; j += batch) sweep(ext + j * pitch_, std::min(batch, count - j), out, y + j);
     }
@@ -310,18 +324,20 @@ private:
         words_v keep = {};
         keep[row_words_ - 1 - tail] = ~last_word_mask(n_);
         const bool partial = n_ % bits_per_word != 0;
+        // Locals: the stores through dst could otherwise change them, to the compiler.
+        const std::int64_t direct = vectors_ - 1, slot_blocks = pitch_ / block, pitch = pitch_;
         for (std::int64_t j = 0; j < count; ++j) {
-            const bit_word* src = slots + j * pitch_ + block * stream.lag;
+            const bit_word* src = slots + j * pitch + block * stream.lag;
             bit_word* dst = out.row(y + j);
             std::int64_t e = 0;
-            for (; e < vectors_ - 1; ++e) {
+            for (; e < direct; ++e) {
                 const words_v v = stream.step(src + block * e);
                 std::memcpy(dst + block * e, &v, sizeof v);
             }
             words_v v = stream.step(src + block * e);
             if (partial) v = (v & ~keep) | (reinterpret_cast<words_v>(_mm512_maskz_loadu_epi64(tail_words, dst + tail)) & keep);
             _mm512_mask_storeu_epi64(dst + tail, tail_words, reinterpret_cast<__m512i>(v));
-            for (++e; e < pitch_ / block; ++e) stream.step(src + block * e);
+            for (++e; e < slot_blocks; ++e) stream.step(src + block * e);
         }
     }
 #endif
@@ -382,14 +398,15 @@ private:
             put(base + n_ + j, get_bit(slot, base + detail::border_index(n_ + j, n_, mode_)));
     }
 
-    std::int64_t n_, before_, window_, lead_, row_words_, vectors_, pitch_, slack_, slots_size_, work_size_;
+    std::int64_t n_, before_, window_, lead_, row_words_, vectors_, pitch_, slack_, rows_, slots_size_, work_size_;
+    bool sweeps_;  // the windows by sweeps over memory, not in registers
     border_mode mode_;
     bool pad_;
     std::unique_ptr<bit_word[]> buffers_;
 };
 
-// Rows per work item: a whole number of vertical windows (van Herk/Gil-Werman blocks), about 128.
-std::int64_t band_rows(std::int64_t window) { return window * std::max<std::int64_t>(1, 128 / window); }
+// Rows per work item: a whole number of `unit` (van Herk/Gil-Werman blocks), about 128.
+std::int64_t band_rows(std::int64_t unit) { return unit * std::max<std::int64_t>(1, 128 / unit); }
 
 // Van Herk/Gil-Werman on one block of `window` rows, G lanes of words from word i on: src[j]
 // is extended row s + j (j < count + window - 1); dst[k], k < count <= window, gets the op of
@@ -406,21 +423,28 @@ void vertical_columns(const bit_word* const* src, bit_word* const* dst, std::int
         return v;
     };
     auto store = [i](bit_word* row, int g, Lane v) { std::memcpy(row + i + g * w, &v, sizeof v); };
+    // The row pointers are read before each row's stores, which the compiler cannot tell apart.
     Lane acc[G];
     for (int g = 0; g < G; ++g) acc[g] = load(src[window - 1], g);
     for (std::int64_t k = window - 1;; --k) {
-        if (k < count)
-            for (int g = 0; g < G; ++g) store(dst[k], g, acc[g]);
+        const bit_word* next = k > 0 ? src[k - 1] : nullptr;
+        if (k < count) {
+            bit_word* d = dst[k];
+            for (int g = 0; g < G; ++g) store(d, g, acc[g]);
+        }
         if (k == 0) break;
-        for (int g = 0; g < G; ++g) acc[g] = combine<Or>(acc[g], load(src[k - 1], g));
+        for (int g = 0; g < G; ++g) acc[g] = combine<Or>(acc[g], load(next, g));
     }
     Lane prefix[G];
     for (int g = 0; g < G; ++g) prefix[g] = Lane{} | pad_word(!Or);
-    for (std::int64_t k = 1; k < count; ++k)
+    for (std::int64_t k = 1; k < count; ++k) {
+        const bit_word* q = src[window + k - 1];
+        bit_word* d = dst[k];
         for (int g = 0; g < G; ++g) {
-            prefix[g] = combine<Or>(prefix[g], load(src[window + k - 1], g));
-            store(dst[k], g, combine<Or>(load(dst[k], g), prefix[g]));
+            prefix[g] = combine<Or>(prefix[g], load(q, g));
+            store(d, g, combine<Or>(load(d, g), prefix[g]));
         }
+    }
 }
 
 // The vertical pass on whole rows, a block at a time. Extended row j is image row
@@ -451,6 +475,7 @@ public:
         bit_word* const* dst_rows = dst_.data();
         const std::int64_t row_words = in_.row_words(), w = sizeof(column_lane) / sizeof(bit_word);
         std::int64_t i = 0;
+        for (; i + 8 * w <= row_words; i += 8 * w) vertical_columns<Or, column_lane, 8>(src, dst_rows, window_, count, i);
         for (; i + 4 * w <= row_words; i += 4 * w) vertical_columns<Or, column_lane, 4>(src, dst_rows, window_, count, i);
         for (; i + w <= row_words; i += w) vertical_columns<Or, column_lane, 1>(src, dst_rows, window_, count, i);
         // The last words: one more lane ending at the row's end (recomputing words is harmless),
@@ -508,9 +533,10 @@ void vertical(const_host_bit_view in, host_bit_view out, const bit_pass& pass) {
 // intermediate image is written or read.
 template <bool Or>
 void rectangle(const_host_bit_view in, host_bit_view out, const bit_pass& v, const bit_pass& hp) {
-    const std::int64_t h = in.height(), window = v.before + v.after + 1, band = band_rows(window);
-    // Rows a horizontal run: whole blocks, at least 32 (each run pays the register levels' lag).
-    const std::int64_t group = window * std::max<std::int64_t>(1, 32 / window);
+    // Rows a horizontal run: whole blocks, at least 32 (each run pays the register levels' lag);
+    // work items of whole runs, about 128 rows.
+    const std::int64_t h = in.height(), window = v.before + v.after + 1;
+    const std::int64_t group = window * std::max<std::int64_t>(1, 32 / window), band = band_rows(group);
     detail::parallel_for((h + band - 1) / band, h * in.width(), [&](std::int64_t b) {
         const std::int64_t y1 = std::min(h, (b + 1) * band);
         row_windows<Or> rows(hp, in.width(), group);
