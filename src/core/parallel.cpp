@@ -11,7 +11,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <system_error>
 #include <thread>
 
@@ -81,8 +80,7 @@ private:
         for (;;) {
             // A short spin before sleeping: operations of several passes start their next job
             // right away.
-            static const int spin_us = std::getenv("GRANULA_SPIN_US") ? std::atoi(std::getenv("GRANULA_SPIN_US")) : 50;
-            const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_us);
+            const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
             while (generation_.load() == seen && std::chrono::steady_clock::now() < until) cpu_relax();
             generation_.wait(seen);
             seen = generation_.load();

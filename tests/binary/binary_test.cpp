@@ -157,20 +157,29 @@ TEST(BinaryCpu, EqualsGreyPathScalar) {
     set_simd_enabled(true);
 }
 
-// One image large enough for the threaded paths (over 256K pixels), a 63 x 63
-// square.
+// Images large enough for the threaded paths (over 256K pixels), on 1 and 2 threads: work
+// items start mid-image, every few vertical windows, and the last one is short.
 TEST(BinaryCpu, LargeImageThreaded) {
     std::mt19937_64 rng(11);
-    const std::int64_t w = 1000, h = 700;
-    const auto img = random_binary(rng, w, h, 0.97);
-    const auto bits = pack<std::uint8_t>(img.view());
-    for (const auto op : all_binary_ops)
-        for (const auto mode : {border_mode::ignore, border_mode::reflect}) {
-            const auto fp = structuring_element::square(63);
-            const auto got = unpack<std::uint8_t>(binary_result(op, bits.view(), fp, {mode}).view());
-            const auto want = grey(grey_op(op), img.view(), fp, {mode});
-            ASSERT_TRUE(equal_images<std::uint8_t>(got.view(), want.view())) << to_string(op) << " " << to_string(mode);
-        }
+    const std::pair<std::int64_t, std::int64_t> sizes[] = {{1000, 700}, {4161, 93}};
+    for (const auto& [w, h] : sizes) {
+        const auto img = random_binary(rng, w, h, 0.97);
+        const auto bits = pack<std::uint8_t>(img.view());
+        for (const int threads : {1, 2})
+            for (const auto& fp : {structuring_element::square(63), structuring_element::rectangle(45, 70),
+                                   structuring_element::rectangle(3, 5)}) {
+                set_num_threads(threads);
+                for (const auto op : all_binary_ops)
+                    for (const auto mode : {border_mode::ignore, border_mode::reflect}) {
+                        const auto got = unpack<std::uint8_t>(binary_result(op, bits.view(), fp, {mode}).view());
+                        const auto want = grey(grey_op(op), img.view(), fp, {mode});
+                        ASSERT_TRUE(equal_images<std::uint8_t>(got.view(), want.view()))
+                            << w << "x" << h << " " << fp.to_string() << " " << threads << " threads "
+                            << to_string(op) << " " << to_string(mode);
+                    }
+                set_num_threads(0);
+            }
+    }
 }
 
 TEST(BinaryCpu, InPlace) {
@@ -335,7 +344,9 @@ TEST(BinaryCpu, KernelCopiesAgreeWithScalar) {
         copies.emplace_back(simd_avx512::bit_segment_pass, simd_avx512::bit_rectangle_pass);
 #endif
     std::mt19937_64 rng(19);
-    const std::pair<std::int64_t, std::int64_t> more_sizes[] = {{700, 90}, {1000, 70}, {513, 40}};
+    // Wide rows for the vertical pass's column sweeps of 8 and 4 lanes and the last, overlapping lane.
+    const std::pair<std::int64_t, std::int64_t> more_sizes[] = {
+        {700, 90}, {1000, 70}, {513, 40}, {4200, 20}, {2600, 9}};
     auto all_sizes = sizes();
     all_sizes.insert(all_sizes.end(), std::begin(more_sizes), std::end(more_sizes));
     for (const auto& [w, h] : all_sizes)
