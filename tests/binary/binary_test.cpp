@@ -344,7 +344,7 @@ TEST(BinaryCpu, KernelCopiesAgreeWithScalar) {
         copies.emplace_back(simd_avx512::bit_segment_pass, simd_avx512::bit_rectangle_pass);
 #endif
     std::mt19937_64 rng(19);
-    // Wide rows for the vertical pass's column sweeps of 8 and 4 lanes and the last, overlapping lane.
+    // Wide rows: the vertical pass's column sweeps of several lanes, and the last, overlapping lane.
     const std::pair<std::int64_t, std::int64_t> more_sizes[] = {
         {700, 90}, {1000, 70}, {513, 40}, {4200, 20}, {2600, 9}};
     auto all_sizes = sizes();
