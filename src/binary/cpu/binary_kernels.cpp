@@ -1,11 +1,13 @@
 // CPU kernels of binary morphology on 64-bit words (bit 0 = leftmost pixel).
 //
-//  - rectangles (a vertical then a horizontal segment): one sweep down the image by bands of
-//    rows; each row of the vertical pass goes straight into the horizontal pass's buffer, so
-//    no intermediate image exists and the image is read once from memory and written once;
-//  - vertical segments: van Herk/Gil-Werman on whole rows (blocks of L rows, the suffixes of a
-//    block stored, the prefix of the next one kept as a running row): 3 word operations per
-//    output word whatever L, each input row read twice while it is in cache;
+//  - rectangles (a vertical then a horizontal segment): one sweep down the image, a few blocks
+//    of rows at a time: the vertical pass writes them into the horizontal pass's row buffers
+//    (cache-resident), which then go to the output, so no intermediate image exists and the
+//    image is read once from memory and written once;
+//  - vertical segments: van Herk/Gil-Werman on blocks of L rows, column by column (8 registers
+//    of words across), the block's running suffix and the next block's running prefix in
+//    registers: 3 word operations per output word whatever L, each input row loaded twice
+//    (the second time from cache), each output word stored twice;
 //  - horizontal segments: each row, extended by its border, in a buffer; the window of L bits
 //    is ANDed (ORed) by doubling, A_2k(x) = A_k(x) & A_k(x + k), up to the largest power of
 //    two K <= L, then A_L(x) = A_K(x) & A_K(x + L - K): one vectorised sweep per level over a
