@@ -344,7 +344,8 @@ private:
                 std::memcpy(dst + block * e, &v, sizeof v);
             }
             words_v v = stream.step(src + block * e);
-            if (partial) v = (v & ~keep) | (reinterpret_cast<words_v>(_mm512_maskz_loadu_epi64(tail_words, dst + tail)) & keep);
+            if (partial)
+                v = (v & ~keep) | (reinterpret_cast<words_v>(_mm512_maskz_loadu_epi64(tail_words, dst + tail)) & keep);
             _mm512_mask_storeu_epi64(dst + tail, tail_words, reinterpret_cast<__m512i>(v));
             for (++e; e < slot_blocks; ++e) stream.step(src + block * e);
         }
