@@ -239,16 +239,16 @@ void levels_in_registers(const bit_word* a, std::int64_t vectors, Sink&& sink) {
 constexpr int block = 8;
 #endif
 
-// Horizontal windows on a batch of rows. Each row, extended by its border, lies in its own slot
+// Horizontal windows on a group of rows. Each row, extended by its border, lies in its own slot
 // of `pitch` words with its first pixel at bit 64 * lead: bits [64 * lead - before, 64 * lead +
 // n + after) of the slot are the extended row. The window of L = before + after + 1 bits is
 // combined by doubling, A_2k(t) = A_k(t) op A_k(t + k), up to the largest power of two K <= L,
 // then out(x) = A_K(t) op A_K(t + L - K) at t = 64 * lead - before + x. Each level is a sweep
-// over the whole batch (a sweep of one row at a time would read what it has just stored and
+// over a batch of 8 rows (a sweep of one row at a time would read what it has just stored and
 // fail store forwarding on every unaligned load); steps of 8 bits and more are byte-aligned
-// loads. The AVX-512 copy computes the levels up to K = 64 in registers (window_stream)
-// and sweeps only beyond. Slots are whole blocks of 8 words so that a batch is one stream of
-// blocks.
+// loads. The AVX-512 copy computes the levels up to K = 64 in registers (window_stream), all
+// the group's rows in one stream, and sweeps only beyond. Slots are whole blocks of 8 words so
+// that consecutive slots are one stream of blocks.
 template <bool Or>
 class row_windows {
 public:
