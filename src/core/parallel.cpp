@@ -18,10 +18,11 @@
 #include <immintrin.h>
 #endif
 
-// Threads come with the thread runtime option (GRANULA_WITH_OPENMP, which also links the
-// threads library); without it parallel_for runs on the calling thread and needs no pool.
-#if defined(GRANULA_HAVE_OPENMP)
 namespace granula::detail {
+
+// Threads come with the thread runtime option (GRANULA_WITH_OPENMP, which also links the
+// threads library); without it everything runs on the calling thread.
+#if defined(GRANULA_HAVE_OPENMP)
 namespace {
 
 inline void cpu_relax() {
@@ -114,5 +115,12 @@ void run_parallel(std::int64_t n, int threads, void (*call)(void*, std::int64_t)
     if (!pool().run(j)) j.work();
 }
 
-}  // namespace granula::detail
+#else
+
+void run_parallel(std::int64_t n, int, void (*call)(void*, std::int64_t), void* context) {
+    for (std::int64_t i = 0; i < n; ++i) call(context, i);
+}
+
 #endif
+
+}  // namespace granula::detail
