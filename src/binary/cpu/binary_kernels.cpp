@@ -64,6 +64,14 @@ typedef bit_word column_lane __attribute__((vector_size(16)));
 #endif
 constexpr int column_lanes = 8;
 
+// Bit i moved to bit 63 - i.
+inline bit_word reverse_bits(bit_word v) {
+    v = __builtin_bswap64(v);
+    v = ((v >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((v & 0x0F0F0F0F0F0F0F0Full) << 4);
+    v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
+    return ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
+}
+
 inline bool get_bit(const bit_word* row, std::int64_t x) { return (row[x >> 6] >> (x & 63)) & 1u; }
 
 
@@ -396,6 +404,37 @@ private:
             tail = (tail & m) | (pad_word(pad_) & ~m);
             return;
         }
+        const std::int64_t after = window_ - 1 - before_;
+        if (before_ <= 64 && after <= 64 && n_ > 65) {
+            // A word each side, from the row's first and last 65 pixels: the bits of the word
+            // before the row are pixels -64 .. -1, those from the row's end pixels n .. n + 63.
+            auto pixels = [&](std::int64_t x) { return read_bits(slot, base + x); };  // x .. x + 63
+            bit_word left = 0, right = 0;
+            switch (mode_) {
+                case border_mode::reflect:
+                    left = reverse_bits(pixels(0)), right = reverse_bits(pixels(n_ - 64));
+                    break;
+                case border_mode::mirror:
+                    left = reverse_bits(pixels(1)), right = reverse_bits(pixels(n_ - 65));
+                    break;
+                case border_mode::nearest:
+                    left = 0 - (pixels(0) & 1), right = 0 - (pixels(n_ - 64) >> 63);
+                    break;
+                default:  // wrap
+                    left = pixels(n_ - 64), right = pixels(0);
+                    break;
+            }
+            if (lead_ > 0) slot[lead_ - 1] = left;
+            const std::int64_t q = (base + n_) >> 6;
+            const int r = static_cast<int>(n_ & 63);
+            if (r == 0) {
+                slot[q] = right;
+            } else {
+                slot[q] = (slot[q] & ((bit_word{1} << r) - 1)) | (right << r);
+                slot[q + 1] = right >> (64 - r);
+            }
+            return;
+        }
         // Bit by bit from the row itself (the padding bits it overwrites are not pixels).
         auto put = [slot](std::int64_t x, bool bit) {
             const bit_word b = bit_word{1} << (x & 63);
@@ -403,7 +442,6 @@ private:
         };
         for (std::int64_t j = 0; j < before_; ++j)
             put(base - before_ + j, get_bit(slot, base + detail::border_index(j - before_, n_, mode_)));
-        const std::int64_t after = window_ - 1 - before_;
         for (std::int64_t j = 0; j < after; ++j)
             put(base + n_ + j, get_bit(slot, base + detail::border_index(n_ + j, n_, mode_)));
     }
