@@ -48,10 +48,14 @@ def _address(words):
 
 
 def _new_words(rows, width, like):
-    shape = (rows, _words_for(width))
-    if _framework(like) == "cupy":
-        return sys.modules["cupy"].zeros(shape, dtype=np.uint64)
-    return np.zeros(shape, dtype=np.uint64)
+    # Unset but for each row's last word: every packing and operation writes all pixels and
+    # leaves the padding bits, zero by the layout, as it finds them (zeroing 2 MB cost 10% of a
+    # 4096x4096 erosion).
+    xp = sys.modules["cupy"] if _framework(like) == "cupy" else np
+    words = xp.empty((rows, _words_for(width)), dtype=np.uint64)
+    if width % 64:
+        words[:, -1] = 0
+    return words
 
 
 class PackedImage:

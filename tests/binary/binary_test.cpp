@@ -115,7 +115,8 @@ constexpr binary_op all_binary_ops[] = {binary_op::erosion, binary_op::dilation,
                                         binary_op::closing};
 
 std::vector<std::pair<std::int64_t, std::int64_t>> sizes() {
-    return {{1, 1}, {1, 17}, {17, 1}, {64, 3}, {65, 2}, {63, 5}, {128, 9}, {129, 13}, {200, 31}, {37, 70}, {300, 4}};
+    return {{1, 1},    {1, 17},   {17, 1},   {64, 3},  {65, 2},  {63, 5}, {128, 9},
+            {129, 13}, {200, 31}, {37, 70}, {300, 4}, {66, 7}, {65, 10}};
 }
 
 void check_against_grey(std::uint64_t seed) {
@@ -157,19 +158,58 @@ TEST(BinaryCpu, EqualsGreyPathScalar) {
     set_simd_enabled(true);
 }
 
-// One image large enough for the threaded paths (over 256K pixels), a 63 x 63
-// square.
+// Images large enough for the threaded paths (over 256K pixels), on 1 and 2 threads: work
+// items start mid-image, every few vertical windows, and the last one is short.
 TEST(BinaryCpu, LargeImageThreaded) {
     std::mt19937_64 rng(11);
-    const std::int64_t w = 1000, h = 700;
-    const auto img = random_binary(rng, w, h, 0.97);
-    const auto bits = pack<std::uint8_t>(img.view());
-    for (const auto op : all_binary_ops)
-        for (const auto mode : {border_mode::ignore, border_mode::reflect}) {
-            const auto fp = structuring_element::square(63);
-            const auto got = unpack<std::uint8_t>(binary_result(op, bits.view(), fp, {mode}).view());
-            const auto want = grey(grey_op(op), img.view(), fp, {mode});
-            ASSERT_TRUE(equal_images<std::uint8_t>(got.view(), want.view())) << to_string(op) << " " << to_string(mode);
+    const std::pair<std::int64_t, std::int64_t> sizes[] = {{1000, 700}, {4161, 93}};
+    for (const auto& [w, h] : sizes) {
+        const auto img = random_binary(rng, w, h, 0.97);
+        const auto bits = pack<std::uint8_t>(img.view());
+        for (const int threads : {1, 2})
+            for (const auto& fp : {structuring_element::square(63), structuring_element::rectangle(45, 70),
+                                   structuring_element::rectangle(3, 5)}) {
+                set_num_threads(threads);
+                for (const auto op : all_binary_ops)
+                    for (const auto mode : all_modes) {
+                        const auto got = unpack<std::uint8_t>(binary_result(op, bits.view(), fp, {mode}).view());
+                        const auto want = grey(grey_op(op), img.view(), fp, {mode});
+                        ASSERT_TRUE(equal_images<std::uint8_t>(got.view(), want.view()))
+                            << w << "x" << h << " " << fp.to_string() << " " << threads << " threads "
+                            << to_string(op) << " " << to_string(mode);
+                    }
+                set_num_threads(0);
+            }
+    }
+}
+
+// Rows extended by words (arms up to 64 bits, rows over 65 pixels) in every mode, at the widths
+// around word boundaries. Each row is all background but one pixel near an end, so that a
+// border bit off by one place shows in the result.
+TEST(BinaryCpu, RowBordersByWords) {
+    std::mt19937_64 rng(23);
+    for (const std::int64_t w : {65, 66, 127, 128, 129, 191, 700})
+        for (int trial = 0; trial < 32; ++trial) {
+            const bool dilate = trial % 2 == 1;
+            host_image<std::uint8_t> img(w, 4);
+            for (std::int64_t y = 0; y < img.height(); ++y) {
+                for (std::int64_t x = 0; x < w; ++x) img.view()(y, x) = dilate ? 0 : 1;
+                // Half the time among the 4 pixels at an end, otherwise among 70.
+                const std::int64_t offset = static_cast<std::int64_t>(rng() % (rng() % 2 ? 4 : 70)) % w;
+                img.view()(y, rng() % 2 ? offset : w - 1 - offset) = dilate ? 1 : 0;
+            }
+            const auto bits = pack<std::uint8_t>(img.view());
+            // Short windows half the time: where an arm reaches past the other, off-by-one
+            // border pixels show.
+            std::uniform_int_distribution<std::int64_t> length(1, trial % 4 < 2 ? 9 : 129);
+            const auto fp = structuring_element::rectangle(length(rng), 1 + trial / 4 % 2);
+            const auto op = dilate ? binary_op::dilation : binary_op::erosion;
+            for (const auto mode : all_modes) {
+                const auto got = unpack<std::uint8_t>(binary_result(op, bits.view(), fp, {mode}).view());
+                const auto want = grey(grey_op(op), img.view(), fp, {mode});
+                ASSERT_TRUE(equal_images<std::uint8_t>(got.view(), want.view()))
+                    << w << " " << fp.to_string() << " " << to_string(mode) << " " << to_string(op);
+            }
         }
 }
 
@@ -335,7 +375,9 @@ TEST(BinaryCpu, KernelCopiesAgreeWithScalar) {
         copies.emplace_back(simd_avx512::bit_segment_pass, simd_avx512::bit_rectangle_pass);
 #endif
     std::mt19937_64 rng(19);
-    const std::pair<std::int64_t, std::int64_t> more_sizes[] = {{700, 90}, {1000, 70}, {513, 40}};
+    // Wide rows: the vertical pass's column sweeps of several lanes, and the last, overlapping lane.
+    const std::pair<std::int64_t, std::int64_t> more_sizes[] = {
+        {700, 90}, {1000, 70}, {513, 40}, {4200, 20}, {2600, 9}};
     auto all_sizes = sizes();
     all_sizes.insert(all_sizes.end(), std::begin(more_sizes), std::end(more_sizes));
     for (const auto& [w, h] : all_sizes)

@@ -1,9 +1,13 @@
 // The image model, pixel types, border names, device selection and settings.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdint>
+#include <thread>
 #include <type_traits>
+#include <vector>
 
+#include "core/parallel.hpp"
 #include "granula/granula.hpp"
 
 namespace granula {
@@ -79,6 +83,40 @@ TEST(Devices, SelectionAndErrors) {
         EXPECT_ANY_THROW(resolve_device(device::cuda));
         EXPECT_ANY_THROW((device_image<std::uint8_t>(4, 4)));
     }
+}
+
+// The CPU backend's thread pool (src/core/parallel.cpp): every item runs exactly once, also
+// when a body starts a nested run and when two threads call at once (the pool runs one caller's
+// items, the other runs its own).
+template <class Body>
+void run_on_pool(std::int64_t n, int threads, Body& body) {
+    detail::run_parallel(
+        n, threads, [](void* context, std::int64_t i) { (*static_cast<Body*>(context))(i); }, &body);
+}
+
+TEST(Threads, EveryItemOnceNestedAndConcurrent) {
+    auto caller = [](int seed, std::atomic<int>& errors) {
+        for (int round = 0; round < 300; ++round) {
+            const std::int64_t n = 1 + (seed * 7 + round * 13) % 40;
+            std::vector<std::atomic<int>> runs(static_cast<std::size_t>(n));
+            auto body = [&](std::int64_t i) {
+                runs[static_cast<std::size_t>(i)] += 1;
+                if (i == 0 && round % 5 == 0) {
+                    std::vector<std::atomic<int>> inner(6);
+                    auto nested = [&](std::int64_t j) { inner[static_cast<std::size_t>(j)] += 1; };
+                    run_on_pool(6, 2, nested);
+                    for (const auto& r : inner) errors += r != 1;
+                }
+            };
+            run_on_pool(n, 1 + round % 3, body);
+            for (const auto& r : runs) errors += r != 1;
+        }
+    };
+    std::atomic<int> errors{0};
+    std::thread other(caller, 1, std::ref(errors));
+    caller(2, errors);
+    other.join();
+    EXPECT_EQ(errors.load(), 0);
 }
 
 TEST(Settings, ThreadsAndSimdSwitch) {

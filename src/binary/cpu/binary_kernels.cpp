@@ -1,11 +1,13 @@
 // CPU kernels of binary morphology on 64-bit words (bit 0 = leftmost pixel).
 //
-//  - rectangles (a vertical then a horizontal segment): one sweep down the image by bands of
-//    rows; each row of the vertical pass goes straight into the horizontal pass's buffer, so
-//    no intermediate image exists and the image is read once from memory and written once;
-//  - vertical segments: van Herk/Gil-Werman on whole rows (blocks of L rows, the suffixes of a
-//    block stored, the prefix of the next one kept as a running row): 3 word operations per
-//    output word whatever L, each input row read twice while it is in cache;
+//  - rectangles (a vertical then a horizontal segment): one sweep down the image, a few blocks
+//    of rows at a time: the vertical pass writes them into the horizontal pass's row buffers
+//    (cache-resident), which then go to the output, so no intermediate image exists and the
+//    image is read once from memory and written once;
+//  - vertical segments: van Herk/Gil-Werman on blocks of L rows, column by column (8 registers
+//    of words across), the block's running suffix and the next block's running prefix in
+//    registers: 3 word operations per output word whatever L, each input row loaded twice
+//    (the second time from cache), each output word stored twice;
 //  - horizontal segments: each row, extended by its border, in a buffer; the window of L bits
 //    is ANDed (ORed) by doubling, A_2k(x) = A_k(x) & A_k(x + k), up to the largest power of
 //    two K <= L, then A_L(x) = A_K(x) & A_K(x + L - K): one vectorised sweep per level over a
@@ -47,6 +49,29 @@ inline bit_word last_word_mask(std::int64_t width) {
     return r ? (bit_word{1} << r) - 1 : all_ones;
 }
 
+// The unit of the vertical pass's column sweeps, one register (a generic 8-word vector in the
+// AVX2 and SSE copies went through the stack: 0.08 -> 0.28 ms for a 63-row window at
+// 4096x4096), and how many a sweep takes at once: 8 registers of running suffixes or prefixes,
+// a whole 4096-pixel row with AVX-512.
+#if defined(GRANULA_SIMD_SCALAR)
+using column_lane = bit_word;
+#elif defined(__AVX512F__)
+typedef bit_word column_lane __attribute__((vector_size(64)));
+#elif defined(__AVX2__)
+typedef bit_word column_lane __attribute__((vector_size(32)));
+#else
+typedef bit_word column_lane __attribute__((vector_size(16)));
+#endif
+constexpr int column_lanes = 8;
+
+// Bit i moved to bit 63 - i.
+inline bit_word reverse_bits(bit_word v) {
+    v = __builtin_bswap64(v);
+    v = ((v >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((v & 0x0F0F0F0F0F0F0F0Full) << 4);
+    v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
+    return ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
+}
+
 inline bool get_bit(const bit_word* row, std::int64_t x) { return (row[x >> 6] >> (x & 63)) & 1u; }
 
 
@@ -58,8 +83,8 @@ inline void store_row(const bit_word* words, bit_word* dst, std::int64_t width) 
     dst[n - 1] = (words[n - 1] & m) | (dst[n - 1] & ~m);
 }
 
-template <bool Or>
-bit_word combine(bit_word a, bit_word b) {
+template <bool Or, class T>
+T combine(T a, T b) {
     return Or ? (a | b) : (a & b);
 }
 
@@ -133,9 +158,9 @@ words_v funnel(words_v a, words_v b, __m512i r) {
 
 // The windows of K = 2^D bits (D = 5 or 6) from every bit of block x, whose next block is y,
 // without doubling: van Herk/Gil-Werman inside lanes of K bits. The window from bit p of lane c
-// is the suffix of lane c from p (set where p >= K - its leading ones: lzcnt of the complement)
-// and the prefix of lane c + 1 below p (its trailing ones, z & ~(z + 1), moved up one bit).
-// Dilation is the complement of the erosion of the complement.
+// is the suffix of lane c from p (set where p >= K - its leading ones: the complement of all
+// ones shifted right by that count) and the prefix of lane c + 1 below p (its trailing ones,
+// z & ~(z + 1), moved up one bit). Dilation is the complement of the erosion of the complement.
 template <int D, bool Or>
 words_v lane_windows(words_v x, words_v y) {
     __m512i a = reinterpret_cast<__m512i>(x), b = reinterpret_cast<__m512i>(y);
@@ -143,94 +168,102 @@ words_v lane_windows(words_v x, words_v y) {
     const __m512i ones = _mm512_set1_epi64(-1);
     __m512i r;
     if constexpr (D == 5) {
-        const __m512i suffix = _mm512_sllv_epi32(ones, _mm512_sub_epi32(_mm512_set1_epi32(32), _mm512_lzcnt_epi32(~a)));
+        const __m512i not_suffix = _mm512_srlv_epi32(ones, _mm512_lzcnt_epi32(~a));
         const __m512i next = _mm512_alignr_epi32(b, a, 1);
         const __m512i prefix = _mm512_andnot_si512(_mm512_add_epi32(next, _mm512_set1_epi32(1)), next);
-        r = suffix & (_mm512_slli_epi32(prefix, 1) | _mm512_set1_epi32(1));
+        r = ~not_suffix & (_mm512_slli_epi32(prefix, 1) | _mm512_set1_epi32(1));
     } else {
-        const __m512i suffix = _mm512_sllv_epi64(ones, _mm512_sub_epi64(_mm512_set1_epi64(64), _mm512_lzcnt_epi64(~a)));
+        const __m512i not_suffix = _mm512_srlv_epi64(ones, _mm512_lzcnt_epi64(~a));
         const __m512i next = _mm512_alignr_epi64(b, a, 1);
         const __m512i prefix = _mm512_andnot_si512(_mm512_add_epi64(next, _mm512_set1_epi64(1)), next);
-        r = suffix & (_mm512_slli_epi64(prefix, 1) | _mm512_set1_epi64(1));
+        r = ~not_suffix & (_mm512_slli_epi64(prefix, 1) | _mm512_set1_epi64(1));
     }
     if constexpr (Or) r = ~r;
     return reinterpret_cast<words_v>(r);
 }
 
-// Words from `a` on are read once, a block at a time. A_32 and A_64 come from lane_windows;
-// other levels by doubling, level l + 1 (A_2k, k = 2^l) of block j computed as soon as level l
-// of block j + 1 exists (the levels run one block apart), so no level is stored. Passes
-// `vectors` blocks to sink in order: with Final, A_K(t) op A_K(t + u) at t = 64 i + s (K = 2^D,
-// s and u in [0, 63]); otherwise A_K.
-template <bool Or, int D, bool Final, class Sink>
-void windows_in_registers(const bit_word* a, std::int64_t vectors, int s, int u, Sink&& sink) {
-    const int qu = (s + u) >> 6;
-    const __m512i rs = _mm512_set1_epi64(s), ru = _mm512_set1_epi64((s + u) & 63);
-    auto final_value = [&](words_v x, words_v y) {
-        return combine_v<Or>(funnel<0>(x, y, rs), qu ? funnel<1>(x, y, ru) : funnel<0>(x, y, ru));
-    };
-    if constexpr (D == 5 || D == 6) {
-        // The result lags one block, the final step one more.
-        const std::int64_t lag = Final ? 2 : 1;
-        words_v x_prev = {}, a_prev = {};
-        for (std::int64_t m = 0; m < vectors + lag; ++m) {
-            const words_v x = load_v(a + block * m);
-            const words_v k = lane_windows<D, Or>(x_prev, x);
-            if (m >= lag) {
-                if constexpr (Final)
-                    sink(final_value(a_prev, k));
-                else
-                    sink(k);
-            }
-            x_prev = x, a_prev = k;
-        }
-    } else {
-        words_v prev[D + 1] = {}, cur[D + 1];
-        const std::int64_t lag = Final ? D + 1 : D;
-        for (std::int64_t m = 0; m < vectors + lag; ++m) {
-            cur[0] = load_v(a + block * m);
+// How the final step reaches A_K(t + u): a funnel shift within the block and the next one
+// (s + u < 64), one block on (s + u > 64), or whole words one block on (s + u == 64: the
+// symmetric windows of 2^k - 1 bits, 63 among them).
+enum class second_term { near, far, whole };
+
+// The windows over a stream of blocks, each read once: step(p) takes the block at p and returns
+// the result for the block `lag` steps back. A_32 and A_64 come from lane_windows; other levels
+// by doubling, level l + 1 (A_2k, k = 2^l) of a block computed as soon as level l of the next
+// block exists (the levels run one block apart), so no level is stored. With Final, the result
+// is A_K(t) op A_K(t + u) at t = 64 i + s (K = 2^D, s and u in [0, 63]); otherwise A_K.
+template <bool Or, int D, bool Final, second_term Second = second_term::near>
+class window_stream {
+public:
+    static constexpr int lag = (D == 5 || D == 6 ? 1 : D) + (Final ? 1 : 0);
+
+    window_stream(int s, int u) : rs_(_mm512_set1_epi64(s)), ru_(_mm512_set1_epi64((s + u) & 63)) {}
+
+    words_v step(const bit_word* p) {
+        const words_v x = load_v(p);
+        words_v k;
+        if constexpr (D == 5 || D == 6) {
+            k = lane_windows<D, Or>(prev_[0], x);
+            prev_[0] = x;
+        } else {
+            words_v cur[D + 1];
+            cur[0] = x;
 #pragma GCC unroll 8
             for (int l = 0; l < D; ++l)
-                cur[l + 1] = combine_v<Or>(prev[l], funnel<0>(prev[l], cur[l], _mm512_set1_epi64(1 << l)));
-            if (m >= lag) {
-                if constexpr (Final)
-                    sink(final_value(prev[D], cur[D]));
-                else
-                    sink(cur[D]);
-            }
+                cur[l + 1] = combine_v<Or>(prev_[l], funnel<0>(prev_[l], cur[l], _mm512_set1_epi64(1 << l)));
 #pragma GCC unroll 8
-            for (int l = 0; l <= D; ++l) prev[l] = cur[l];
+            for (int l = 0; l < D; ++l) prev_[l] = cur[l];
+            k = cur[D];
         }
+        if constexpr (!Final) return k;
+        words_v second;
+        if constexpr (Second == second_term::whole)
+            second = words_from<1>(a_prev_, k);
+        else if constexpr (Second == second_term::far)
+            second = funnel<1>(a_prev_, k, ru_);
+        else
+            second = funnel<0>(a_prev_, k, ru_);
+        const words_v r = combine_v<Or>(funnel<0>(a_prev_, k, rs_), second);
+        a_prev_ = k;
+        return r;
     }
-}
 
-template <bool Or, int D, class Sink>
-void final_in_registers(int d, const bit_word* a, std::int64_t vectors, int s, int u, Sink&& sink) {
-    if constexpr (D < 6) {
-        if (d > D) return final_in_registers<Or, D + 1>(d, a, vectors, s, u, sink);
+private:
+    __m512i rs_, ru_;
+    words_v prev_[D == 5 || D == 6 ? 1 : (D > 0 ? D : 1)] = {};
+    words_v a_prev_ = {};
+};
+
+// The levels up to A_64 of `vectors` blocks from `a` on, to sink in order.
+template <bool Or, class Sink>
+void levels_in_registers(const bit_word* a, std::int64_t vectors, Sink&& sink) {
+    window_stream<Or, 6, false> stream(0, 0);
+    for (std::int64_t m = 0; m < vectors + stream.lag; ++m) {
+        const words_v v = stream.step(a + block * m);
+        if (m >= stream.lag) sink(v);
     }
-    windows_in_registers<Or, D, true>(a, vectors, s, u, sink);
 }
 #else
 constexpr int block = 8;
 #endif
 
-// Horizontal windows on a batch of rows. Each row, extended by its border, lies in its own slot
+// Horizontal windows on a group of rows. Each row, extended by its border, lies in its own slot
 // of `pitch` words with its first pixel at bit 64 * lead: bits [64 * lead - before, 64 * lead +
 // n + after) of the slot are the extended row. The window of L = before + after + 1 bits is
 // combined by doubling, A_2k(t) = A_k(t) op A_k(t + k), up to the largest power of two K <= L,
 // then out(x) = A_K(t) op A_K(t + L - K) at t = 64 * lead - before + x. Each level is a sweep
-// over the whole batch (a sweep of one row at a time would read what it has just stored and
+// over a batch of 8 rows (a sweep of one row at a time would read what it has just stored and
 // fail store forwarding on every unaligned load); steps of 8 bits and more are byte-aligned
-// loads. The AVX-512 copy computes the levels up to K = 64 in registers (windows_in_registers)
-// and sweeps only beyond. Slots are whole blocks of 8 words so that a batch is one stream of
-// blocks.
+// loads. The AVX-512 copy computes the levels up to K = 64 in registers (window_stream), all
+// the group's rows in one stream, and sweeps only beyond. Slots are whole blocks of 8 words so
+// that consecutive slots are one stream of blocks.
 template <bool Or>
 class row_windows {
 public:
+    // Rows per sweep: a sweep of one row at a time would read what it has just stored.
     static constexpr std::int64_t batch = 8;
 
-    row_windows(const bit_pass& pass, std::int64_t width)
+    row_windows(const bit_pass& pass, std::int64_t width, std::int64_t rows)
         : n_(width),
           before_(pass.before),
           window_(pass.before + pass.after + 1),
@@ -238,60 +271,108 @@ public:
           row_words_(words_for_width(width)),
           vectors_((row_words_ + block - 1) / block),
           pitch_((lead_ + row_words_ + (pass.after + 63) / 64 + block) / block * block),
-          // Slack for the reads past a row or the batch: the register levels read up to 8 blocks
+          // Slack for the reads past a row or the slots: the register levels read up to 8 blocks
           // past the row, sweeps window / 64 + 2 words.
-          size_(batch * pitch_ + 16 * block + window_ / 64 + 8),
+          slack_(16 * block + window_ / 64 + 8),
+          rows_(std::max(rows, batch)),
+          slots_size_(rows_ * pitch_ + slack_),
+          work_size_(batch * pitch_ + slack_),
+#if defined(GRANULA_BINARY_REGISTER_LEVELS)
+          sweeps_(window_ >= 128),
+#else
+          sweeps_(true),
+#endif
           mode_(pass.mode),
           pad_(pass.pad),
-          buffers_(new bit_word[static_cast<std::size_t>(3 * size_)]) {
-        // Once: the slack, and the constant padding around each row, which no row overwrites.
-        std::fill_n(buffers_.get(), 3 * size_, pad_word(pad_));
+          buffers_(new bit_word[static_cast<std::size_t>(slots_size_ + (sweeps_ ? 2 * work_size_ : 0))]) {
+        // Once: the constant padding around each row, which no row overwrites, the slack, and
+        // the sweeps' buffers.
+        bit_word* b = buffers_.get();
+        for (std::int64_t j = 0; j < rows_; ++j) {
+            std::fill_n(b + j * pitch_, lead_, pad_word(pad_));
+            std::fill_n(b + j * pitch_ + lead_ + row_words_, pitch_ - lead_ - row_words_, pad_word(pad_));
+        }
+        std::fill_n(b + rows_ * pitch_, slack_ + (sweeps_ ? 2 * work_size_ : 0), pad_word(pad_));
     }
 
-    // Where row j of the batch goes (row_words words; the bits past the width are ignored).
+    // Where row j goes (row_words words; the bits past the width are ignored), j < rows.
     bit_word* row(std::int64_t j) { return buffers_.get() + j * pitch_ + lead_; }
 
-    // Writes the windows of the batch's first `count` rows to out rows y, y + 1, ... (the bits
-    // past the width kept).
+    // Writes the windows of the first `count` rows to out rows y, y + 1, ... (the bits past the
+    // width kept).
     void run(std::int64_t count, host_bit_view out, std::int64_t y) {
         bit_word* ext = buffers_.get();
         for (std::int64_t j = 0; j < count; ++j) extend(ext + j * pitch_);
+        // The stream reads on past the last row (its results there unused): no unset words.
+        for (std::int64_t j = count; j < rows_; ++j) std::fill_n(row(j), row_words_, pad_word(pad_));
+#if defined(GRANULA_BINARY_REGISTER_LEVELS)
+        if (!sweeps_) return final_levels(count, out, y);
+#endif
+        for (std::int64_t j = 0; j < count; j += batch) sweep(ext + j * pitch_, std::min(batch, count - j), out, y + j);
+    }
+
+private:
+#if defined(GRANULA_BINARY_REGISTER_LEVELS)
+    // All the rows in one stream of blocks (the levels' lag paid once): block e of slot j goes
+    // to block e of output row j, the row's last one through a masked store, the slot's padding
+    // nowhere.
+    void final_levels(std::int64_t count, host_bit_view out, std::int64_t y) {
+        int d = 0;
+        while (d < 6 && (std::int64_t{2} << d) <= window_) ++d;
+        const std::int64_t second = 64 * lead_ - before_ + window_ - (std::int64_t{1} << d);
+        if (second == 64) return final_rows<second_term::whole>(d, count, out, y);
+        if (second > 64) return final_rows<second_term::far>(d, count, out, y);
+        final_rows<second_term::near>(d, count, out, y);
+    }
+
+    template <second_term Second, int D = 0>
+    void final_rows(int d, std::int64_t count, host_bit_view out, std::int64_t y) {
+        if constexpr (D < 6) {
+            if (d > D) return final_rows<Second, D + 1>(d, count, out, y);
+        }
+        window_stream<Or, D, true, Second> stream(static_cast<int>(64 * lead_ - before_),
+                                                  static_cast<int>(window_ - (std::int64_t{1} << D)));
+        const bit_word* slots = buffers_.get();
+        for (int m = 0; m < stream.lag; ++m) stream.step(slots + block * m);
+        // The row's last block: its words, and in its last word the bits past the width, which
+        // keep their value.
+        const std::int64_t tail = block * (vectors_ - 1);
+        const __mmask8 tail_words = static_cast<__mmask8>((1u << (row_words_ - tail)) - 1);
+        words_v keep = {};
+        keep[row_words_ - 1 - tail] = ~last_word_mask(n_);
+        const bool partial = n_ % bits_per_word != 0;
+        // Locals: the stores through dst could otherwise change them, to the compiler.
+        const std::int64_t direct = vectors_ - 1, slot_blocks = pitch_ / block, pitch = pitch_;
+        for (std::int64_t j = 0; j < count; ++j) {
+            const bit_word* src = slots + j * pitch + block * stream.lag;
+            bit_word* dst = out.row(y + j);
+            std::int64_t e = 0;
+            for (; e < direct; ++e) {
+                const words_v v = stream.step(src + block * e);
+                std::memcpy(dst + block * e, &v, sizeof v);
+            }
+            words_v v = stream.step(src + block * e);
+            if (partial)
+                v = (v & ~keep) | (reinterpret_cast<words_v>(_mm512_maskz_loadu_epi64(tail_words, dst + tail)) & keep);
+            _mm512_mask_storeu_epi64(dst + tail, tail_words, reinterpret_cast<__m512i>(v));
+            for (++e; e < slot_blocks; ++e) stream.step(src + block * e);
+        }
+    }
+#endif
+
+    // The windows of `count` <= batch rows from ext on, by sweeps over the batch.
+    void sweep(const bit_word* ext, std::int64_t count, host_bit_view out, std::int64_t y) {
         const std::int64_t s = 64 * lead_ - before_;
-        bit_word* work[2] = {ext + size_, ext + 2 * size_};
+        bit_word* work[2] = {buffers_.get() + slots_size_, buffers_.get() + slots_size_ + work_size_};
         const bit_word* a = ext;
         std::int64_t k = 1;
 #if defined(GRANULA_BINARY_REGISTER_LEVELS)
         {
-            int d = 0;
-            while (d < 6 && (std::int64_t{2} << d) <= window_) ++d;
-            if (window_ < 128) {
-                // The whole batch in one stream (the levels' lag paid once): block i of slot j
-                // goes to output row j if it ends before the row's last word, through `tail` if
-                // it holds that word, nowhere if it is padding.
-                const std::int64_t direct = (row_words_ - 1) / block, slot_blocks = pitch_ / block;
-                bit_word* tail = work[0];
-                const std::int64_t tail_width = n_ - 64 * block * direct;
-                std::int64_t j = 0, i = 0;
-                bit_word* dst = out.row(y);
-                final_in_registers<Or, 0>(
-                    d, ext, count * slot_blocks, static_cast<int>(s),
-                    static_cast<int>(window_ - (std::int64_t{1} << d)), [&](const words_v& v) {
-                        if (i < direct) {
-                            std::memcpy(dst + block * i, &v, sizeof v);
-                        } else if (i < vectors_) {
-                            std::memcpy(tail + block * (i - direct), &v, sizeof v);
-                            if (i == vectors_ - 1) store_row(tail, dst + block * direct, tail_width);
-                        }
-                        if (++i == slot_blocks && ++j < count) i = 0, dst = out.row(y + j);
-                    });
-                return;
-            }
             bit_word* levels = work[0];
-            windows_in_registers<Or, 6, false>(ext, (count * pitch_ + block - 1) / block + 1, 0, 0,
-                                               [&](const words_v& v) {
-                                                   std::memcpy(levels, &v, sizeof v);
-                                                   levels += block;
-                                               });
+            levels_in_registers<Or>(ext, (count * pitch_ + block - 1) / block + 1, [&](const words_v& v) {
+                std::memcpy(levels, &v, sizeof v);
+                levels += block;
+            });
             a = work[0], k = 64;
         }
 #endif
@@ -310,7 +391,6 @@ public:
         }
     }
 
-private:
     static bit_word read_bits(const bit_word* a, std::int64_t p) {
         const int r = static_cast<int>(p & 63);
         return r ? bits_at<false>(a, 0, p >> 6, r) : a[p >> 6];
@@ -324,6 +404,37 @@ private:
             tail = (tail & m) | (pad_word(pad_) & ~m);
             return;
         }
+        const std::int64_t after = window_ - 1 - before_;
+        if (before_ <= 64 && after <= 64 && n_ > 65) {
+            // A word each side, from the row's first and last 65 pixels: the bits of the word
+            // before the row are pixels -64 .. -1, those from the row's end pixels n .. n + 63.
+            auto pixels = [&](std::int64_t x) { return read_bits(slot, base + x); };  // x .. x + 63
+            bit_word left = 0, right = 0;
+            switch (mode_) {
+                case border_mode::reflect:
+                    left = reverse_bits(pixels(0)), right = reverse_bits(pixels(n_ - 64));
+                    break;
+                case border_mode::mirror:
+                    left = reverse_bits(pixels(1)), right = reverse_bits(pixels(n_ - 65));
+                    break;
+                case border_mode::nearest:
+                    left = 0 - (pixels(0) & 1), right = 0 - (pixels(n_ - 64) >> 63);
+                    break;
+                default:  // wrap
+                    left = pixels(n_ - 64), right = pixels(0);
+                    break;
+            }
+            if (lead_ > 0) slot[lead_ - 1] = left;
+            const std::int64_t q = (base + n_) >> 6;
+            const int r = static_cast<int>(n_ & 63);
+            if (r == 0) {
+                slot[q] = right;
+            } else {
+                slot[q] = (slot[q] & ((bit_word{1} << r) - 1)) | (right << r);
+                slot[q + 1] = right >> (64 - r);
+            }
+            return;
+        }
         // Bit by bit from the row itself (the padding bits it overwrites are not pixels).
         auto put = [slot](std::int64_t x, bool bit) {
             const bit_word b = bit_word{1} << (x & 63);
@@ -331,76 +442,113 @@ private:
         };
         for (std::int64_t j = 0; j < before_; ++j)
             put(base - before_ + j, get_bit(slot, base + detail::border_index(j - before_, n_, mode_)));
-        const std::int64_t after = window_ - 1 - before_;
         for (std::int64_t j = 0; j < after; ++j)
             put(base + n_ + j, get_bit(slot, base + detail::border_index(n_ + j, n_, mode_)));
     }
 
-    std::int64_t n_, before_, window_, lead_, row_words_, vectors_, pitch_, size_;
+    std::int64_t n_, before_, window_, lead_, row_words_, vectors_, pitch_, slack_, rows_, slots_size_, work_size_;
+    bool sweeps_;  // the windows by sweeps over memory, not in registers
     border_mode mode_;
     bool pad_;
     std::unique_ptr<bit_word[]> buffers_;
 };
 
-// Rows per work item: a whole number of vertical windows (van Herk/Gil-Werman blocks), about 128.
-std::int64_t band_rows(std::int64_t window) { return window * std::max<std::int64_t>(1, 128 / window); }
+// Rows per work item: a whole number of `unit` (van Herk/Gil-Werman blocks), about 128.
+std::int64_t band_rows(std::int64_t unit) { return unit * std::max<std::int64_t>(1, 128 / unit); }
 
-// Van Herk/Gil-Werman down whole rows for the output rows [y0, y1), in order: extended row j is
-// image row border_index(j - before) (or the padding); the window of y, [y, y + L), is the
-// suffix of its block (blocks of L rows from y0) and the prefix of the next block, kept as a
-// running row. Writes output row y to dst(y) (the bits past the width kept), then calls done(y).
-// Each input row is read twice; 3 word operations per output word whatever L.
-template <bool Or, class Dst, class Done>
-void vertical_band(const_host_bit_view in, const bit_pass& pass, std::int64_t y0, std::int64_t y1, Dst&& dst,
-                   Done&& done) {
-    const std::int64_t n = in.height(), window = pass.before + pass.after + 1, row_words = in.row_words();
-    const std::int64_t last = row_words - 1;
-    const bit_word m = last_word_mask(in.width());
-    const std::unique_ptr<bit_word[]> scratch(new bit_word[static_cast<std::size_t>((window + 2) * row_words)]);
-    bit_word *suffix = scratch.get(), *prefix = suffix + window * row_words, *pad = prefix + row_words;
-    std::fill_n(pad, row_words, pad_word(pass.pad));
-    auto source = [&](std::int64_t j) -> const bit_word* {
-        const std::int64_t r = detail::border_index(j - pass.before, n, pass.mode);
-        return r < 0 ? pad : in.row(r);
+// Van Herk/Gil-Werman on one block of `window` rows, G lanes of words from word i on: src[j]
+// is extended row s + j (j < count + window - 1); dst[k], k < count <= window, gets the op of
+// src[k .. k + window - 1], the suffix of the block from k op the prefix of the next block up
+// to k + window - 1. Column by column, so that the running suffix and prefix stay in
+// registers: each source word is loaded once, each destination word stored twice.
+template <bool Or, class Lane, int G>
+void vertical_columns(const bit_word* const* src, bit_word* const* dst, std::int64_t window, std::int64_t count,
+                      std::int64_t i) {
+    constexpr std::int64_t w = sizeof(Lane) / sizeof(bit_word);
+    auto load = [i](const bit_word* row, int g) {
+        Lane v;
+        std::memcpy(&v, row + i + g * w, sizeof v);
+        return v;
     };
-    for (std::int64_t s = y0; s < y1; s += window) {
-        const std::int64_t e = s + window;
-        bit_word* cur = suffix + (window - 1) * row_words;
-        std::copy_n(source(e - 1), row_words, cur);
-        for (std::int64_t j = e - 2; j >= s; --j) {
-            const bit_word* q = source(j);
-            bit_word* next = cur;
-            cur -= row_words;
-            for (std::int64_t i = 0; i < row_words; ++i) cur[i] = combine<Or>(next[i], q[i]);
+    auto store = [i](bit_word* row, int g, Lane v) { std::memcpy(row + i + g * w, &v, sizeof v); };
+    // The row pointers are read before each row's stores, which the compiler cannot tell apart.
+    Lane acc[G];
+    for (int g = 0; g < G; ++g) acc[g] = load(src[window - 1], g);
+    for (std::int64_t k = window - 1;; --k) {
+        const bit_word* next = k > 0 ? src[k - 1] : nullptr;
+        if (k < count) {
+            bit_word* d = dst[k];
+            for (int g = 0; g < G; ++g) store(d, g, acc[g]);
         }
-        // y = s: the window is the whole block.
-        bit_word* d = dst(s);
-        std::copy_n(suffix, last, d);
-        d[last] = (suffix[last] & m) | (d[last] & ~m);
-        done(s);
-        for (std::int64_t y = s + 1; y < std::min(e, y1); ++y) {
-            const bit_word* q = source(y + window - 1);
-            const bit_word* sf = suffix + (y - s) * row_words;
-            const bool first = y == s + 1;
-            d = dst(y);
-            for (std::int64_t i = 0; i < last; ++i) {
-                const bit_word v = first ? q[i] : combine<Or>(prefix[i], q[i]);
-                prefix[i] = v;
-                d[i] = combine<Or>(sf[i], v);
-            }
-            prefix[last] = first ? q[last] : combine<Or>(prefix[last], q[last]);
-            d[last] = (combine<Or>(sf[last], prefix[last]) & m) | (d[last] & ~m);
-            done(y);
+        if (k == 0) break;
+        for (int g = 0; g < G; ++g) acc[g] = combine<Or>(acc[g], load(next, g));
+    }
+    Lane prefix[G];
+    for (int g = 0; g < G; ++g) prefix[g] = Lane{} | pad_word(!Or);
+    for (std::int64_t k = 1; k < count; ++k) {
+        const bit_word* q = src[window + k - 1];
+        bit_word* d = dst[k];
+        for (int g = 0; g < G; ++g) {
+            prefix[g] = combine<Or>(prefix[g], load(q, g));
+            store(d, g, combine<Or>(load(d, g), prefix[g]));
         }
     }
 }
+
+// The vertical pass on whole rows, a block at a time. Extended row j is image row
+// border_index(j - before), or the padding.
+template <bool Or>
+class vertical_rows {
+public:
+    vertical_rows(const_host_bit_view in, const bit_pass& pass)
+        : in_(in),
+          pass_(pass),
+          window_(pass.before + pass.after + 1),
+          pad_(static_cast<std::size_t>(in.row_words()), pad_word(pass.pad)),
+          src_(static_cast<std::size_t>(2 * window_ - 1)),
+          dst_(static_cast<std::size_t>(window_)) {}
+
+    std::int64_t window() const { return window_; }
+
+    // Output rows [s, s + count), count <= window, to dst(0), dst(1), ... (whole words: the
+    // bits past the width are written too).
+    template <class Dst>
+    void block(std::int64_t s, std::int64_t count, Dst&& dst) {
+        for (std::int64_t j = 0; j < count + window_ - 1; ++j) {
+            const std::int64_t r = detail::border_index(s + j - pass_.before, in_.height(), pass_.mode);
+            src_[static_cast<std::size_t>(j)] = r < 0 ? pad_.data() : in_.row(r);
+        }
+        for (std::int64_t k = 0; k < count; ++k) dst_[static_cast<std::size_t>(k)] = dst(k);
+        const bit_word* const* src = src_.data();
+        bit_word* const* dst_rows = dst_.data();
+        const std::int64_t row_words = in_.row_words(), w = sizeof(column_lane) / sizeof(bit_word);
+        std::int64_t i = 0;
+        for (; i + column_lanes * w <= row_words; i += column_lanes * w)
+            vertical_columns<Or, column_lane, column_lanes>(src, dst_rows, window_, count, i);
+        for (; i + w <= row_words; i += w) vertical_columns<Or, column_lane, 1>(src, dst_rows, window_, count, i);
+        // The last words: one more lane ending at the row's end (recomputing words is harmless),
+        // word by word in rows narrower than a lane.
+        if (i < row_words && row_words >= w)
+            vertical_columns<Or, column_lane, 1>(src, dst_rows, window_, count, row_words - w);
+        else
+            for (; i < row_words; ++i) vertical_columns<Or, bit_word, 1>(src, dst_rows, window_, count, i);
+    }
+
+private:
+    const_host_bit_view in_;
+    bit_pass pass_;
+    std::int64_t window_;
+    std::vector<bit_word> pad_;
+    std::vector<const bit_word*> src_;
+    std::vector<bit_word*> dst_;
+};
 
 template <bool Or>
 void horizontal(const_host_bit_view in, host_bit_view out, const bit_pass& pass) {
     constexpr std::int64_t strip = 64;  // rows per work item, a multiple of the batch
     const std::int64_t h = in.height(), row_words = in.row_words();
     detail::parallel_for((h + strip - 1) / strip, h * in.width(), [&](std::int64_t s) {
-        row_windows<Or> rows(pass, in.width());
+        row_windows<Or> rows(pass, in.width(), row_windows<Or>::batch);
         for (std::int64_t y = s * strip; y < std::min(h, (s + 1) * strip); y += rows.batch) {
             const std::int64_t count = std::min(rows.batch, h - y);
             for (std::int64_t j = 0; j < count; ++j) std::copy_n(in.row(y + j), row_words, rows.row(j));
@@ -411,28 +559,42 @@ void horizontal(const_host_bit_view in, host_bit_view out, const bit_pass& pass)
 
 template <bool Or>
 void vertical(const_host_bit_view in, host_bit_view out, const bit_pass& pass) {
-    const std::int64_t h = in.height(), band = band_rows(pass.before + pass.after + 1);
+    const std::int64_t h = in.height(), band = band_rows(pass.before + pass.after + 1), last = in.row_words() - 1;
+    const bit_word m = last_word_mask(in.width());
     detail::parallel_for((h + band - 1) / band, h * in.width(), [&](std::int64_t b) {
-        vertical_band<Or>(
-            in, pass, b * band, std::min(h, (b + 1) * band), [&](std::int64_t y) { return out.row(y); },
-            [](std::int64_t) {});
+        vertical_rows<Or> rows(in, pass);
+        std::vector<bit_word> kept(static_cast<std::size_t>(rows.window()));
+        for (std::int64_t s = b * band; s < std::min(h, (b + 1) * band); s += rows.window()) {
+            const std::int64_t count = std::min(rows.window(), h - s);
+            for (std::int64_t k = 0; k < count; ++k) kept[static_cast<std::size_t>(k)] = out.row(s + k)[last];
+            rows.block(s, count, [&](std::int64_t k) { return out.row(s + k); });
+            for (std::int64_t k = 0; k < count; ++k) {
+                bit_word& word = out.row(s + k)[last];
+                word = (word & m) | (kept[static_cast<std::size_t>(k)] & ~m);
+            }
+        }
     });
 }
 
-// A rectangle in one sweep down the image: the rows of the vertical pass go straight into the
-// horizontal pass's batch (cache-resident), so no intermediate image is written or read.
+// A rectangle in one sweep down the image: the vertical pass writes a group of blocks of rows
+// into the horizontal pass's slots (cache-resident), which then go to the output, so no
+// intermediate image is written or read.
 template <bool Or>
 void rectangle(const_host_bit_view in, host_bit_view out, const bit_pass& v, const bit_pass& hp) {
-    const std::int64_t h = in.height(), band = band_rows(v.before + v.after + 1);
+    // Rows a horizontal run: whole blocks, at least 32 (each run pays the register levels' lag);
+    // work items of whole runs, about 128 rows.
+    const std::int64_t h = in.height(), window = v.before + v.after + 1;
+    const std::int64_t group = window * std::max<std::int64_t>(1, 32 / window), band = band_rows(group);
     detail::parallel_for((h + band - 1) / band, h * in.width(), [&](std::int64_t b) {
-        const std::int64_t y0 = b * band, y1 = std::min(h, y0 + band);
-        row_windows<Or> rows(hp, in.width());
-        vertical_band<Or>(
-            in, v, y0, y1, [&](std::int64_t y) { return rows.row((y - y0) % rows.batch); },
-            [&](std::int64_t y) {
-                const std::int64_t j = (y - y0) % rows.batch;
-                if (j == rows.batch - 1 || y == y1 - 1) rows.run(j + 1, out, y - j);
-            });
+        const std::int64_t y1 = std::min(h, (b + 1) * band);
+        row_windows<Or> rows(hp, in.width(), group);
+        vertical_rows<Or> source(in, v);
+        for (std::int64_t s = b * band; s < y1; s += group) {
+            const std::int64_t n = std::min(group, y1 - s);
+            for (std::int64_t k = 0; k < n; k += window)
+                source.block(s + k, std::min(window, n - k), [&](std::int64_t j) { return rows.row(k + j); });
+            rows.run(n, out, s);
+        }
     });
 }
 
