@@ -39,9 +39,8 @@ function(granula_add_simd_kernels target source)
     if(isa STREQUAL "scalar")
       target_compile_definitions(${_lib} PRIVATE GRANULA_SIMD_SCALAR=1)
     endif()
-    if(GRANULA_HAVE_OPENMP)
-      target_link_libraries(${_lib} PRIVATE OpenMP::OpenMP_CXX)
-      target_compile_definitions(${_lib} PRIVATE GRANULA_HAVE_OPENMP=1)  # core/parallel.hpp
+    if(GRANULA_HAVE_THREADS)
+      target_compile_definitions(${_lib} PRIVATE GRANULA_HAVE_THREADS=1)  # core/parallel.hpp
     endif()
     target_sources(${target} PRIVATE $<TARGET_OBJECTS:${_lib}>)
   endforeach()

@@ -64,7 +64,8 @@ def set_num_threads(threads):
     Parameters
     ----------
     threads : int
-        Number of threads; 0 restores the default (all hardware threads).
+        Number of threads; 0 restores the default (the environment variable
+        ``GRANULA_NUM_THREADS`` when set, else all hardware threads).
 
     Raises
     ------

@@ -1,5 +1,6 @@
 #include "granula/core/config.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <string>
@@ -10,18 +11,19 @@
 #include "granula/core/error.hpp"
 #include "granula/version.hpp"
 
-#if defined(GRANULA_HAVE_OPENMP)
-#include <omp.h>
-#endif
-
 namespace granula {
 namespace {
 
+// GRANULA_NUM_THREADS when set to a positive number, else every hardware thread.
 int default_threads() {
-#if defined(GRANULA_HAVE_OPENMP)
-    return omp_get_max_threads();
+#if defined(GRANULA_HAVE_THREADS)
+    static const int threads = [] {
+        if (const char* env = std::getenv("GRANULA_NUM_THREADS"); env && std::atoi(env) > 0) return std::atoi(env);
+        return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    }();
+    return threads;
 #else
-    return 1;  // without a thread runtime the CPU backend runs on the calling thread
+    return 1;  // built without threads: the CPU backend runs on the calling thread
 #endif
 }
 
@@ -52,10 +54,10 @@ std::string simd_target() { return detail::to_string(detail::active_simd_isa());
 std::string build_info() {
     std::string info = "granula " GRANULA_VERSION_STRING;
     info += cuda_built() ? ", CUDA backend" : ", no CUDA backend";
-#if defined(GRANULA_HAVE_OPENMP)
-    info += ", OpenMP threads";
+#if defined(GRANULA_HAVE_THREADS)
+    info += ", " + std::to_string(default_threads()) + " CPU threads by default";
 #else
-    info += ", single-threaded (no OpenMP)";
+    info += ", single-threaded";
 #endif
     info += ", SIMD " + simd_target();
     return info;

@@ -6,8 +6,10 @@
 // most 2-thread runs. Here pool threads take items from a shared counter when they get to run,
 // the caller takes the rest, and the caller waits only for items in progress, so a late thread
 // costs nothing but its share of the work. The caller's correctness never depends on the pool
-// threads (a child process after fork() runs everything on its one thread).
+// threads; a child process after fork() starts a pool of its own.
 #include "core/parallel.hpp"
+
+#include <pthread.h>
 
 #include <atomic>
 #include <chrono>
@@ -20,9 +22,8 @@
 
 namespace granula::detail {
 
-// Threads come with the thread runtime option (GRANULA_WITH_OPENMP, which also links the
-// threads library); without it everything runs on the calling thread.
-#if defined(GRANULA_HAVE_OPENMP)
+// Without GRANULA_WITH_THREADS everything runs on the calling thread.
+#if defined(GRANULA_HAVE_THREADS)
 namespace {
 
 inline void cpu_relax() {
@@ -91,6 +92,17 @@ private:
         }
     }
 
+public:
+    // In a child after fork() none of the pool's threads exist, and a job the parent ran on
+    // another thread is not the child's: start afresh.
+    void forget_threads() {
+        busy_.store(false);
+        current_.store(nullptr);
+        active_.store(0);
+        started_ = 0;
+    }
+
+private:
     std::atomic<bool> busy_{false};
     std::atomic<job*> current_{nullptr};
     std::atomic<std::uint32_t> generation_{0};
@@ -100,7 +112,11 @@ private:
 
 // Never destroyed: its threads sleep until the process ends.
 thread_pool& pool() {
-    static auto* instance = new thread_pool;
+    static auto* instance = [] {
+        auto* p = new thread_pool;
+        pthread_atfork(nullptr, nullptr, [] { pool().forget_threads(); });
+        return p;
+    }();
     return *instance;
 }
 

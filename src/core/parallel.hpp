@@ -1,4 +1,4 @@
-// parallel_for over [0, n) on the CPU backend's threads (when built with a thread runtime).
+// parallel_for over [0, n) on the CPU backend's threads (built with GRANULA_WITH_THREADS).
 #pragma once
 
 #include <cstdint>
@@ -24,7 +24,7 @@ void run_parallel(std::int64_t n, int threads, void (*call)(void*, std::int64_t)
 // band of columns): each costs an atomic hand-off. body must not throw.
 template <class Body>
 void parallel_for(std::int64_t n, std::int64_t pixels, Body&& body) {
-#if defined(GRANULA_HAVE_OPENMP)
+#if defined(GRANULA_HAVE_THREADS)
     const int threads = num_threads();
     if (threads > 1 && n > 1 && pixels >= parallel_min_pixels) {
         using body_type = std::remove_reference_t<Body>;

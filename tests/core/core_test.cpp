@@ -1,5 +1,7 @@
 // The image model, pixel types, border names, device selection and settings.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
@@ -117,6 +119,35 @@ TEST(Threads, EveryItemOnceNestedAndConcurrent) {
     caller(2, errors);
     other.join();
     EXPECT_EQ(errors.load(), 0);
+}
+
+// A child forked while another thread keeps the pool busy gets a pool of its own: its runs do
+// every item and return (the parent's pool state, copied mid-job, must not stall it).
+TEST(Threads, ForkedChildRunsItsOwnPool) {
+    std::atomic<bool> stop{false};
+    std::thread busy([&] {
+        std::atomic<std::int64_t> sink{0};
+        auto body = [&](std::int64_t i) { sink += i; };
+        while (!stop) run_on_pool(64, 2, body);
+    });
+    for (int attempt = 0; attempt < 20; ++attempt) {
+        const pid_t child = fork();
+        ASSERT_GE(child, 0);
+        if (child == 0) {
+            alarm(10);  // a stalled child dies of SIGALRM instead of hanging the test
+            std::vector<std::atomic<int>> runs(50);
+            auto body = [&](std::int64_t i) { runs[static_cast<std::size_t>(i)] += 1; };
+            for (int round = 0; round < 20; ++round) run_on_pool(50, 2, body);
+            for (const auto& r : runs)
+                if (r != 20) _exit(1);
+            _exit(0);
+        }
+        int status = 0;
+        ASSERT_EQ(waitpid(child, &status, 0), child);
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "attempt " << attempt << " status " << status;
+    }
+    stop = true;
+    busy.join();
 }
 
 TEST(Settings, ThreadsAndSimdSwitch) {

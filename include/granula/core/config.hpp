@@ -5,7 +5,8 @@
 
 namespace granula {
 
-// Threads the CPU backend uses; 0 restores the default (all hardware threads).
+// Threads the CPU backend uses; 0 restores the default: the environment variable
+// GRANULA_NUM_THREADS when set, else all hardware threads.
 void set_num_threads(int threads);
 int num_threads();
 
@@ -17,7 +18,7 @@ bool simd_enabled();
 // "scalar" when SIMD is off.
 std::string simd_target();
 
-// One line describing the build: version, CUDA, OpenMP, libtiff, SIMD targets.
+// One line describing the build: version, CUDA, CPU threads, SIMD target.
 std::string build_info();
 
 }  // namespace granula
