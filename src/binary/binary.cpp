@@ -123,20 +123,8 @@ namespace {
 
 using detail::bit_pass;
 
-// The binary kernels have one more copy than the others: AVX-512 with VBMI2 (funnel shifts of
-// 8 words at a time), taken where the AVX2 copy would run and the CPU has it.
-#if defined(GRANULA_SIMD_HAVE_avx512)
-bool use_avx512() {
-    static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-                            __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512cd") &&
-                            __builtin_cpu_supports("avx512vbmi2");
-    return has && detail::active_simd_isa() == detail::simd_isa::avx2;
-}
-#define GRANULA_BINARY_DISPATCH(fn, ...) \
-    (use_avx512() ? simd_avx512::fn(__VA_ARGS__) : GRANULA_SIMD_DISPATCH(fn, __VA_ARGS__))
-#else
-#define GRANULA_BINARY_DISPATCH GRANULA_SIMD_DISPATCH
-#endif
+// The binary kernels have one more copy than most: AVX-512 with VBMI2 (funnel shifts of 8
+// words at a time), GRANULA_SIMD_DISPATCH_AVX512.
 
 // The CPU and CUDA backends behind one interface, so the composition below is
 // written once.
@@ -146,18 +134,18 @@ struct backend;
 template <>
 struct backend<host_memory> {
     static void pass(const_host_bit_view in, host_bit_view out, const bit_pass& p, stream) {
-        GRANULA_BINARY_DISPATCH(bit_segment_pass, in, out, p);
+        GRANULA_SIMD_DISPATCH_AVX512(bit_segment_pass, in, out, p);
     }
     static bool rectangle(const_host_bit_view in, host_bit_view out, const bit_pass& v, const bit_pass& h, stream) {
         if (v.dir != bit_pass::direction::vertical || h.dir != bit_pass::direction::horizontal) return false;
-        GRANULA_BINARY_DISPATCH(bit_rectangle_pass, in, out, v, h);
+        GRANULA_SIMD_DISPATCH_AVX512(bit_rectangle_pass, in, out, v, h);
         return true;
     }
     static void complement(const_host_bit_view in, host_bit_view out, stream) {
-        GRANULA_BINARY_DISPATCH(bit_complement, in, out);
+        GRANULA_SIMD_DISPATCH_AVX512(bit_complement, in, out);
     }
     static void intersect(const_host_bit_view a, host_bit_view out, stream) {
-        GRANULA_BINARY_DISPATCH(bit_and, a, out);
+        GRANULA_SIMD_DISPATCH_AVX512(bit_and, a, out);
     }
     static void synchronize(stream) {}
 };
@@ -415,7 +403,7 @@ void pack(host_view<const T> in, host_bit_view out, double threshold) {
     check_same_size(in, out, "pack");
     const T t = convert_threshold<T>(threshold);
     if (in.empty()) return;
-    GRANULA_BINARY_DISPATCH(pack_bits<T>, in, out, t);
+    GRANULA_SIMD_DISPATCH_AVX512(pack_bits<T>, in, out, t);
 }
 
 template <pixel T>
@@ -435,7 +423,7 @@ template <pixel T>
 void unpack(const_host_bit_view in, host_view<T> out) {
     check_same_size(in, out, "unpack");
     if (in.empty()) return;
-    GRANULA_BINARY_DISPATCH(unpack_bits<T>, in, out);
+    GRANULA_SIMD_DISPATCH_AVX512(unpack_bits<T>, in, out);
 }
 
 template <pixel T>

@@ -49,7 +49,9 @@ int num_threads() {
 
 void set_simd_enabled(bool enabled) { simd_setting = enabled; }
 bool simd_enabled() { return simd_setting.load(); }
-std::string simd_target() { return detail::to_string(detail::active_simd_isa()); }
+std::string simd_target() {
+    return std::string(detail::to_string(detail::active_simd_isa())) + (detail::avx512_active() ? "+avx512" : "");
+}
 
 std::string build_info() {
     std::string info = "granula " GRANULA_VERSION_STRING;

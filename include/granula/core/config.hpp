@@ -14,8 +14,8 @@ int num_threads();
 // The environment variable GRANULA_DISABLE_SIMD=1 sets the initial value to off.
 void set_simd_enabled(bool enabled);
 bool simd_enabled();
-// The instruction set the vectorised kernels use on this CPU ("avx2", "sse2", ...), or
-// "scalar" when SIMD is off.
+// The instruction set the vectorised kernels use on this CPU ("avx2", "sse2", ...; "avx2+avx512"
+// where the sources with an AVX-512 copy run it), or "scalar" when SIMD is off.
 std::string simd_target();
 
 // One line describing the build: version, CUDA, CPU threads, SIMD target.
