@@ -4,6 +4,7 @@
 #include "granula/io/io.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <filesystem>
@@ -117,6 +118,46 @@ std::string needs_grey_conversion(const std::string& layout) {
            "read_options::to_grey (CLI --to-grey, Python to_grey=True)";
 }
 
+namespace {
+// Byte b with its bit order reversed (bit 7 <-> bit 0, ...).
+constexpr std::array<std::uint8_t, 256> reversed_bytes = [] {
+    std::array<std::uint8_t, 256> table{};
+    for (unsigned b = 0; b < 256; ++b) {
+        unsigned r = 0;
+        for (int k = 0; k < 8; ++k) r |= ((b >> k) & 1u) << (7 - k);
+        table[b] = static_cast<std::uint8_t>(r);
+    }
+    return table;
+}();
+}  // namespace
+
+void bits_from_msb_first(const std::uint8_t* bytes, std::uint64_t row_bytes, bool invert, host_bit_view out) {
+    const std::int64_t width = out.width(), words = out.row_words();
+    const std::int64_t tail = width % bits_per_word;
+    const bit_word last_mask = tail ? (bit_word{1} << tail) - 1 : ~bit_word{0};
+    for (std::int64_t y = 0; y < out.height(); ++y) {
+        const std::uint8_t* in = bytes + static_cast<std::uint64_t>(y) * row_bytes;
+        bit_word* row = out.row(y);
+        for (std::int64_t w = 0; w < words; ++w) {
+            bit_word word = 0;
+            const std::int64_t first = w * 8, count = std::min<std::int64_t>(8, static_cast<std::int64_t>(row_bytes) - first);
+            for (std::int64_t k = 0; k < count; ++k) word |= bit_word{reversed_bytes[in[first + k]]} << (8 * k);
+            if (invert) word = ~word;
+            row[w] = w + 1 == words ? word & last_mask : word;
+        }
+    }
+}
+
+void msb_first_row(const_host_bit_view bits, std::int64_t y, std::uint8_t* row) {
+    const std::int64_t width = bits.width(), bytes = (width + 7) / 8;
+    const bit_word* words = bits.row(y);
+    for (std::int64_t b = 0; b < bytes; ++b) {
+        std::uint8_t byte = static_cast<std::uint8_t>(words[b / 8] >> (8 * (b % 8)));
+        if (8 * (b + 1) > width) byte &= static_cast<std::uint8_t>((1u << (width - 8 * b)) - 1);  // bits past the width
+        row[b] = reversed_bytes[byte];
+    }
+}
+
 }  // namespace detail
 
 namespace {
@@ -200,6 +241,25 @@ void write_labels(const std::string& path, host_view<const std::int32_t> labels)
 void write_rgb_png(const std::string& path, host_view<const std::uint8_t> rgb) {
     if (format_of(path) != file_format::png) detail::fail(path, "colour images are written as .png");
     naming_the_file(path, [&] { detail::write_rgb_png(path, rgb); });
+}
+
+host_bit_image read_bits(const std::string& path) {
+    const file_format format = format_of(path);
+    return naming_the_file(path, [&] {
+        if (format == file_format::png) return detail::read_png_bits(path);
+        if (format == file_format::tiff) return detail::read_tiff_bits(path);
+        detail::fail(path, "read_bits reads 1-bit PNG and TIFF files; read this one with read_image and pack it");
+    });
+}
+
+void write_bits(const std::string& path, const_host_bit_view bits) {
+    const file_format format = format_of(path);
+    naming_the_file(path, [&] {
+        if (bits.empty()) detail::fail(path, "cannot write an empty " + detail::size_text(bits.width(), bits.height()) + " bit image");
+        if (format == file_format::png) return detail::write_png_bits(path, bits);
+        if (format == file_format::tiff) return detail::write_tiff_bits(path, bits);
+        detail::fail(path, "write_bits writes 1-bit .png and .tif files; unpack the bits to write other formats");
+    });
 }
 
 void write_image(const std::string& path, const any_host_view& image) {

@@ -144,8 +144,17 @@ std::string needs_grey_conversion(const std::string& layout);
 
 // Per-format entry points, called by read_image()/write_image() after the extension is known;
 // the writers are called only with pixel types their format holds (check_write_format()).
+// Rows of MSB-first packed bytes, `row_bytes` apart (PNG's and TIFF's 1-bit layout: the first
+// pixel in bit 7), into `out` (the first pixel in bit 0), inverted when asked; the bits past the
+// width stay zero.
+void bits_from_msb_first(const std::uint8_t* bytes, std::uint64_t row_bytes, bool invert, host_bit_view out);
+// Row y of `bits` as (width + 7) / 8 MSB-first bytes, the bits past the width zero.
+void msb_first_row(const_host_bit_view bits, std::int64_t y, std::uint8_t* row);
+
 any_host_image read_png(const std::string& path, const read_options& options);
 void write_png(const std::string& path, const any_host_view& image);
+host_bit_image read_png_bits(const std::string& path);
+void write_png_bits(const std::string& path, const_host_bit_view bits);
 void write_rgb_png(const std::string& path, host_view<const std::uint8_t> rgb);
 // Netpbm: binary PGM (P5), PPM (P6, with to_grey) and PFM ('Pf', 'PF' with to_grey), told
 // apart by the magic number whatever the extension.
@@ -157,5 +166,7 @@ void write_npy(const std::string& path, const any_host_view& image);
 void write_npy_labels(const std::string& path, host_view<const std::int32_t> labels);
 any_host_image read_tiff(const std::string& path, const read_options& options);
 void write_tiff(const std::string& path, const any_host_view& image);
+host_bit_image read_tiff_bits(const std::string& path);
+void write_tiff_bits(const std::string& path, const_host_bit_view bits);
 
 }  // namespace granula::io::detail

@@ -1,5 +1,5 @@
 // PNG through libpng: grey 1/2/4/8/16-bit read as is, colour (RGB, palette) and alpha only
-// when conversion to grey is asked for.
+// when conversion to grey is asked for; 1-bit grey also straight to and from bit images.
 //
 // libpng reports errors by longjmp. A longjmp that skips a C++ frame holding objects with
 // destructors is undefined behaviour, so every libpng call that can fail runs inside a small
@@ -113,6 +113,14 @@ bool read_pixels_step(png_session& s, png_bytepp rows) {
     return true;
 }
 
+// 1-bit grey rows stay packed (MSB first); interlaced files are combined by libpng.
+bool set_bit_transforms_step(png_session& s) {
+    if (setjmp(png_jmpbuf(s.png))) return false;
+    png_set_interlace_handling(s.png);
+    png_read_update_info(s.png, s.info);
+    return true;
+}
+
 struct png_write_request {
     png_uint_32 width;
     png_uint_32 height;
@@ -217,6 +225,56 @@ void write_png(const std::string& path, const any_host_view& image) {
     if (!session.png || !session.info) fail(path, "cannot start the PNG encoder (out of memory)");
     const png_write_request request{static_cast<png_uint_32>(image.width), static_cast<png_uint_32>(image.height),
                                     sample_bytes == 2 ? 16 : 8, PNG_COLOR_TYPE_GRAY, rows.data()};
+    if (!write_step(session, file.handle(), request)) fail(path, reason(session, "cannot write PNG"));
+    file.commit();
+}
+
+host_bit_image read_png_bits(const std::string& path) {
+    input_file file(path);
+    png_byte signature[png_signature_bytes] = {};
+    if (std::fread(signature, 1, png_signature_bytes, file.handle()) != png_signature_bytes ||
+        png_sig_cmp(signature, 0, png_signature_bytes) != 0)
+        fail(path, "not a PNG file (bad signature)");
+    png_read_session session;
+    if (!session.png || !session.info) fail(path, "cannot start the PNG decoder (out of memory)");
+    png_header header;
+    if (!read_header_step(session, file.handle(), header)) fail(path, reason(session, "corrupt PNG header"));
+    if (header.colour_type != PNG_COLOR_TYPE_GRAY || header.bit_depth != 1)
+        fail(path, "is a " + std::to_string(header.bit_depth) + "-bit " +
+                       (header.colour_type == PNG_COLOR_TYPE_GRAY ? std::string("grey PNG")
+                                                                  : colour_layout_name(header.colour_type)) +
+                       "; read_bits reads 1-bit grey PNG (read it with read_image and pack it)");
+    if (!set_bit_transforms_step(session)) fail(path, reason(session, "corrupt PNG"));
+    const std::uint64_t row_bytes = (static_cast<std::uint64_t>(header.width) + 7) / 8;
+    if (png_get_rowbytes(session.png, session.info) != row_bytes) fail(path, "unexpected 1-bit row layout after decoding");
+    const std::uint64_t decoded_bytes = checked_pixel_bytes(path, row_bytes, header.height, 1);
+    if (decoded_bytes > file.size() * deflate_max_ratio)
+        fail(path, "declares " + size_text(header.width, header.height) + " pixels, more than its " +
+                       std::to_string(file.size()) + " bytes can hold (corrupt or truncated)");
+    std::vector<std::uint8_t> decoded(decoded_bytes);
+    std::vector<png_bytep> rows(header.height);
+    for (std::uint64_t y = 0; y < header.height; ++y) rows[y] = decoded.data() + y * row_bytes;
+    if (!read_pixels_step(session, rows.data())) fail(path, reason(session, "corrupt or truncated PNG data"));
+    host_bit_image bits(header.width, header.height);
+    bits_from_msb_first(decoded.data(), row_bytes, false, bits.view());
+    return bits;
+}
+
+void write_png_bits(const std::string& path, const_host_bit_view bits) {
+    if (bits.width() > PNG_UINT_31_MAX || bits.height() > PNG_UINT_31_MAX)
+        fail(path, "a PNG side is at most 2^31 - 1 pixels; this image is " + size_text(bits.width(), bits.height()));
+    const std::uint64_t row_bytes = (static_cast<std::uint64_t>(bits.width()) + 7) / 8;
+    std::vector<std::uint8_t> packed(row_bytes * static_cast<std::uint64_t>(bits.height()));
+    std::vector<png_bytep> rows(static_cast<std::size_t>(bits.height()));
+    for (std::int64_t y = 0; y < bits.height(); ++y) {
+        rows[y] = packed.data() + y * row_bytes;
+        msb_first_row(bits, y, rows[y]);
+    }
+    output_file file(path);
+    png_write_session session;
+    if (!session.png || !session.info) fail(path, "cannot start the PNG encoder (out of memory)");
+    const png_write_request request{static_cast<png_uint_32>(bits.width()), static_cast<png_uint_32>(bits.height()), 1,
+                                    PNG_COLOR_TYPE_GRAY, rows.data()};
     if (!write_step(session, file.handle(), request)) fail(path, reason(session, "cannot write PNG"));
     file.commit();
 }

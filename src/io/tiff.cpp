@@ -53,6 +53,14 @@ void write_tiff(const std::string& path, const any_host_view&) {
     fail(path, "cannot write TIFF: this granula was built without TIFF support (libtiff)");
 }
 
+host_bit_image read_tiff_bits(const std::string& path) {
+    fail(path, "cannot read TIFF: this granula was built without TIFF support (libtiff)");
+}
+
+void write_tiff_bits(const std::string& path, const_host_bit_view) {
+    fail(path, "cannot write TIFF: this granula was built without TIFF support (libtiff)");
+}
+
 #else
 
 namespace {
@@ -413,6 +421,64 @@ any_host_image read_tiff(const std::string& path, const read_options& options) {
     return image;
 }
 
+host_bit_image read_tiff_bits(const std::string& path) {
+    const std::uint64_t file_size = probe_readable_file(path);
+    tiff_file file(path, "r");
+    const tiff_layout layout = read_layout(file);
+    if (!(layout.grey() && layout.samples == 1 && layout.bits == 1))
+        file.fail("is a " + (layout.grey() && layout.samples == 1 ? std::to_string(layout.bits) + "-bit grey TIFF"
+                                                                  : layout_name(layout)) +
+                  "; read_bits reads 1-bit grey TIFF (read it with read_image and pack it)");
+    check_directory_complete(file);
+    check_declared_size(file, layout, file_size);
+    std::vector<std::uint8_t> packed(layout.row_bytes() * layout.height);
+    decode_plane(file, layout, 0, packed.data());
+    host_bit_image bits(layout.width, layout.height);
+    bits_from_msb_first(packed.data(), layout.row_bytes(), layout.photometric == PHOTOMETRIC_MINISWHITE, bits.view());
+    return bits;
+}
+
+namespace {
+
+// Tags of a grey image with one sample of `bits_per_sample` bits, strips of about 256 KiB.
+bool set_grey_tags(TIFF* tif, std::int64_t width, std::int64_t height, int bits_per_sample, bool integer,
+                   std::uint64_t row_bytes, bool deflate) {
+    const std::uint32_t rows_per_strip =
+        static_cast<std::uint32_t>(std::clamp<std::uint64_t>((256u << 10) / row_bytes, 1, height));
+    return TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, static_cast<std::uint32_t>(width)) &&
+           TIFFSetField(tif, TIFFTAG_IMAGELENGTH, static_cast<std::uint32_t>(height)) &&
+           TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, 1) && TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, bits_per_sample) &&
+           TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, integer ? SAMPLEFORMAT_UINT : SAMPLEFORMAT_IEEEFP) &&
+           TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK) &&
+           TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG) &&
+           TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, rows_per_strip) &&
+           TIFFSetField(tif, TIFFTAG_COMPRESSION, deflate ? COMPRESSION_ADOBE_DEFLATE : COMPRESSION_NONE);
+}
+
+}  // namespace
+
+void write_tiff_bits(const std::string& path, const_host_bit_view bits) {
+    if (bits.width() > UINT32_MAX || bits.height() > UINT32_MAX)
+        fail(path, "a TIFF side is at most 2^32 - 1 pixels; this image is " + size_text(bits.width(), bits.height()));
+    const std::uint64_t row_bytes = (static_cast<std::uint64_t>(bits.width()) + 7) / 8;
+    tiff_file file(path, row_bytes * static_cast<std::uint64_t>(bits.height()) > (std::uint64_t{4000} << 20) ? "w8" : "w");
+    partial_output_remover remover(path);
+    TIFF* tif = file.get();
+    if (!set_grey_tags(tif, bits.width(), bits.height(), 1, true, row_bytes,
+                       TIFFIsCODECConfigured(COMPRESSION_ADOBE_DEFLATE) != 0))
+        file.fail("cannot write the TIFF header");
+    std::vector<std::uint8_t> row(row_bytes);
+    for (std::int64_t y = 0; y < bits.height(); ++y) {
+        msb_first_row(bits, y, row.data());
+        if (TIFFWriteScanline(tif, row.data(), static_cast<std::uint32_t>(y), 0) < 0)
+            file.fail("cannot write row " + std::to_string(y));
+    }
+    if (!TIFFFlush(tif)) file.fail("cannot write the TIFF file");
+    file.close();
+    if (file.had_error()) file.fail("cannot write the TIFF file");
+    remover.commit();
+}
+
 void write_tiff(const std::string& path, const any_host_view& image) {
     require_non_empty(path, image, "TIFF");
     const std::uint64_t sample_bytes = size_of(image.type);
@@ -427,18 +493,8 @@ void write_tiff(const std::string& path, const any_host_view& image) {
     TIFF* tif = file.get();
     const bool integer = image.type != pixel_type::float32;
     const bool deflate = TIFFIsCODECConfigured(COMPRESSION_ADOBE_DEFLATE) != 0;
-    const std::uint32_t rows_per_strip =
-        static_cast<std::uint32_t>(std::clamp<std::uint64_t>((256u << 10) / row_bytes, 1, image.height));
     const bool tags_set =
-        TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, static_cast<std::uint32_t>(image.width)) &&
-        TIFFSetField(tif, TIFFTAG_IMAGELENGTH, static_cast<std::uint32_t>(image.height)) &&
-        TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, 1) &&
-        TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, static_cast<int>(8 * sample_bytes)) &&
-        TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, integer ? SAMPLEFORMAT_UINT : SAMPLEFORMAT_IEEEFP) &&
-        TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK) &&
-        TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG) &&
-        TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, rows_per_strip) &&
-        TIFFSetField(tif, TIFFTAG_COMPRESSION, deflate ? COMPRESSION_ADOBE_DEFLATE : COMPRESSION_NONE) &&
+        set_grey_tags(tif, image.width, image.height, static_cast<int>(8 * sample_bytes), integer, row_bytes, deflate) &&
         (!deflate || !integer || TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL));
     if (!tags_set) file.fail("cannot write the TIFF header");
 

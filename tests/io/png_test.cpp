@@ -64,20 +64,49 @@ std::vector<png_byte> pack_row(const std::vector<int>& values, int bits) {
     return row;
 }
 
+// 1-bit files read as 0/1 bytes (read_image) and straight into bit images (read_bits), plain
+// and interlaced, widths around the byte and the 64-bit word.
 TEST(IoPng, OneBitReadsAsZeroAndOne) {
     scratch_dir dir;
-    png_fixture f{.width = 13, .height = 3, .bit_depth = 1};
-    std::vector<std::vector<int>> values;
-    for (png_uint_32 y = 0; y < f.height; ++y) {
-        values.emplace_back();
-        for (png_uint_32 x = 0; x < f.width; ++x) values.back().push_back((x * 7 + y * 3) % 5 < 2);
-        f.rows.push_back(pack_row(values.back(), 1));
+    for (const png_uint_32 width : {13u, 64u, 71u})
+        for (const bool interlaced : {false, true}) {
+            png_fixture f{.width = width, .height = 9, .bit_depth = 1, .interlaced = interlaced};
+            std::vector<std::vector<int>> values;
+            for (png_uint_32 y = 0; y < f.height; ++y) {
+                values.emplace_back();
+                for (png_uint_32 x = 0; x < f.width; ++x) values.back().push_back((x * 7 + y * 3) % 5 < 2);
+                f.rows.push_back(pack_row(values.back(), 1));
+            }
+            write_fixture(dir.file("bits.png"), f);
+            const auto image = io::read_image(dir.file("bits.png"));
+            ASSERT_EQ(image.type(), pixel_type::uint8);
+            const auto bits = io::read_bits(dir.file("bits.png"));
+            ASSERT_EQ(bits.width(), width);
+            ASSERT_EQ(bits.height(), 9);
+            for (png_uint_32 y = 0; y < f.height; ++y) {
+                for (png_uint_32 x = 0; x < f.width; ++x) {
+                    EXPECT_EQ(image.as<std::uint8_t>()(y, x), values[y][x]) << y << "," << x;
+                    EXPECT_EQ(bits.view()(y, x), values[y][x] == 1) << y << "," << x << " interlaced " << interlaced;
+                }
+                if (width % 64) {
+                    EXPECT_EQ(bits.view().row(y)[width / 64] >> (width % 64), 0u) << "bits past the width";
+                }
+            }
+        }
+}
+
+TEST(IoPng, ReadBitsRefusesDeeperPngs) {
+    scratch_dir dir;
+    png_fixture f{.width = 3, .height = 1, .bit_depth = 8};
+    f.rows.push_back({0, 255, 0});
+    write_fixture(dir.file("grey8.png"), f);
+    try {
+        io::read_bits(dir.file("grey8.png"));
+        ADD_FAILURE() << "no io_error";
+    } catch (const io_error& e) {
+        EXPECT_NE(std::string(e.what()).find("8-bit grey PNG; read_bits reads 1-bit grey PNG"), std::string::npos)
+            << e.what();
     }
-    write_fixture(dir.file("bits.png"), f);
-    const auto image = io::read_image(dir.file("bits.png"));
-    ASSERT_EQ(image.type(), pixel_type::uint8);
-    for (png_uint_32 y = 0; y < f.height; ++y)
-        for (png_uint_32 x = 0; x < f.width; ++x) EXPECT_EQ(image.as<std::uint8_t>()(y, x), values[y][x]) << y << "," << x;
 }
 
 TEST(IoPng, TwoAndFourBitGreyScaleToEightBits) {

@@ -137,5 +137,56 @@ TEST(IoWrite, OverwritesAnExistingFile) {
     EXPECT_TRUE(same_pixels<std::uint8_t>(second.view(), io::read_image(path)));
 }
 
+// Bit images through 1-bit PNG and TIFF: the same bits back, widths around the byte and the
+// word; a view of a wider image writes only its own pixels; read_image sees the same 0/1.
+TEST(IoBits, RoundTripThroughOneBitFiles) {
+    scratch_dir dir;
+    std::mt19937_64 rng(11);
+    for (const char* ext : {".png", ".tif"}) {
+        if (std::string(ext) == ".tif" && !io::tiff_supported()) continue;
+        for (const std::int64_t width : {1, 7, 8, 9, 63, 64, 65, 130}) {
+            host_bit_image wide(width + 64, 5);
+            for (std::int64_t y = 0; y < 5; ++y)
+                for (std::int64_t w = 0; w < wide.view().row_words(); ++w) wide.view().row(y)[w] = rng();
+            const const_host_bit_view bits = static_cast<const host_bit_image&>(wide).view().subview(64, 0, width, 5);
+            const std::string path = dir.file("bits" + std::to_string(width) + ext);
+            io::write_bits(path, bits);
+            const auto back = io::read_bits(path);
+            const auto grey = io::read_image(path);
+            ASSERT_EQ(back.width(), width);
+            ASSERT_EQ(back.height(), 5);
+            for (std::int64_t y = 0; y < 5; ++y) {
+                for (std::int64_t x = 0; x < width; ++x) {
+                    ASSERT_EQ(back.view()(y, x), bits(y, x)) << ext << " width " << width << " at " << y << "," << x;
+                    ASSERT_EQ(grey.as<std::uint8_t>()(y, x), bits(y, x) ? 1 : 0) << ext << " read_image";
+                }
+                if (width % 64) {
+                    ASSERT_EQ(back.view().row(y)[width / 64] >> (width % 64), 0u) << "bits past the width";
+                }
+            }
+        }
+    }
+}
+
+TEST(IoBits, OtherFormatsAndEmptyImagesAreClearErrors) {
+    scratch_dir dir;
+    const auto expect_io_error = [](auto&& f, const std::string& words) {
+        try {
+            f();
+            ADD_FAILURE() << "no io_error; expected one mentioning '" << words << "'";
+        } catch (const io_error& e) {
+            EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+        }
+    };
+    io::write_image(dir.file("grey.npy"), random_image<std::uint8_t>(4, 4, 1).view());
+    expect_io_error([&] { io::read_bits(dir.file("grey.npy")); }, "read_bits reads 1-bit PNG and TIFF");
+    host_bit_image bits(10, 2), empty(0, 3);
+    expect_io_error([&] { io::write_bits(dir.file("bits.pgm"), bits.view()); }, "write_bits writes 1-bit .png and .tif");
+    expect_io_error([&] { io::write_bits(dir.file("empty.png"), empty.view()); }, "empty");
+    expect_io_error([&] { io::read_bits(dir.file("missing.png")); }, "missing.png");
+    write_text(dir.file("short.png"), "\x89PNG\r\n\x1a\n");
+    expect_io_error([&] { io::read_bits(dir.file("short.png")); }, "short.png");
+}
+
 }  // namespace
 }  // namespace granula::io_test

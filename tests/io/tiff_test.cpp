@@ -205,11 +205,17 @@ TEST(IoTiff, OneBitScansIncludingCcittAreZeroOneWithWhiteOne) {
         write_fixture(path, f);
         const auto image = io::read_image(path);
         ASSERT_EQ(image.type(), pixel_type::uint8) << path;
+        const auto packed = io::read_bits(path);  // straight into a bit image: the same pixels
+        ASSERT_EQ(packed.width(), width);
         const bool white_is_zero = c.photometric == PHOTOMETRIC_MINISWHITE;
-        for (std::uint32_t y = 0; y < height; ++y)
-            for (std::uint32_t x = 0; x < width; ++x)
+        for (std::uint32_t y = 0; y < height; ++y) {
+            for (std::uint32_t x = 0; x < width; ++x) {
                 ASSERT_EQ(image.as<std::uint8_t>()(y, x), white_is_zero ? 1 - bits[y][x] : bits[y][x])
                     << "compression " << c.compression << " at row " << y << ", col " << x;
+                ASSERT_EQ(packed.view()(y, x), image.as<std::uint8_t>()(y, x) == 1) << "read_bits, row " << y;
+            }
+            ASSERT_EQ(packed.view().row(y)[0] >> width, 0u) << "bits past the width, row " << y;
+        }
     }
 }
 

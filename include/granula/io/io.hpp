@@ -21,6 +21,7 @@
 
 #include <string>
 
+#include "granula/binary/bit_image.hpp"
 #include "granula/core/any_image.hpp"
 
 namespace granula::io {
@@ -47,6 +48,14 @@ void write_labels(const std::string& path, host_view<const std::int32_t> labels)
 // the red, green and blue samples of every pixel in turn (its width is 3 x the image's). Any
 // extension but .png is an io_error.
 void write_rgb_png(const std::string& path, host_view<const std::uint8_t> rgb);
+
+// Bit-packed images (granula/binary/bit_image.hpp) straight from and to 1-bit files, without an
+// 8-bit image in between: 1-bit grey PNG, and 1-bit grey TIFF (any compression libtiff decodes,
+// CCITT G3/G4 included; MinIsWhite is inverted, so 1 is white as with read_image). Any other
+// file is an io_error naming what it is: read it with read_image() and binary::pack() it.
+// write_bits writes a 1-bit grey PNG or a Deflate-compressed 1-bit MinIsBlack TIFF.
+host_bit_image read_bits(const std::string& path);
+void write_bits(const std::string& path, const_host_bit_view bits);
 
 // True when this build reads and writes TIFF.
 bool tiff_supported();
