@@ -6,6 +6,7 @@ import numpy as np
 
 from . import _core
 from ._operations import _cuda_stream, _framework
+from .binary import PackedImage
 
 
 def label(image, connectivity=2, background=0, *, return_num=False, statistics=False, intensity_image=None):
@@ -19,8 +20,10 @@ def label(image, connectivity=2, background=0, *, return_num=False, statistics=F
 
     Parameters
     ----------
-    image : (M, N) array of bool, uint8 or uint16
-        numpy array (labelled on the CPU) or CuPy array (labelled on the GPU).
+    image : (M, N) array of bool, uint8 or uint16, or a granula.binary.PackedImage
+        numpy array (labelled on the CPU) or CuPy array (labelled on the GPU). A packed image's
+        set bits are the foreground: on the CPU they are labelled without unpacking, on the GPU
+        unpacked first.
     connectivity : {1, 2}, optional
         Neighbourhood, as in scikit-image. Default 2 (8-neighbours).
     background : int, optional
@@ -75,6 +78,15 @@ def label(image, connectivity=2, background=0, *, return_num=False, statistics=F
         image = image.view(np.uint8) if isinstance(image, np.ndarray) else image.astype("uint8")
     if int(background) < 0:
         raise ValueError(f"background must be a non-negative pixel value, not {background}")
+    if isinstance(image, PackedImage):
+        if background != 0 or intensity_image is not None:
+            raise ValueError("a packed image's foreground is its set bits: background and intensity_image do not apply")
+        if image.on_device:
+            image = image.unpack()
+        else:
+            out = np.empty(image.shape, dtype=np.int32)
+            num, stats = _core.label_bits(*image._raw(), out, connectivity, statistics)
+            return _label_result(out, num, stats, return_num, statistics)
     rows, cols, _, on_device = _core.describe_image(image)
     if on_device:
         if intensity_image is not None:
@@ -88,6 +100,10 @@ def label(image, connectivity=2, background=0, *, return_num=False, statistics=F
     else:
         out = np.empty((rows, cols), dtype=np.int32)
         num, stats = _core.label_host(image, out, connectivity, int(background), statistics, intensity_image)
+    return _label_result(out, num, stats, return_num, statistics)
+
+
+def _label_result(out, num, stats, return_num, statistics):
     result = (out,)
     if return_num:
         result += (num,)

@@ -69,6 +69,26 @@ std::pair<std::int64_t, nb::object> label_host(nb::handle image, host_labels out
     return {n, statistics_dict(std::move(stats))};
 }
 
+// Labels the set bits of a host bit image (a PackedImage's words: address, width, height, row
+// stride in words) into `out`, without unpacking.
+std::pair<std::int64_t, nb::object> label_bits(std::uintptr_t address, std::int64_t width, std::int64_t height,
+                                               std::int64_t stride, host_labels out, int connectivity,
+                                               bool statistics) {
+    const const_host_bit_view bits(reinterpret_cast<const bit_word*>(address), width, height, stride);
+    if (out.shape(0) != static_cast<std::size_t>(height) || out.shape(1) != static_cast<std::size_t>(width) ||
+        out.stride(1) != 1)
+        throw invalid_argument("out must be a C-contiguous int32 array of the image's shape");
+    const host_view<std::int32_t> labels(out.data(), width, height, out.stride(0));
+    region_statistics stats;
+    std::int64_t n = 0;
+    {
+        nb::gil_scoped_release released;
+        n = label(bits, labels, connectivity, statistics ? &stats : nullptr);
+    }
+    if (!statistics) return {n, nb::none()};
+    return {n, statistics_dict(std::move(stats))};
+}
+
 // A CuPy array over one of the statistics' device arrays; `owner` keeps the memory alive.
 template <class T>
 nb::object to_cupy(T* data, std::int64_t n, nb::handle owner, int device_id) {
@@ -118,6 +138,8 @@ void bind_labeling(nb::module_& m) {
     m.def("label_host", &label_host, "image"_a.none(), "out"_a, "connectivity"_a, "background"_a, "statistics"_a,
           "intensity"_a.none(),
           "Labels a host image into out (int32); returns (count, statistics dict or None).");
+    m.def("label_bits", &label_bits, "address"_a, "width"_a, "height"_a, "stride"_a, "out"_a, "connectivity"_a,
+          "statistics"_a, "Labels the set bits of a host bit image into out (int32), without unpacking.");
     m.def("label_device", &label_device, "image"_a.none(), "out_ptr"_a, "out_stride"_a, "connectivity"_a,
           "background"_a, "statistics"_a, "cuda_stream"_a, "device_id"_a,
           "Labels a CUDA image into the int32 device buffer at out_ptr; returns (count, dict of CuPy arrays or "

@@ -115,3 +115,26 @@ def test_gpu_equals_cpu(connectivity):
     labels, num, stats = granula.label(cupy.zeros((5, 7), np.uint8), connectivity, return_num=True, statistics=True)
     assert num == 0 and int(labels.max()) == 0
     assert all(isinstance(v, cupy.ndarray) and v.size == 0 for v in stats.values())
+
+
+@pytest.mark.parametrize("connectivity", [1, 2])
+def test_packed_images_equal_their_pixels(connectivity):
+    rng = np.random.default_rng(6307)
+    for shape, density in [((1, 1), 1.0), ((37, 63), 0.5), ((29, 65), 0.9), ((41, 200), 0.1)]:
+        image = blocks(rng, shape, density, 1, 1)
+        packed = granula.binary.pack(image)
+        want, want_num, want_stats = granula.label(image, connectivity, return_num=True, statistics=True)
+        got, got_num, got_stats = granula.label(packed, connectivity, return_num=True, statistics=True)
+        assert got_num == want_num
+        np.testing.assert_array_equal(got, want)
+        for key in want_stats:
+            np.testing.assert_array_equal(got_stats[key], want_stats[key], err_msg=key)
+    with pytest.raises(ValueError, match="set bits"):
+        granula.label(packed, background=1)
+
+
+def test_packed_images_on_the_gpu_are_unpacked_and_labelled():
+    cupy = _cupy()
+    image = blocks(np.random.default_rng(6308), (64, 130), 0.6, 2, 1)
+    labels = granula.label(granula.binary.pack(cupy.asarray(image)))
+    np.testing.assert_array_equal(cupy.asnumpy(labels), granula.label(image))

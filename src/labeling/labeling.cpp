@@ -17,26 +17,33 @@ namespace {
 
 std::string size_text(std::int64_t w, std::int64_t h) { return std::to_string(w) + "x" + std::to_string(h); }
 
-template <class T, class Space>
-void validate(const image_view<const T, Space>& in, const image_view<std::int32_t, Space>& out, int connectivity,
-              std::uint32_t background, std::int64_t label_space, const char* where) {
-    if (in.empty())
-        throw invalid_argument("label: the input image is empty (" + size_text(in.width(), in.height()) +
+// The checks every input shares: its size against the output's, the connectivity, the label range.
+template <class Space>
+void validate_shape(std::int64_t width, std::int64_t height, const image_view<std::int32_t, Space>& out,
+                    int connectivity, std::int64_t label_space, const char* where) {
+    if (width == 0 || height == 0)
+        throw invalid_argument("label: the input image is empty (" + size_text(width, height) +
                                "); labelling needs at least 1x1 pixels");
-    if (out.width() != in.width() || out.height() != in.height())
+    if (out.width() != width || out.height() != height)
         throw invalid_argument("label: the output is " + size_text(out.width(), out.height()) + " but the input is " +
-                               size_text(in.width(), in.height()) + "; they must match");
+                               size_text(width, height) + "; they must match");
     if (connectivity != 1 && connectivity != 2)
         throw invalid_argument("label: connectivity " + std::to_string(connectivity) +
                                " is not allowed; use 1 (4-neighbours) or 2 (8-neighbours)");
+    if (label_space > std::numeric_limits<std::int32_t>::max())
+        throw unsupported(std::string("label: ") + where + " labels images of fewer than 2^31 " +
+                          (std::is_same_v<Space, device_memory> ? "row-stride x height elements" : "pixels") +
+                          " (int32 labels); this one is " + size_text(width, height));
+}
+
+template <class T, class Space>
+void validate(const image_view<const T, Space>& in, const image_view<std::int32_t, Space>& out, int connectivity,
+              std::uint32_t background, std::int64_t label_space, const char* where) {
+    validate_shape(in.width(), in.height(), out, connectivity, label_space, where);
     if (background > std::numeric_limits<T>::max())
         throw invalid_argument("label: background " + std::to_string(background) + " does not fit the input's " +
                                std::to_string(8 * sizeof(T)) + "-bit pixels");
     if (overlaps(in, out)) throw invalid_argument("label: the output must not overlap the input");
-    if (label_space > std::numeric_limits<std::int32_t>::max())
-        throw unsupported(std::string("label: ") + where + " labels images of fewer than 2^31 " +
-                          (std::is_same_v<Space, device_memory> ? "row-stride x height elements" : "pixels") +
-                          " (int32 labels); this one is " + size_text(in.width(), in.height()));
 }
 
 std::string float_input_message() {
@@ -104,6 +111,15 @@ region_statistics device_region_statistics::download(stream s) const {
     get(st.value, value());
     s.synchronize();
     return st;
+}
+
+std::int64_t label(const_host_bit_view in, host_view<std::int32_t> out, int connectivity,
+                   region_statistics* statistics) {
+    validate_shape(in.width(), in.height(), out, connectivity, in.width() * in.height(), "the CPU backend");
+    const auto* bits_begin = static_cast<const char*>(in.first_byte()), *bits_end = static_cast<const char*>(in.last_byte());
+    if (bits_begin < static_cast<const char*>(out.last_byte()) && static_cast<const char*>(out.first_byte()) < bits_end)
+        throw invalid_argument("label: the output must not overlap the input");
+    return cpu::label(in, out, connectivity, statistics);
 }
 
 std::int64_t label(const any_host_view& in, host_view<std::int32_t> out, int connectivity, std::uint32_t background,

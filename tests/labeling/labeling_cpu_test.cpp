@@ -86,6 +86,38 @@ TEST_P(thread_counts, LargeImagesRunInStrips) {
     expect_reference<std::uint8_t>(rings<std::uint8_t>(641, 509).view(), 1, 0, "rings");
 }
 
+// A bit image labelled without unpacking equals label() of its 0/1 image: labels, count and
+// statistics, at widths around the 64-bit word, on views of wider images whose bits past the
+// view's width are set, and in strips (the larger image).
+TEST_P(thread_counts, BitImagesEqualTheirUnpackedImage) {
+    std::mt19937_64 rng(6003);
+    for (const auto& [w, h] : {std::pair<std::int64_t, std::int64_t>{1, 9}, {63, 17}, {64, 20}, {65, 33}, {200, 41},
+                               {611, 523}})
+        for (double density : {0.1, 0.5, 0.9})
+            for (int connectivity : {1, 2}) {
+                const auto img = random_blocks<std::uint8_t>(rng, w, h, density, w > 300 ? 1 : 2);
+                host_bit_image wide(w + 64, h);
+                for (std::int64_t y = 0; y < h; ++y)
+                    for (std::int64_t x = 0; x < w + 64; ++x) wide.view().set(y, x, x >= w || img.view()(y, x) != 0);
+                const const_host_bit_view bits = static_cast<const host_bit_image&>(wide).view().subview(0, 0, w, h);
+                host_image<std::int32_t> want(w, h), got(w, h);
+                region_statistics want_stats, got_stats;
+                const std::int64_t want_count = label<std::uint8_t>(img.view(), want.view(), connectivity, 0, &want_stats);
+                const std::int64_t got_count = label(bits, got.view(), connectivity, &got_stats);
+                const std::string what = std::to_string(w) + "x" + std::to_string(h) + " density " +
+                                         std::to_string(density) + " connectivity " + std::to_string(connectivity);
+                ASSERT_EQ(got_count, want_count) << what;
+                for (std::int64_t y = 0; y < h; ++y)
+                    for (std::int64_t x = 0; x < w; ++x) ASSERT_EQ(got.view()(y, x), want.view()(y, x)) << what;
+                ASSERT_EQ(got_stats.area, want_stats.area) << what;
+                ASSERT_EQ(got_stats.min_col, want_stats.min_col) << what;
+                ASSERT_EQ(got_stats.max_col, want_stats.max_col) << what;
+                ASSERT_EQ(got_stats.min_row, want_stats.min_row) << what;
+                ASSERT_EQ(got_stats.centroid_col, want_stats.centroid_col) << what;
+                ASSERT_EQ(got_stats.value, std::vector<std::uint32_t>(static_cast<std::size_t>(got_count), 1u)) << what;
+            }
+}
+
 INSTANTIATE_TEST_SUITE_P(Labeling, thread_counts, ::testing::Values(1, 2, 5));
 
 TEST(Labeling, EdgeSizes) {
@@ -212,6 +244,14 @@ TEST(LabelingErrors, BadArguments) {
     host_image<std::uint32_t> shared(5, 4);
     const host_view<std::int32_t> alias(reinterpret_cast<std::int32_t*>(shared.data()), 5, 4);
     EXPECT_THROW(label<std::uint32_t>(shared.view(), alias, 2), invalid_argument);
+    // Bit images: the same checks.
+    host_bit_image bits(5, 4), no_bits(0, 4);
+    EXPECT_THROW(label(bits.view(), small.view(), 2), invalid_argument);
+    EXPECT_THROW(label(bits.view(), out.view(), 3), invalid_argument);
+    EXPECT_THROW(label(no_bits.view(), out.view().subview(0, 0, 0, 4), 2), invalid_argument);
+    host_image<std::int32_t> words(8, 4);  // bits and labels in one buffer
+    const const_host_bit_view aliased_bits(reinterpret_cast<const bit_word*>(words.data()), 5, 4, 4);
+    EXPECT_THROW(label(aliased_bits, words.view().subview(0, 0, 5, 4), 2), invalid_argument);
     region_statistics stats;
     stats.area = {1};
     host_image<float> wrong(3, 3);

@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "granula/binary/bit_image.hpp"
 #include "granula/core/any_image.hpp"
 #include "granula/core/image.hpp"
 #include "granula/core/stream.hpp"
@@ -107,6 +108,12 @@ std::int64_t label(const any_device_view& in, device_view<std::int32_t> out, int
                    std::uint32_t background = 0, region_statistics* statistics = nullptr, stream s = {});
 std::int64_t label(const any_device_view& in, device_view<std::int32_t> out, int connectivity,
                    std::uint32_t background, device_region_statistics& statistics, stream s = {});
+
+// The set bits of a bit image (granula/binary/bit_image.hpp) labelled without unpacking: the
+// labels, count and statistics (value 1) of label() on its 0/1 image, the runs found a word at a
+// time (docs/benchmarks.md has it against unpacking first). CPU only.
+std::int64_t label(const_host_bit_view in, host_view<std::int32_t> out, int connectivity = 2,
+                   region_statistics* statistics = nullptr);
 
 // Fills statistics.mean/min/max_intensity for the components 1..statistics.size() of `labels`
 // (a result of label()) from `intensity`, an image of the same size and any pixel type.

@@ -86,21 +86,69 @@ void extract_runs(const T* row, std::int32_t width, T background, std::vector<ru
     }
 }
 
+// The rows of a pixel image: runs of one non-background value.
+template <class T>
+struct pixel_rows {
+    host_view<const T> in;
+    T background;
+
+    void extract(std::int64_t y, std::vector<run>& runs) const {
+        extract_runs(in.row(y), static_cast<std::int32_t>(in.width()), background, runs);
+    }
+    const T* row(std::int64_t y) const { return in.row(y); }
+    static bool same(const T* row, std::int32_t x, const T* row_above, std::int32_t x_above) {
+        return row[x] == row_above[x_above];
+    }
+    std::uint32_t value(std::int64_t y, std::int32_t x) const { return in.row(y)[x]; }
+};
+
+// First x in [x, width) whose bit, xor `flip`, is set; width if none. Bits past the width are
+// zero (bit image layout), so a flipped search stops at the width at the latest.
+inline std::int32_t next_bit(const bit_word* words, std::int64_t n_words, std::int32_t x, std::int32_t width,
+                             bit_word flip) {
+    std::int64_t w = x / bits_per_word;
+    if (w >= n_words) return width;
+    bit_word word = (words[w] ^ flip) & (~bit_word{0} << (x % bits_per_word));
+    while (word == 0) {
+        if (++w == n_words) return width;
+        word = words[w] ^ flip;
+    }
+    return std::min<std::int32_t>(width, static_cast<std::int32_t>(w * bits_per_word + std::countr_zero(word)));
+}
+
+// The rows of a bit image: runs of ones, found a word at a time; every run has the value 1.
+struct bit_rows {
+    const_host_bit_view in;
+
+    void extract(std::int64_t y, std::vector<run>& runs) const {
+        const bit_word* words = in.row(y);
+        const std::int64_t n = in.row_words();
+        const std::int32_t width = static_cast<std::int32_t>(in.width());
+        for (std::int32_t x = next_bit(words, n, 0, width, 0); x < width;) {
+            const std::int32_t end = next_bit(words, n, x + 1, width, ~bit_word{0});
+            runs.push_back({x, end, 0});
+            x = next_bit(words, n, end, width, 0);
+        }
+    }
+    const bit_word* row(std::int64_t y) const { return in.row(y); }
+    static bool same(const bit_word*, std::int32_t, const bit_word*, std::int32_t) { return true; }
+    std::uint32_t value(std::int64_t, std::int32_t) const { return 1; }
+};
+
 // Connects the runs of a row (`cur`, labels not yet set when `assign`) with the runs of the
 // row above (`above`). `reach` is 1 for 8-connectivity (corner contact counts), 0 for 4.
 // With `assign`, each current run takes a label (joined or new, from `next`); without it both
 // rows are labelled already and only unions happen (the seam merge).
-template <class T, bool assign>
-void connect(const T* row, const T* row_above, run* cur, std::size_t n_cur, const run* above,
+template <class Rows, bool assign, class Row>
+void connect(const Row* row, const Row* row_above, run* cur, std::size_t n_cur, const run* above,
              std::size_t n_above, int reach, forest& f, std::int32_t& next) {
     std::size_t j = 0;
     for (std::size_t i = 0; i < n_cur; ++i) {
         run& r = cur[i];
-        const T v = row[r.begin];
         while (j < n_above && above[j].end + reach <= r.begin) ++j;
         std::int32_t label = assign ? -1 : r.label;
         for (std::size_t k = j; k < n_above && above[k].begin < r.end + reach; ++k) {
-            if (row_above[above[k].begin] != v) continue;
+            if (!Rows::same(row, r.begin, row_above, above[k].begin)) continue;
             if (label < 0)
                 label = f.find(above[k].label);
             else
@@ -132,14 +180,14 @@ struct run_stats {
 
 }  // namespace
 
-template <class T>
-std::int64_t label(host_view<const T> in, host_view<std::int32_t> out, int connectivity, T background,
-                   region_statistics* statistics) {
-    const std::int64_t width = in.width(), height = in.height();
+template <class Rows>
+std::int64_t label_rows(const Rows& in, host_view<std::int32_t> out, int connectivity,
+                        region_statistics* statistics) {
+    const std::int64_t width = out.width(), height = out.height(), pixels = width * height;
     const int reach = connectivity == 2 ? 1 : 0;
     // One strip per thread; each strip covers whole rows.
     const std::int64_t n_strips =
-        in.pixel_count() >= detail::parallel_min_pixels ? std::min<std::int64_t>(num_threads(), height) : 1;
+        pixels >= detail::parallel_min_pixels ? std::min<std::int64_t>(num_threads(), height) : 1;
     std::vector<strip> strips(static_cast<std::size_t>(n_strips));
     for (std::int64_t k = 0; k < n_strips; ++k) {
         strips[k].y0 = height * k / n_strips;
@@ -147,9 +195,9 @@ std::int64_t label(host_view<const T> in, host_view<std::int32_t> out, int conne
     }
     // Provisional labels: strip k uses [y0 * width + 1, y1 * width + 1) at most (a row holds at
     // most `width` runs); 0 is never issued.
-    forest f(in.pixel_count() + 1);
+    forest f(pixels + 1);
 
-    detail::parallel_for(n_strips, in.pixel_count(), [&](std::int64_t k) {
+    detail::parallel_for(n_strips, pixels, [&](std::int64_t k) {
         strip& s = strips[k];
         s.first_label = s.next_label = static_cast<std::int32_t>(s.y0 * width + 1);
         s.row_start.reserve(static_cast<std::size_t>(s.y1 - s.y0 + 1));
@@ -159,13 +207,13 @@ std::int64_t label(host_view<const T> in, host_view<std::int32_t> out, int conne
         s.runs.reserve(static_cast<std::size_t>((s.y1 - s.y0) * ((width + 1) / 2)));
         for (std::int64_t y = s.y0; y < s.y1; ++y) {
             const std::size_t first = s.runs.size();
-            extract_runs(in.row(y), static_cast<std::int32_t>(width), background, s.runs);
+            in.extract(y, s.runs);
             s.row_start.push_back(s.runs.size());
             if (y == s.y0) {
                 for (std::size_t i = first; i < s.runs.size(); ++i) s.runs[i].label = f.make(s.next_label++);
             } else {
                 const std::size_t prev = s.row_start[s.row_start.size() - 3];
-                connect<T, true>(in.row(y), in.row(y - 1), s.runs.data() + first, s.runs.size() - first,
+                connect<Rows, true>(in.row(y), in.row(y - 1), s.runs.data() + first, s.runs.size() - first,
                                  s.runs.data() + prev, first - prev, reach, f, s.next_label);
             }
         }
@@ -178,7 +226,7 @@ std::int64_t label(host_view<const T> in, host_view<std::int32_t> out, int conne
         if (a.runs.empty() && s.runs.empty()) continue;
         const std::size_t a_first = a.row_start[a.row_start.size() - 2];
         std::int32_t unused = 0;
-        connect<T, false>(in.row(s.y0), in.row(s.y0 - 1), s.runs.data(), s.row_start[1], a.runs.data() + a_first,
+        connect<Rows, false>(in.row(s.y0), in.row(s.y0 - 1), s.runs.data(), s.row_start[1], a.runs.data() + a_first,
                           a.runs.size() - a_first, reach, f, unused);
     }
 
@@ -194,7 +242,7 @@ std::int64_t label(host_view<const T> in, host_view<std::int32_t> out, int conne
     if (statistics) partial.reserve(static_cast<std::size_t>(n_strips));
     if (statistics)
         for (std::int64_t k = 0; k < n_strips; ++k) partial.emplace_back(static_cast<std::size_t>(count));
-    detail::parallel_for(n_strips, in.pixel_count(), [&](std::int64_t k) {
+    detail::parallel_for(n_strips, pixels, [&](std::int64_t k) {
         const strip& s = strips[k];
         for (std::int64_t y = s.y0; y < s.y1; ++y) {
             std::int32_t* o = out.row(y);
@@ -211,7 +259,7 @@ std::int64_t label(host_view<const T> in, host_view<std::int32_t> out, int conne
                     run_stats& st = partial[k];
                     const std::size_t c = static_cast<std::size_t>(l - 1);
                     const std::int64_t len = r.end - r.begin;
-                    if (st.area[c] == 0) st.value[c] = in.row(y)[r.begin];
+                    if (st.area[c] == 0) st.value[c] = in.value(y, r.begin);
                     st.area[c] += len;
                     st.min_row[c] = std::min(st.min_row[c], y);
                     st.max_row[c] = y + 1;
@@ -259,6 +307,17 @@ std::int64_t label(host_view<const T> in, host_view<std::int32_t> out, int conne
         }
     }
     return count;
+}
+
+template <class T>
+std::int64_t label(host_view<const T> in, host_view<std::int32_t> out, int connectivity, T background,
+                   region_statistics* statistics) {
+    return label_rows(pixel_rows<T>{in, background}, out, connectivity, statistics);
+}
+
+std::int64_t label(const_host_bit_view in, host_view<std::int32_t> out, int connectivity,
+                   region_statistics* statistics) {
+    return label_rows(bit_rows{in}, out, connectivity, statistics);
 }
 
 template std::int64_t label<std::uint8_t>(host_view<const std::uint8_t>, host_view<std::int32_t>, int, std::uint8_t,
