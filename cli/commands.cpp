@@ -13,6 +13,7 @@ int run_orientation(std::span<const std::string_view> arguments);
 int run_spectrum(std::span<const std::string_view> arguments);
 int run_deskew(std::span<const std::string_view> arguments);
 int run_granulometry(std::span<const std::string_view> arguments);
+int run_hit_or_miss(std::span<const std::string_view> arguments);
 
 std::span<const command> commands() {
     static constexpr command table[] = {
@@ -28,6 +29,8 @@ std::span<const command> commands() {
          &run_deskew},
         {"granulometry", "size distribution by linear openings or closings over a range of lengths (CSV)",
          "IMAGE --lengths FIRST:LAST[:STEP] [options]", &run_granulometry},
+        {"hit_or_miss", "binary hit-or-miss of a 0/1 image (non-zero is 1): foreground all 1 and background all 0",
+         "IN OUT --foreground SE --background SE [options]", &run_hit_or_miss},
     };
     return table;
 }

@@ -55,6 +55,43 @@ TEST(BinaryCli, EqualsTheApiOnBinaryData) {
     }
 }
 
+// hit_or_miss: ones whose left neighbour is 0 (foreground the origin, background the pixel to
+// its left, a 3x1 mask file with its origin at the centre), on the CPU, against the C++ API; a
+// missing element is a usage error.
+TEST(BinaryCli, HitOrMissEqualsTheApi) {
+    io_test::scratch_dir dir;
+    host_image<std::uint8_t> img(131, 17), left(3, 1);
+    for (std::int64_t y = 0; y < img.height(); ++y)
+        for (std::int64_t x = 0; x < img.width(); ++x) img.view()(y, x) = ((x * 5 + y * 3) % 7) < 4 ? 1 : 0;
+    left.view()(0, 0) = 1, left.view()(0, 1) = 0, left.view()(0, 2) = 0;
+    io::write_image(dir.file("in.png"), img.view());
+    io::write_image(dir.file("left.png"), left.view());
+    const auto [status, err] = run_cli({"hit_or_miss", dir.file("in.png"), dir.file("out.png"), "--foreground",
+                                        "square:1", "--background", "mask:" + dir.file("left.png"), "--mode",
+                                        "constant", "--cval", "0", "--device", "cpu"},
+                                       dir.file("err.txt"));
+    ASSERT_EQ(status, 0) << err;
+    const any_host_image out = io::read_image(dir.file("out.png"));
+    const host_bit_image bits = pack<std::uint8_t>(img.view());
+    host_bit_image want(img.width(), img.height());
+    hit_or_miss(bits.view(), want.view(), structuring_element::square(1),
+                structuring_element::from_mask({.width = 3, .height = 1, .origin_x = 1, .origin_y = 0, .mask = {1, 0, 0}}),
+                {border_mode::constant, 0});
+    std::int64_t hits = 0;
+    for (std::int64_t y = 0; y < img.height(); ++y)
+        for (std::int64_t x = 0; x < img.width(); ++x) {
+            ASSERT_EQ(out.as<std::uint8_t>()(y, x), want.view()(y, x) ? 1 : 0) << y << "," << x;
+            hits += want.view()(y, x);
+            const bool left_is_zero = x == 0 || img.view()(y, x - 1) == 0;
+            ASSERT_EQ(want.view()(y, x), img.view()(y, x) == 1 && left_is_zero) << y << "," << x;
+        }
+    EXPECT_GT(hits, 0);
+    const auto [missing, missing_err] =
+        run_cli({"hit_or_miss", dir.file("in.png"), dir.file("out.png"), "--foreground", "square:1"}, dir.file("err.txt"));
+    EXPECT_EQ(missing, 2);
+    EXPECT_NE(missing_err.find("needs --background"), std::string::npos) << missing_err;
+}
+
 TEST(BinaryCli, NonBinaryCvalIsOneErrorLine) {
     io_test::scratch_dir dir;
     host_image<std::uint8_t> img(5, 5);
