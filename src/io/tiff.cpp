@@ -455,6 +455,20 @@ bool set_grey_tags(TIFF* tif, std::int64_t width, std::int64_t height, int bits_
            TIFFSetField(tif, TIFFTAG_COMPRESSION, deflate ? COMPRESSION_ADOBE_DEFLATE : COMPRESSION_NONE);
 }
 
+// Writes `height` rows of `row_bytes`, row y filled by fill(y, buffer), and closes the file.
+template <class Fill>
+void write_scanlines(tiff_file& file, std::int64_t height, std::uint64_t row_bytes, Fill fill) {
+    std::vector<std::uint8_t> row(row_bytes);
+    for (std::int64_t y = 0; y < height; ++y) {
+        fill(y, row.data());
+        if (TIFFWriteScanline(file.get(), row.data(), static_cast<std::uint32_t>(y), 0) < 0)
+            file.fail("cannot write row " + std::to_string(y));
+    }
+    if (!TIFFFlush(file.get())) file.fail("cannot write the TIFF file");
+    file.close();
+    if (file.had_error()) file.fail("cannot write the TIFF file");
+}
+
 }  // namespace
 
 void write_tiff_bits(const std::string& path, const_host_bit_view bits) {
@@ -463,19 +477,10 @@ void write_tiff_bits(const std::string& path, const_host_bit_view bits) {
     const std::uint64_t row_bytes = (static_cast<std::uint64_t>(bits.width()) + 7) / 8;
     tiff_file file(path, row_bytes * static_cast<std::uint64_t>(bits.height()) > (std::uint64_t{4000} << 20) ? "w8" : "w");
     partial_output_remover remover(path);
-    TIFF* tif = file.get();
-    if (!set_grey_tags(tif, bits.width(), bits.height(), 1, true, row_bytes,
+    if (!set_grey_tags(file.get(), bits.width(), bits.height(), 1, true, row_bytes,
                        TIFFIsCODECConfigured(COMPRESSION_ADOBE_DEFLATE) != 0))
         file.fail("cannot write the TIFF header");
-    std::vector<std::uint8_t> row(row_bytes);
-    for (std::int64_t y = 0; y < bits.height(); ++y) {
-        msb_first_row(bits, y, row.data());
-        if (TIFFWriteScanline(tif, row.data(), static_cast<std::uint32_t>(y), 0) < 0)
-            file.fail("cannot write row " + std::to_string(y));
-    }
-    if (!TIFFFlush(tif)) file.fail("cannot write the TIFF file");
-    file.close();
-    if (file.had_error()) file.fail("cannot write the TIFF file");
+    write_scanlines(file, bits.height(), row_bytes, [&](std::int64_t y, std::uint8_t* row) { msb_first_row(bits, y, row); });
     remover.commit();
 }
 
@@ -499,16 +504,10 @@ void write_tiff(const std::string& path, const any_host_view& image) {
     if (!tags_set) file.fail("cannot write the TIFF header");
 
     // libtiff's predictor rewrites the row it is given, so each row goes through a copy.
-    std::vector<std::uint8_t> row(row_bytes);
     const auto* pixels = static_cast<const std::uint8_t*>(image.data);
-    for (std::int64_t y = 0; y < image.height; ++y) {
-        std::copy_n(pixels + y * image.stride * sample_bytes, row_bytes, row.data());
-        if (TIFFWriteScanline(tif, row.data(), static_cast<std::uint32_t>(y), 0) < 0)
-            file.fail("cannot write row " + std::to_string(y));
-    }
-    if (!TIFFFlush(tif)) file.fail("cannot write the TIFF file");
-    file.close();
-    if (file.had_error()) file.fail("cannot write the TIFF file");
+    write_scanlines(file, image.height, row_bytes, [&](std::int64_t y, std::uint8_t* row) {
+        std::copy_n(pixels + y * image.stride * sample_bytes, row_bytes, row);
+    });
     remover.commit();
 }
 
