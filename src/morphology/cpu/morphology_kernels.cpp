@@ -288,9 +288,11 @@ void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
         });
         return;
     }
-    // Bands of columns narrow enough that a block of L rows (512 KiB) stays in the L2 cache.
+    // Bands of columns narrow enough that a block of L rows (512 KiB) stays in the L2 cache, and
+    // at least one per thread (short windows would otherwise make the whole width one band).
     constexpr std::int64_t lane_align = 64 / sizeof(T);
-    std::int64_t w = (std::int64_t{512} * 1024 / sizeof(T)) / L;
+    const std::int64_t per_thread = (width + std::max(1, num_threads()) - 1) / std::max(1, num_threads());
+    std::int64_t w = std::min<std::int64_t>((std::int64_t{512} * 1024 / sizeof(T)) / L, per_thread);
     w = std::max(lane_align, w / lane_align * lane_align);
     w = std::min(w, width);
     const std::int64_t bands = (width + w - 1) / w;
