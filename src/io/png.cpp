@@ -167,19 +167,35 @@ void convert_to_grey(const std::vector<std::uint8_t>& decoded, int channels, hos
     }
 }
 
-}  // namespace
-
-any_host_image read_png(const std::string& path, const read_options& options) {
-    input_file file(path);
+// Checks the signature and reads the header of `file` into `session`, ready for transforms.
+png_header start_reading(const std::string& path, input_file& file, png_read_session& session) {
     png_byte signature[png_signature_bytes] = {};
     const bool has_signature = std::fread(signature, 1, png_signature_bytes, file.handle()) == png_signature_bytes &&
                                png_sig_cmp(signature, 0, png_signature_bytes) == 0;
     if (!has_signature) fail(path, "not a PNG file (bad signature)");
-
-    png_read_session session;
     if (!session.png || !session.info) fail(path, "cannot start the PNG decoder (out of memory)");
     png_header header;
     if (!read_header_step(session, file.handle(), header)) fail(path, reason(session, "corrupt PNG header"));
+    return header;
+}
+
+// The bytes of `height` decoded rows of `row_bytes`, refused when the file is too small to hold
+// them compressed (corrupt or truncated) before anything that size is allocated.
+std::uint64_t checked_decoded_bytes(const std::string& path, const input_file& file, const png_header& header,
+                                    std::uint64_t row_bytes) {
+    const std::uint64_t decoded_bytes = checked_pixel_bytes(path, row_bytes, header.height, 1);
+    if (decoded_bytes > file.size() * deflate_max_ratio)
+        fail(path, "declares " + size_text(header.width, header.height) + " pixels, more than its " +
+                       std::to_string(file.size()) + " bytes can hold (corrupt or truncated)");
+    return decoded_bytes;
+}
+
+}  // namespace
+
+any_host_image read_png(const std::string& path, const read_options& options) {
+    input_file file(path);
+    png_read_session session;
+    const png_header header = start_reading(path, file, session);
 
     const bool grey = header.colour_type == PNG_COLOR_TYPE_GRAY;
     if (!grey && !options.to_grey) fail(path, needs_grey_conversion(colour_layout_name(header.colour_type)));
@@ -188,10 +204,7 @@ any_host_image read_png(const std::string& path, const read_options& options) {
     if (!set_transforms_step(session, header, layout)) fail(path, reason(session, "corrupt PNG"));
 
     const std::uint64_t row_bytes = static_cast<std::uint64_t>(header.width) * layout.channels * layout.sample_bytes;
-    const std::uint64_t decoded_bytes = checked_pixel_bytes(path, row_bytes, header.height, 1);
-    if (decoded_bytes > file.size() * deflate_max_ratio)
-        fail(path, "declares " + size_text(header.width, header.height) + " pixels, more than its " +
-                       std::to_string(file.size()) + " bytes can hold (corrupt or truncated)");
+    const std::uint64_t decoded_bytes = checked_decoded_bytes(path, file, header, row_bytes);
 
     const pixel_type type = layout.sample_bytes == 2 ? pixel_type::uint16 : pixel_type::uint8;
     any_host_image image = make_host_image(type, header.width, header.height);
@@ -231,14 +244,8 @@ void write_png(const std::string& path, const any_host_view& image) {
 
 host_bit_image read_png_bits(const std::string& path) {
     input_file file(path);
-    png_byte signature[png_signature_bytes] = {};
-    if (std::fread(signature, 1, png_signature_bytes, file.handle()) != png_signature_bytes ||
-        png_sig_cmp(signature, 0, png_signature_bytes) != 0)
-        fail(path, "not a PNG file (bad signature)");
     png_read_session session;
-    if (!session.png || !session.info) fail(path, "cannot start the PNG decoder (out of memory)");
-    png_header header;
-    if (!read_header_step(session, file.handle(), header)) fail(path, reason(session, "corrupt PNG header"));
+    const png_header header = start_reading(path, file, session);
     if (header.colour_type != PNG_COLOR_TYPE_GRAY || header.bit_depth != 1)
         fail(path, "is a " + std::to_string(header.bit_depth) + "-bit " +
                        (header.colour_type == PNG_COLOR_TYPE_GRAY ? std::string("grey PNG")
@@ -247,11 +254,7 @@ host_bit_image read_png_bits(const std::string& path) {
     if (!set_bit_transforms_step(session)) fail(path, reason(session, "corrupt PNG"));
     const std::uint64_t row_bytes = (static_cast<std::uint64_t>(header.width) + 7) / 8;
     if (png_get_rowbytes(session.png, session.info) != row_bytes) fail(path, "unexpected 1-bit row layout after decoding");
-    const std::uint64_t decoded_bytes = checked_pixel_bytes(path, row_bytes, header.height, 1);
-    if (decoded_bytes > file.size() * deflate_max_ratio)
-        fail(path, "declares " + size_text(header.width, header.height) + " pixels, more than its " +
-                       std::to_string(file.size()) + " bytes can hold (corrupt or truncated)");
-    std::vector<std::uint8_t> decoded(decoded_bytes);
+    std::vector<std::uint8_t> decoded(checked_decoded_bytes(path, file, header, row_bytes));
     std::vector<png_bytep> rows(header.height);
     for (std::uint64_t y = 0; y < header.height; ++y) rows[y] = decoded.data() + y * row_bytes;
     if (!read_pixels_step(session, rows.data())) fail(path, reason(session, "corrupt or truncated PNG data"));
