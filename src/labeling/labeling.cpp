@@ -116,43 +116,47 @@ region_statistics device_region_statistics::download(stream s) const {
 std::int64_t label(const_host_bit_view in, host_view<std::int32_t> out, int connectivity,
                    region_statistics* statistics) {
     validate_shape(in.width(), in.height(), out, connectivity, in.width() * in.height(), "the CPU backend");
-    const auto* bits_begin = static_cast<const char*>(in.first_byte()), *bits_end = static_cast<const char*>(in.last_byte());
-    if (bits_begin < static_cast<const char*>(out.last_byte()) && static_cast<const char*>(out.first_byte()) < bits_end)
-        throw invalid_argument("label: the output must not overlap the input");
+    if (overlaps(in, out)) throw invalid_argument("label: the output must not overlap the input");
     return cpu::label(in, out, connectivity, statistics);
 }
 
-std::int64_t label(const any_host_view& in, host_view<std::int32_t> out, int connectivity, std::uint32_t background,
-                   region_statistics* statistics) {
-    if (in.type == pixel_type::float32) throw invalid_argument(float_input_message());
+namespace {
+
+// labelled(view) with `in` as a typed view of its pixel type; float32 is an invalid_argument.
+template <class AnyView, class Labelled>
+std::int64_t label_typed(const AnyView& in, Labelled labelled) {
     return visit_pixel_type(in.type, [&](auto tag) -> std::int64_t {
         using T = typename decltype(tag)::type;
         if constexpr (label_input<T>)
-            return label<T>(in.as<const T>(), out, connectivity, background, statistics);
+            return labelled(in.template as<const T>());
         else
             throw invalid_argument(float_input_message());
+    });
+}
+
+template <class View>
+using pixel_of = std::remove_const_t<typename View::value_type>;
+
+}  // namespace
+
+std::int64_t label(const any_host_view& in, host_view<std::int32_t> out, int connectivity, std::uint32_t background,
+                   region_statistics* statistics) {
+    return label_typed(in, [&](auto view) {
+        return label<pixel_of<decltype(view)>>(view, out, connectivity, background, statistics);
     });
 }
 
 std::int64_t label(const any_device_view& in, device_view<std::int32_t> out, int connectivity,
                    std::uint32_t background, region_statistics* statistics, stream s) {
-    return visit_pixel_type(in.type, [&](auto tag) -> std::int64_t {
-        using T = typename decltype(tag)::type;
-        if constexpr (label_input<T>)
-            return label<T>(in.as<const T>(), out, connectivity, background, statistics, s);
-        else
-            throw invalid_argument(float_input_message());
+    return label_typed(in, [&](auto view) {
+        return label<pixel_of<decltype(view)>>(view, out, connectivity, background, statistics, s);
     });
 }
 
 std::int64_t label(const any_device_view& in, device_view<std::int32_t> out, int connectivity,
                    std::uint32_t background, device_region_statistics& statistics, stream s) {
-    return visit_pixel_type(in.type, [&](auto tag) -> std::int64_t {
-        using T = typename decltype(tag)::type;
-        if constexpr (label_input<T>)
-            return label<T>(in.as<const T>(), out, connectivity, background, statistics, s);
-        else
-            throw invalid_argument(float_input_message());
+    return label_typed(in, [&](auto view) {
+        return label<pixel_of<decltype(view)>>(view, out, connectivity, background, statistics, s);
     });
 }
 

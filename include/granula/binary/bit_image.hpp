@@ -108,10 +108,11 @@ using const_device_bit_view = bit_view<const bit_word, device_memory>;
 
 template <class W, class U, class Space>
 bool overlaps(const bit_view<W, Space>& a, const bit_view<U, Space>& b) {
-    if (a.empty() || b.empty()) return false;
-    auto a0 = static_cast<const char*>(a.first_byte()), a1 = static_cast<const char*>(a.last_byte());
-    auto b0 = static_cast<const char*>(b.first_byte()), b1 = static_cast<const char*>(b.last_byte());
-    return a0 < b1 && b0 < a1;
+    return detail::views_overlap(a, b);
+}
+template <class W, class U, class Space>
+bool overlaps(const bit_view<W, Space>& a, const image_view<U, Space>& b) {
+    return detail::views_overlap(a, b);
 }
 
 namespace detail {

@@ -95,13 +95,21 @@ using host_view = image_view<T, host_memory>;
 template <class T>
 using device_view = image_view<T, device_memory>;
 
-// True when two views share any byte of memory.
-template <class T, class U, class Space>
-bool overlaps(const image_view<T, Space>& a, const image_view<U, Space>& b) {
+namespace detail {
+// True when two views (anything with empty(), first_byte() and last_byte()) share a byte.
+template <class A, class B>
+bool views_overlap(const A& a, const B& b) {
     if (a.empty() || b.empty()) return false;
     auto a0 = static_cast<const char*>(a.first_byte()), a1 = static_cast<const char*>(a.last_byte());
     auto b0 = static_cast<const char*>(b.first_byte()), b1 = static_cast<const char*>(b.last_byte());
     return a0 < b1 && b0 < a1;
+}
+}  // namespace detail
+
+// True when two views share any byte of memory.
+template <class T, class U, class Space>
+bool overlaps(const image_view<T, Space>& a, const image_view<U, Space>& b) {
+    return detail::views_overlap(a, b);
 }
 
 namespace detail {
