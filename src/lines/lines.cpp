@@ -17,6 +17,7 @@
 #include "granula/morphology/morphology.hpp"
 #include "lines/cpu/lines_cpu.hpp"
 #include "lines/line_plan.hpp"
+#include "lines/scan_lines.hpp"
 #if defined(GRANULA_HAVE_CUDA)
 #include "lines/cuda/lines_cuda.hpp"
 #endif
@@ -126,8 +127,7 @@ detail::line_plan make_plan(std::int64_t width, std::int64_t height, std::span<c
 // footprint's extension only on the axes; fifo and stack are asked for by name and keep theirs.
 std::optional<morphology_op> footprint_equivalent(double angle, const line_params& p) {
     if (p.algorithm != line_algorithm::automatic) return std::nullopt;
-    double a = std::fmod(angle, 180.0);
-    if (a < 0) a += 180.0;
+    const double a = detail::angle_modulo_180(angle);
     const bool axis = a == 0.0 || a == 90.0, diagonal = a == 45.0 || a == 135.0;
     const bool extends_along_line = p.mode.mode == border_mode::nearest || p.mode.mode == border_mode::reflect;
     if (!(axis || (diagonal && !extends_along_line))) return std::nullopt;

@@ -7,6 +7,12 @@
 #include "granula/core/error.hpp"
 
 namespace granula::detail {
+
+double angle_modulo_180(double angle_degrees) {
+    const double a = std::fmod(angle_degrees, 180.0);
+    return a < 0 ? a + 180.0 : a;
+}
+
 namespace {
 
 struct reduced_angle {
@@ -17,8 +23,7 @@ struct reduced_angle {
 reduced_angle reduce(double angle_degrees) {
     if (!std::isfinite(angle_degrees))
         throw invalid_argument("angle must be a finite number of degrees, got " + std::to_string(angle_degrees));
-    double a = std::fmod(angle_degrees, 180.0);
-    if (a < 0) a += 180.0;
+    const double a = angle_modulo_180(angle_degrees);
     const bool steep = a > 45.0 && a < 135.0;
     // Exact slopes on the axes and diagonals, so that the lines there are the footprint lines.
     if (a == 0.0 || a == 90.0) return {steep, 0.0};

@@ -62,6 +62,9 @@ struct scan_lines {
     std::int64_t row_end(std::int64_t c) const { return scan_line_row_end(shift.data(), rows, columns, c); }
 };
 
+// The angle in [0, 180): the lines of θ and θ + 180 are the same.
+double angle_modulo_180(double angle_degrees);
+
 // Throws invalid_argument for a non-finite angle. with_table: fill `shift` (the CUDA backend
 // builds its tables on the device).
 scan_lines make_scan_lines(double angle_degrees, std::int64_t width, std::int64_t height, bool with_table);
