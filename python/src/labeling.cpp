@@ -46,14 +46,19 @@ nb::object statistics_dict(region_statistics&& s) {
 
 using host_labels = nb::ndarray<std::int32_t, nb::ndim<2>, nb::device::cpu>;
 
+// `out` as the labels of a width x height image.
+host_view<std::int32_t> labels_view(host_labels out, std::int64_t width, std::int64_t height) {
+    if (out.shape(0) != static_cast<std::size_t>(height) || out.shape(1) != static_cast<std::size_t>(width) ||
+        out.stride(1) != 1)
+        throw invalid_argument("out must be a C-contiguous int32 array of the image's shape");
+    return host_view<std::int32_t>(out.data(), width, height, out.stride(0));
+}
+
 // Labels a host image into `out` (int32, the image's shape, rows contiguous).
 std::pair<std::int64_t, nb::object> label_host(nb::handle image, host_labels out, int connectivity,
                                                std::uint32_t background, bool statistics, nb::handle intensity) {
     const image_arg in = import_image(image, "image", false);
-    if (out.shape(0) != static_cast<std::size_t>(in.height) || out.shape(1) != static_cast<std::size_t>(in.width) ||
-        out.stride(1) != 1)
-        throw invalid_argument("out must be a C-contiguous int32 array of the image's shape");
-    const host_view<std::int32_t> labels(out.data(), in.width, in.height, out.stride(0));
+    const host_view<std::int32_t> labels = labels_view(out, in.width, in.height);
     region_statistics stats;
     std::int64_t n = 0;
     {
@@ -75,10 +80,7 @@ std::pair<std::int64_t, nb::object> label_bits(std::uintptr_t address, std::int6
                                                std::int64_t stride, host_labels out, int connectivity,
                                                bool statistics) {
     const const_host_bit_view bits(reinterpret_cast<const bit_word*>(address), width, height, stride);
-    if (out.shape(0) != static_cast<std::size_t>(height) || out.shape(1) != static_cast<std::size_t>(width) ||
-        out.stride(1) != 1)
-        throw invalid_argument("out must be a C-contiguous int32 array of the image's shape");
-    const host_view<std::int32_t> labels(out.data(), width, height, out.stride(0));
+    const host_view<std::int32_t> labels = labels_view(out, width, height);
     region_statistics stats;
     std::int64_t n = 0;
     {
