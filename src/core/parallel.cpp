@@ -6,7 +6,7 @@
 // most 2-thread runs. Here pool threads take items from a shared counter when they get to run,
 // the caller takes the rest, and the caller waits only for items in progress, so a late thread
 // costs nothing but its share of the work. The caller's correctness never depends on the pool
-// threads; a child process after fork() starts a pool of its own.
+// threads; a child process after fork() runs everything on its calling thread.
 #include "core/parallel.hpp"
 
 #include <pthread.h>
@@ -93,14 +93,11 @@ private:
     }
 
 public:
-    // In a child after fork() none of the pool's threads exist, and a job the parent ran on
-    // another thread is not the child's: start afresh.
-    void forget_threads() {
-        busy_.store(false);
-        current_.store(nullptr);
-        active_.store(0);
-        started_ = 0;
-    }
+    // In a child after fork() none of the pool's threads exist, and what they held at the fork
+    // stays held: the parent's active_ count, and the internal locks of the atomics' wait and
+    // notify (a child that started a pool of its own still hung in notify_all under load). The
+    // child keeps the pool busy for good, so every parallel_for runs on the calling thread.
+    void serve_no_more() { busy_.store(true); }
 
 private:
     std::atomic<bool> busy_{false};
@@ -114,7 +111,7 @@ private:
 thread_pool& pool() {
     static auto* instance = [] {
         auto* p = new thread_pool;
-        pthread_atfork(nullptr, nullptr, [] { pool().forget_threads(); });
+        pthread_atfork(nullptr, nullptr, [] { pool().serve_no_more(); });
         return p;
     }();
     return *instance;

@@ -121,9 +121,9 @@ TEST(Threads, EveryItemOnceNestedAndConcurrent) {
     EXPECT_EQ(errors.load(), 0);
 }
 
-// A child forked while another thread keeps the pool busy gets a pool of its own: its runs do
-// every item and return (the parent's pool state, copied mid-job, must not stall it).
-TEST(Threads, ForkedChildRunsItsOwnPool) {
+// A child forked while another thread keeps the pool busy runs every item on its calling thread
+// and returns (the parent's pool state, copied mid-job, must not stall it).
+TEST(Threads, ForkedChildRunsItsItems) {
     std::atomic<bool> stop{false};
     std::thread busy([&] {
         std::atomic<std::int64_t> sink{0};
