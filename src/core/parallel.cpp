@@ -94,8 +94,8 @@ private:
 
 public:
     // In a child after fork() none of the pool's threads exist, and what they held at the fork
-    // stays held: the parent's active_ count, and the internal locks of the atomics' wait and
-    // notify (a child that started a pool of its own still hung in notify_all under load). The
+    // stays held: the parent's active_ count, and presumably the internal locks of the atomics'
+    // wait and notify (a child that started a pool of its own still hung under load). The
     // child keeps the pool busy for good, so every parallel_for runs on the calling thread.
     void serve_no_more() { busy_.store(true); }
 
