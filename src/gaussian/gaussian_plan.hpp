@@ -40,15 +40,17 @@ struct axis_plan {
     float cval = 0.0f;
     int order = 0;
     std::int64_t pad = 0;       // extension samples read beyond each end of a line
-    std::vector<float> taps;    // fir: 2 radius + 1 correlation weights, taps[j + radius] for x[k + j]
+    std::vector<float> taps;    // fir, and yvv's two_way middle pixel: 2 radius + 1 correlation weights,
+                                // taps[j + radius] for x[k + j]
     deriche_coeffs deriche{};
     yvv_coeffs yvv{};
+    gaussian_split split = gaussian_split::one_way;  // yvv on the CUDA backend
 };
 
 // Taps of scipy's gaussian_filter1d kernel (correlation weights), radius r.
 std::vector<double> gaussian_fir_taps(double sigma, int order, std::int64_t radius);
 
 axis_plan make_axis_plan(gaussian_method method, double sigma, int order, border_mode mode, double cval,
-                         double truncate, std::int64_t radius);
+                         double truncate, std::int64_t radius, gaussian_split split);
 
 }  // namespace granula::detail

@@ -20,9 +20,10 @@
 #include <cmath>
 #include <type_traits>
 
-#include "core/border_index.hpp"
 #include "core/cuda/check.cuh"
 #include "core/cuda/stream_buffer.cuh"
+#include "gaussian/cuda/line_access.cuh"
+#include "gaussian/cuda/yvv_cuda.hpp"
 
 namespace granula::cuda {
 namespace {
@@ -45,36 +46,6 @@ constexpr int h_tile = h_chunks * chunk;  // samples per tile row
 constexpr int h_halo = 3;                 // one sample before the tile, two after
 constexpr int h_stride = h_tile + h_halo; // odd: the 32 rows of a warp fall in 32 banks
 
-
-// A line of n pixels `step` elements apart, extended by `pad` samples of the border mode on
-// the left and up to total - n - pad on the right. load(k) reads padded position k, clamped
-// to [0, total) (the recursions' start states continue the first and last samples).
-struct line_shape {
-    std::int64_t n, pad, total;
-    border_mode mode;
-    float cval;
-};
-
-template <class T>
-__device__ __forceinline__ float load(const T* line, std::int64_t step, std::int64_t k, const line_shape& g) {
-    k = k < 0 ? 0 : (k >= g.total ? g.total - 1 : k);
-    std::int64_t pos = k - g.pad;
-    if (pos < 0 || pos >= g.n) {
-        pos = granula::detail::border_index(pos, g.n, g.mode);
-        if (pos < 0) return g.cval;
-    }
-    return static_cast<float>(line[pos * step]);
-}
-
-template <class U>
-__device__ __forceinline__ U store_as(float v) {
-    if constexpr (std::is_same_v<U, float>) {
-        return v;
-    } else {
-        const float hi = static_cast<float>(std::numeric_limits<U>::max());
-        return static_cast<U>(fminf(fmaxf(rintf(v), 0.0f), hi));
-    }
-}
 
 // ---- Deriche: the recursion steps (the CPU kernel's arithmetic) -----------------------------------
 struct state {
@@ -375,8 +346,7 @@ void axis_pass(device_view<const T> in, device_view<U> out, const axis_plan& pla
         check_launch("Gaussian fir");  // (a copy from pageable memory has read the taps when it returns)
         return;
     }
-    if (plan.kind != gaussian_kind::deriche)
-        throw unsupported("the CUDA backend runs the fir and deriche methods; yvv runs on the CPU");
+    if (plan.kind == gaussian_kind::yvv) return yvv_pass<T, U>(in, out, plan, axis, s);
     // The padded line rounded up to whole chunks (the extra samples continue the extension).
     const std::int64_t chunks = (n + 2 * plan.pad + chunk - 1) / chunk;
     const line_shape g{n, plan.pad, chunks * chunk, plan.mode, plan.cval};
