@@ -141,10 +141,10 @@ yvv_coeffs make_yvv(double sigma, bool v2002, std::int64_t& decay) {
     double b[4];
     yvv_coefficients(sigma, v2002, b);
     yvv_coeffs c{};
-    c.B = static_cast<float>(b[0]);
-    c.b1 = static_cast<float>(b[1]);
-    c.b2 = static_cast<float>(b[2]);
-    c.b3 = static_cast<float>(b[3]);
+    c.B = b[0];
+    c.b1 = b[1];
+    c.b2 = b[2];
+    c.b3 = b[3];
     // Decay length: where the causal impulse response's remaining mass falls below tolerance.
     std::vector<double> h;
     {
@@ -170,7 +170,7 @@ yvv_coeffs make_yvv(double sigma, bool v2002, std::int64_t& decay) {
             w[i] = c.b1 * w[i - 1] + c.b2 * w[i - 2] + c.b3 * w[i - 3];
         std::vector<double> v(static_cast<std::size_t>(K + 6), 0.0);
         for (std::int64_t i = K + 2; i >= 3; --i) v[i] = c.B * w[i] + c.b1 * v[i + 1] + c.b2 * v[i + 2] + c.b3 * v[i + 3];
-        for (int i = 0; i < 3; ++i) c.m[i][j] = static_cast<float>(v[static_cast<std::size_t>(3 + i)]);
+        for (int i = 0; i < 3; ++i) c.m[i][j] = v[static_cast<std::size_t>(3 + i)];
     }
     return c;
 }

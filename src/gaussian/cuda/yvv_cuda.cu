@@ -1,13 +1,14 @@
 // CUDA Young-van Vliet: the seed paper's schemes (Lee et al. 2014), kept to reproduce its
 // measurements. The lines of an axis are taken 32 per block, threadIdx.x the line, so the
-// scratch line w[k * lines + line] is read and written coalesced along either axis.
+// scratch line w[k * lines + line] is read and written coalesced along either axis. The
+// recursion runs in double, as on the CPU (gaussian_plan.hpp says why).
 //   one_way        one thread per line runs the CPU's sequential recursion: causal from the
 //                  padded line's first sample, anticausal from Triggs-Sdika's start.
 //   two_way_exact  two threads per line (threadIdx.y), split at the middle m. The right half
 //                  runs the causal recursion from a zero state while the left runs it from the
 //                  border, then adds the zero-input response of the left's last three outputs;
 //                  the anticausal recursion is handed over the same way, right to left. By
-//                  linearity this is the sequential result up to float rounding.
+//                  linearity this is the sequential result up to rounding.
 //   two_way        the paper's Algorithm 1: the left half runs causal then anticausal, the
 //                  right half anticausal then causal, each first recursion from its own end;
 //                  the middle pixel is the sampled Gaussian and starts both second recursions
@@ -35,27 +36,28 @@ constexpr int lines_per_block = 32;
 
 // The recursion's last three outputs, newest first.
 struct yvv_state {
-    float v1, v2, v3;
+    double v1, v2, v3;
 };
 
-__device__ __forceinline__ float advance(const yvv_coeffs& c, float x, yvv_state& s) {
-    const float v = c.B * x + c.b1 * s.v1 + c.b2 * s.v2 + c.b3 * s.v3;
+__device__ __forceinline__ double advance(const yvv_coeffs& c, double x, yvv_state& s) {
+    const double v = c.B * x + c.b1 * s.v1 + c.b2 * s.v2 + c.b3 * s.v3;
     s.v3 = s.v2, s.v2 = s.v1, s.v1 = v;
     return v;
 }
 
 // One step of the zero-input response: what a state handed across the split adds to a half
 // that ran from a zero state.
-__device__ __forceinline__ float decay(const yvv_coeffs& c, yvv_state& s) {
-    const float v = c.b1 * s.v1 + c.b2 * s.v2 + c.b3 * s.v3;
+__device__ __forceinline__ double decay(const yvv_coeffs& c, yvv_state& s) {
+    const double v = c.b1 * s.v1 + c.b2 * s.v2 + c.b3 * s.v3;
     s.v3 = s.v2, s.v2 = s.v1, s.v1 = v;
     return v;
 }
 
 // Triggs-Sdika: the anticausal start from the causal outputs' last three deviations from the
 // steady state u of the input beyond the end.
-__device__ __forceinline__ yvv_state anticausal_start(const yvv_coeffs& c, float u, float w0, float w1, float w2) {
-    const float e0 = w0 - u, e1 = w1 - u, e2 = w2 - u;
+__device__ __forceinline__ yvv_state anticausal_start(const yvv_coeffs& c, double u, double w0, double w1,
+                                                      double w2) {
+    const double e0 = w0 - u, e1 = w1 - u, e2 = w2 - u;
     return {u + c.m[0][0] * e0 + c.m[0][1] * e1 + c.m[0][2] * e2, u + c.m[1][0] * e0 + c.m[1][1] * e1 + c.m[1][2] * e2,
             u + c.m[2][0] * e0 + c.m[2][1] * e1 + c.m[2][2] * e2};
 }
@@ -68,7 +70,7 @@ struct yvv_lines {
     std::int64_t out_step, out_line_step;
     std::int64_t lines;
     line_shape g;  // total = n + 2 pad
-    float* w;      // the first recursion's results (two_way_exact: also the handed-over states)
+    double* w;     // the first recursion's results (two_way_exact: also the handed-over states)
 };
 
 template <class T, class U, gaussian_split Split>
@@ -80,10 +82,10 @@ __global__ void __launch_bounds__(2 * lines_per_block)
     const std::int64_t n = a.g.n, pad = a.g.pad, nt = a.g.total, lines = a.lines, mid = pad + n / 2;
     const T* src = a.in + (active ? line : 0) * a.in_line_step;
     U* dst = a.out + (active ? line : 0) * a.out_line_step;
-    float* w = a.w + (active ? line : 0);
-    auto x = [&](std::int64_t k) { return load(src, a.in_step, k, a.g); };
-    auto put = [&](std::int64_t k, float v) {
-        if (k >= pad && k < pad + n) dst[(k - pad) * a.out_step] = store_as<U>(v);
+    double* w = a.w + (active ? line : 0);
+    auto x = [&](std::int64_t k) { return static_cast<double>(load(src, a.in_step, k, a.g)); };
+    auto put = [&](std::int64_t k, double v) {
+        if (k >= pad && k < pad + n) dst[(k - pad) * a.out_step] = store_as<U>(static_cast<float>(v));
     };
     if constexpr (Split == gaussian_split::one_way) {
         if (!active) return;
@@ -106,7 +108,7 @@ __global__ void __launch_bounds__(2 * lines_per_block)
         if (active && !left) {
             yvv_state s = anticausal_start(c, x(nt - 1), w[(nt - 1) * lines], w[(nt - 2) * lines], w[(nt - 3) * lines]);
             for (std::int64_t k = nt - 1; k >= mid; --k) {
-                const float v = advance(c, w[k * lines], s);
+                const double v = advance(c, w[k * lines], s);
                 put(k, v);
                 if (k < mid + 3) w[k * lines] = v;  // the state the left half takes over
             }
@@ -120,22 +122,22 @@ __global__ void __launch_bounds__(2 * lines_per_block)
             for (std::int64_t k = mid - 1; k >= pad; --k) put(k, w[k * lines] + decay(c, s));
         }
     } else {
-        __shared__ float middle[lines_per_block];
+        __shared__ double middle[lines_per_block];
         if (active && left) {
             yvv_state s{x(0), x(0), x(0)};
             for (std::int64_t k = 0; k < mid; ++k) w[k * lines] = advance(c, x(k), s);
         } else if (active) {
             const line_shape around{n, radius, n + 2 * radius, a.g.mode, a.g.cval};
-            float sum = 0;
+            double sum = 0;
             for (std::int64_t j = -radius; j <= radius; ++j)
-                sum += taps[j + radius] * load(src, a.in_step, n / 2 + j + radius, around);
+                sum += taps[j + radius] * static_cast<double>(load(src, a.in_step, n / 2 + j + radius, around));
             middle[threadIdx.x] = sum;
             yvv_state s{x(nt - 1), x(nt - 1), x(nt - 1)};
             for (std::int64_t k = nt - 1; k > mid; --k) w[k * lines] = advance(c, x(k), s);
         }
         __syncthreads();
         if (!active) return;
-        const float p = middle[threadIdx.x];
+        const double p = middle[threadIdx.x];
         yvv_state s{p, p, p};
         if (left) {
             for (std::int64_t k = mid - 1; k >= pad; --k) put(k, advance(c, w[k * lines], s));
@@ -153,10 +155,10 @@ void yvv_pass(device_view<const T> in, device_view<U> out, const detail::axis_pl
     const bool columns = axis == 0;
     const std::int64_t n = columns ? in.height() : in.width(), lines = columns ? in.width() : in.height();
     const line_shape g{n, plan.pad, n + 2 * plan.pad, plan.mode, plan.cval};
-    stream_buffer scratch(static_cast<std::size_t>(lines * g.total) * sizeof(float), s, scratch_what);
+    stream_buffer scratch(static_cast<std::size_t>(lines * g.total) * sizeof(double), s, scratch_what);
     const yvv_lines<T, U> a{in.data(),   columns ? in.stride() : 1,  columns ? 1 : in.stride(),
                             out.data(),  columns ? out.stride() : 1, columns ? 1 : out.stride(),
-                            lines,       g,                          scratch.as<float>()};
+                            lines,       g,                          scratch.as<double>()};
     const auto grid = static_cast<unsigned>((lines + lines_per_block - 1) / lines_per_block);
     switch (plan.split) {
     case gaussian_split::one_way:
