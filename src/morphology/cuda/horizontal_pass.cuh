@@ -24,6 +24,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "core/border_index.hpp"
 #include "granula/core/device.hpp"
@@ -681,6 +682,219 @@ __global__ void __launch_bounds__(tuning_policy::horizontal_row_threads, 1) hori
     }
 }
 
+// ---- Tile-independent whole-row kernel (experiment) ----
+// Both block-wide scans of one tile at once: S over threads in decreasing order, F in increasing
+// order. (s, sf) and (f, ff) are each thread's run aggregate and boundary flag; on return they
+// hold the carry into the run (everything before it in scan order back to the nearest
+// boundary, starting from the tile carries). The tile carries are the min over the partial
+// values each warp left in red[0] (S) and red[1] (F).
+template <class V>
+struct scan_scratch {
+    typename V::mem v[2][32], c[2][32], red[2][32];
+    int f[2][32];
+};
+
+template <class V, class Op>
+__device__ __forceinline__ void block_carries(typename V::word& s, int sf, typename V::word& f, int ff,
+                                              scan_scratch<V>& sc) {
+    using word = typename V::word;
+    const unsigned all = 0xffffffffu;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    const word id = Op::identity();
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const word os = V::unpack(__shfl_down_sync(all, V::pack(s), d));
+        const int osf = __shfl_down_sync(all, sf, d);
+        const word of = V::unpack(__shfl_up_sync(all, V::pack(f), d));
+        const int off = __shfl_up_sync(all, ff, d);
+        if (lane + d < 32) {
+            if (!sf) s = Op::apply(os, s);
+            sf |= osf;
+        }
+        if (lane >= d) {
+            if (!ff) f = Op::apply(of, f);
+            ff |= off;
+        }
+    }
+    word es = V::unpack(__shfl_down_sync(all, V::pack(s), 1));
+    int esf = __shfl_down_sync(all, sf, 1);
+    word ef = V::unpack(__shfl_up_sync(all, V::pack(f), 1));
+    int eff = __shfl_up_sync(all, ff, 1);
+    if (lane == 31) {
+        es = id;
+        esf = 0;
+    }
+    if (lane == 0) {
+        ef = id;
+        eff = 0;
+        sc.v[0][warp] = V::pack(s);
+        sc.f[0][warp] = sf;
+    }
+    if (lane == 31) {
+        sc.v[1][warp] = V::pack(f);
+        sc.f[1][warp] = ff;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        // Lane l takes the l-th warp in each scan order: nw - 1 - l for S, l for F.
+        const int ws = nw - 1 - lane;
+        word vs = lane < nw ? V::unpack(sc.v[0][ws]) : id, vf = lane < nw ? V::unpack(sc.v[1][lane]) : id;
+        int fs = lane < nw ? sc.f[0][ws] : 0, fl = lane < nw ? sc.f[1][lane] : 0;
+        word ts = lane < nw ? V::unpack(sc.red[0][lane]) : id, tf = lane < nw ? V::unpack(sc.red[1][lane]) : id;
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+            ts = Op::apply(ts, V::unpack(__shfl_xor_sync(all, V::pack(ts), d)));
+            tf = Op::apply(tf, V::unpack(__shfl_xor_sync(all, V::pack(tf), d)));
+            const word os = V::unpack(__shfl_up_sync(all, V::pack(vs), d));
+            const int ofs = __shfl_up_sync(all, fs, d);
+            const word of = V::unpack(__shfl_up_sync(all, V::pack(vf), d));
+            const int ofl = __shfl_up_sync(all, fl, d);
+            if (lane >= d) {
+                if (!fs) vs = Op::apply(os, vs);
+                fs |= ofs;
+                if (!fl) vf = Op::apply(of, vf);
+                fl |= ofl;
+            }
+        }
+        word xs = V::unpack(__shfl_up_sync(all, V::pack(vs), 1)), xf = V::unpack(__shfl_up_sync(all, V::pack(vf), 1));
+        int xsf = __shfl_up_sync(all, fs, 1), xff = __shfl_up_sync(all, fl, 1);
+        if (lane == 0) {
+            xs = xf = id;
+            xsf = xff = 0;
+        }
+        if (lane < nw) {
+            sc.c[0][ws] = V::pack(xsf ? xs : Op::apply(ts, xs));
+            sc.c[1][lane] = V::pack(xff ? xf : Op::apply(tf, xf));
+        }
+    }
+    __syncthreads();
+    s = esf ? es : Op::apply(V::unpack(sc.c[0][warp]), es);
+    f = eff ? ef : Op::apply(V::unpack(sc.c[1][warp]), ef);
+}
+
+// Tiles of blockDim * row_run outputs are independent: the carry into a tile's S scan is the
+// min from the tile's end to the end of that segment, the carry into its F scan the min from
+// the start of the segment to the tile's first F position, both under L words, reduced
+// directly. S stays in registers (no S array: half the shared memory), and the only barriers
+// are one after the load and the two of block_carries per tile.
+template <class T, bool Max>
+__global__ void __launch_bounds__(tuning_policy::horizontal_row_threads, 1) horizontal_tile_kernel(const rargs<T> a) {
+    using V = typename hword<T>::type;
+    using Op = word_op<V, Max>;
+    using word = typename V::word;
+    using mem = typename V::mem;
+    constexpr int P = V::P, E = row_run;
+    extern __shared__ std::uint32_t sm[];
+    const int n = a.n, L = a.L, NE = a.NE, before = a.before, TS = blockDim.x * E;
+    const int NS = (n + E - 1) / E * E;
+    mem* ext = reinterpret_cast<mem*>(sm);  // extended row, then E identity words: t at rpad(t)
+    __shared__ scan_scratch<V> sc;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const word id = Op::identity();
+    const mem pad = V::splat_mem(a.pad);
+    const i64 groups = (a.height + P - 1) / P;
+    if (tid < E) ext[rpad(NE + tid)] = V::pack(id);
+    for (i64 grp = blockIdx.x; grp < groups; grp += gridDim.x) {
+        const i64 row0 = grp * P;
+        for (int c0 = tid * E; c0 < n; c0 += TS) {
+            mem cw[E];
+            load_unit(a, row0, c0, cw);
+            const run_ptr<mem> dst(ext, before + c0);
+            if (c0 + E <= n) {
+#pragma unroll
+                for (int j = 0; j < E; ++j) dst[j] = cw[j];
+            } else {
+#pragma unroll
+                for (int j = 0; j < E; ++j)
+                    if (c0 + j < n) dst[j] = cw[j];
+            }
+        }
+        // Border words straight from the image (no barrier between the row and its border).
+        auto border = [&](int t) {
+            const i64 idx = granula::detail::border_index(t - before, n, a.mode);
+            mem x = pad;
+            if (idx >= 0) {
+                x = mem{};
+                for (int k = 0; k < P; ++k)
+                    if (row0 + k < a.height) x = V::put(x, k, load_ro(a.in + (row0 + k) * a.in_stride + idx));
+            }
+            ext[rpad(t)] = x;
+        };
+        for (int t = tid; t < before; t += blockDim.x) border(t);
+        for (int t = before + n + tid; t < NE; t += blockDim.x) border(t);
+        __syncthreads();
+        for (int X0 = 0; X0 < NS; X0 += TS) {
+            // Tile carries: S from min(X0 + TS, NS) to its segment's end, F from the segment
+            // start of X0 + L - 1 to it.
+            {
+                const int hs = min(X0 + TS, NS), es = min(NE, ((hs - 1) / L + 1) * L);
+                const int ff = X0 + L - 1, bf = ff / L * L;
+                word cs = id, cf = id;
+                for (int t = hs + tid; t < es; t += blockDim.x) cs = Op::apply(cs, V::unpack(ext[rpad(t)]));
+                for (int t = bf + tid; t < ff; t += blockDim.x) cf = Op::apply(cf, V::unpack(ext[rpad(t)]));
+#pragma unroll
+                for (int d = 16; d > 0; d >>= 1) {
+                    cs = Op::apply(cs, V::unpack(__shfl_xor_sync(0xffffffffu, V::pack(cs), d)));
+                    cf = Op::apply(cf, V::unpack(__shfl_xor_sync(0xffffffffu, V::pack(cf), d)));
+                }
+                if (lane == 0) {
+                    sc.red[0][warp] = V::pack(cs);
+                    sc.red[1][warp] = V::pack(cf);
+                }
+            }
+            const int x0 = X0 + tid * E;
+            const bool active = x0 < NS;
+            const int rx = active ? x0 % L : 0;
+            // S over x0 + j (segment ends where x0 + j + 1 is a multiple of L), kept packed.
+            mem s[E];
+            unsigned ends = 0;
+            word vs;
+            {
+                word v[E];
+#pragma unroll
+                for (int j = 0; j < E; ++j) v[j] = active ? V::unpack(ext[rpad(x0) + j]) : id;
+                if (active)
+                    for (int j = L - 1 - rx; j < E; j += L) ends |= 1u << j;
+#pragma unroll
+                for (int j = E - 2; j >= 0; --j)
+                    if (!(ends >> j & 1u)) v[j] = Op::apply(v[j], v[j + 1]);
+#pragma unroll
+                for (int j = 0; j < E; ++j) s[j] = V::pack(v[j]);
+                vs = v[0];
+            }
+            // F over t = x0 + L - 1 + j (segments start where t is a multiple of L).
+            mem fw[E];
+            unsigned starts = 0;
+            word vf;
+            {
+                word v[E];
+                const run_ptr<const mem> src(ext, x0 + L - 1);
+#pragma unroll
+                for (int j = 0; j < E; ++j) v[j] = active ? V::unpack(src[j]) : id;
+                const int rt = rx == 0 ? L - 1 : rx - 1;  // (x0 + L - 1) % L
+                if (active)
+                    for (int j = rt == 0 ? 0 : L - rt; j < E; j += L) starts |= 1u << j;
+#pragma unroll
+                for (int j = 1; j < E; ++j)
+                    if (!(starts >> j & 1u)) v[j] = Op::apply(v[j - 1], v[j]);
+#pragma unroll
+                for (int j = 0; j < E; ++j) fw[j] = V::pack(v[j]);
+                vf = v[E - 1];
+            }
+            block_carries<V, Op>(vs, ends != 0, vf, starts != 0, sc);
+            const int last = ends ? 31 - __clz(ends) : -1, first = starts ? __ffs(starts) - 1 : E;
+            mem out[E];
+#pragma unroll
+            for (int j = 0; j < E; ++j) {
+                const word sj = j > last ? Op::apply(V::unpack(s[j]), vs) : V::unpack(s[j]);
+                const word fj = j < first ? Op::apply(vf, V::unpack(fw[j])) : V::unpack(fw[j]);
+                out[j] = V::pack(Op::apply(sj, fj));
+            }
+            store_unit(a, row0, x0, out);
+        }
+    }
+}
+
 // Dynamic shared memory of the whole-row kernel: the extended row with its identity run, and S.
 inline std::size_t row_kernel_smem(i64 n, i64 L) {
     const i64 NS = (n + row_run - 1) / row_run * row_run;
@@ -720,6 +934,24 @@ bool run_rows(device_view<const T> in, device_view<T> out, const pass_params<T>&
     a.pad = p.pad;
     a.in_aligned = aligned16(in.data(), in.stride() * static_cast<i64>(sizeof(T)));
     a.out_aligned = aligned16(out.data(), out.stride() * static_cast<i64>(sizeof(T)));
+    // EXPERIMENT: GRANULA_HROW=0 the old kernel, =N (32..1024) the tile kernel with at most N threads.
+    const char* env = std::getenv("GRANULA_HROW");
+    const int variant = env ? std::atoi(env) : 512;
+    constexpr int P = hword<T>::type::P;
+    const i64 groups = (a.height + P - 1) / P;
+    if (variant > 0) {
+        const std::size_t tsmem = static_cast<std::size_t>(rpad(static_cast<int>(n + L - 1 + row_run)) + 1) * 4;
+        const int threads = static_cast<int>(std::clamp<i64>((a.n + row_run * 32 - 1) / (row_run * 32) * 32, 32, variant));
+        auto kernel = horizontal_tile_kernel<T, Max>;
+        check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(tsmem)),
+                   "cudaFuncSetAttribute");
+        int per = 0;
+        check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, threads, tsmem), "occupancy");
+        const unsigned grid = static_cast<unsigned>(std::min<i64>(groups, i64{sms} * std::max(per, 1) * (env && std::getenv("GRANULA_HROW_PERSIST") ? 1 : 64)));
+        kernel<<<grid, threads, tsmem, stream>>>(a);
+        check_launch("horizontal_tile_kernel");
+        return true;
+    }
     // Two blocks per multiprocessor where shared memory allows (the phases of one overlap the
     // other's); one block of twice the threads otherwise.
     const bool two = 2 * (smem + static_smem + 1024) <= static_cast<std::size_t>(per_sm);
@@ -728,8 +960,6 @@ bool run_rows(device_view<const T> in, device_view<T> out, const pass_params<T>&
     auto kernel = horizontal_row_kernel<T, Max>;
     check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
                "cudaFuncSetAttribute");
-    constexpr int P = hword<T>::type::P;
-    const i64 groups = (a.height + P - 1) / P;
     const unsigned grid = static_cast<unsigned>(std::min<i64>(groups, i64{sms} * 64));
     kernel<<<grid, threads, smem, stream>>>(a);
     check_launch("horizontal_row_kernel");
