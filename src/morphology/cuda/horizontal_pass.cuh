@@ -1,5 +1,5 @@
 // Horizontal min/max pass: van Herk/Gil-Werman along rows (see vhgw.cuh), by one of two kernels.
-// Where a row group and its border extension fit in shared memory (uint8 rows up to about 27000
+// Where a row group and its border extension fit in shared memory (rows up to about 56000
 // columns for short windows), the whole-row kernel further down: one read and one write of the
 // image whatever L. Otherwise the tiled kernel described here, whose halo of L - 1 columns per
 // tile and coarse pass for L > 2 * max_chunk (one more read of the image) made L >= 255 cost
@@ -356,10 +356,10 @@ void dispatch_chunk(const hargs<T>& a, const line_geometry& g, cudaStream_t stre
 // words, so no run tests its bounds word by word.
 //
 // Measured (H200, bench_gpu_morphology, erosion, L = 3 .. 1001), 16384^2 uint8 and 8192^2
-// float32: 0.31-0.32 and 0.23-0.25 ms, flat in L. The kernel this replaces stored S in shared
-// memory (139 KB for 16384 uint8 columns: one 1024-thread block per SM), chained tile carries
-// and reduced the initial carries in one thread: eight barriers per row group, 0.40-0.41 and
-// 0.28-0.29 ms; Nsight Compute had it latency-bound between the phases of the single block
+// float32: 0.31-0.32 and 0.20-0.22 ms, flat in L (2.4-2.5x and 1.6-1.7x a copy). The kernel
+// this replaces stored S in shared memory (139 KB for 16384 uint8 columns: one 1024-thread block
+// per SM), chained tile carries and reduced the initial carries in one thread: eight barriers per
+// row group, 0.40-0.41 and 0.28-0.29 ms; Nsight Compute had it latency-bound between the phases of the single block
 // (issue slots 50% busy, DRAM 27%). Also tried there without gain: a cp.async copy of the next
 // row group into a third shared-memory area, 17- or 19-word runs that are conflict-free without
 // padding, and the output staged through shared memory.

@@ -48,7 +48,7 @@ struct tuning_policy {
     // resident (64 registers each). 16-word runs are one 16-byte vector per row and run for
     // uint8. Measured with at most 1024 / 512 / 256 threads, 16384^2 uint8 L = 3..1001:
     // 0.35-0.37 / 0.31-0.32 / 0.31-0.33 ms (one, two, three blocks per SM: 72 KB of shared
-    // memory each); 8192^2 float32: 0.23-0.25 / 0.23-0.25 / 0.20-0.22 ms (four 256-thread blocks).
+    // memory each); 8192^2 float32: 0.23-0.25 / 0.23-0.25 / 0.20-0.22 ms.
     static constexpr int horizontal_row_run = 16;
     static constexpr int horizontal_row_min_threads = 256;
     static constexpr int horizontal_row_threads = 1024;
