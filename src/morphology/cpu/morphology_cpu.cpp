@@ -3,6 +3,7 @@
 #include "morphology/cpu/morphology_cpu.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -12,7 +13,9 @@
 #include "core/parallel.hpp"
 #include "core/simd_dispatch.hpp"
 #include "morphology/cpu/morphology_kernels.hpp"
+#include "morphology/cpu/stream_kernels.hpp"
 #include "morphology/element_plan.hpp"
+#include "morphology/shift_program.hpp"
 
 namespace granula::cpu {
 namespace {
@@ -272,12 +275,27 @@ void erode_or_dilate_general(host_view<const T> in, host_view<T> out, const stru
     }
 }
 
+// The shift program of a line made of runs swept along a periodic line (slopes p/q, q > 1);
+// a line of one diagonal segment keeps its single sheared pass (4.2 ms against 4.4 for the
+// program at 255 pixels).
+std::optional<detail::shift_program> line_program(const structuring_element& footprint, bool maximum) {
+    const auto& terms = footprint.decomposition();
+    if (terms.size() == 1 && terms[0].segments.size() == 1) return std::nullopt;
+    return detail::plan_line_program(footprint, maximum);
+}
+
 template <class T>
 void erode_or_dilate(host_view<const T> in, host_view<T> out, const structuring_element& footprint, bool maximum,
                      border mode) {
     const auto& terms = footprint.decomposition();
     if (footprint.separable()) {
         erode_or_dilate_separable<T>(in, out, footprint, maximum, mode);
+    } else if (const auto program = line_program(footprint, maximum)) {
+        // A line at an angle other than the axes and diagonals: a shift program over rows in
+        // cache (line:255:30 on 4096x4096 uint8, one thread: 10.1 -> 5.5 ms, CPU time).
+        const T pad =
+            mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : detail::neutral_value<T>(maximum);
+        GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, out, *program, mode.mode, pad);
     } else if (terms.size() == 1 && terms[0].offset_x == 0 && terms[0].offset_y == 0 &&
                terms[0].segments.size() == 1 &&
                (mode.mode == border_mode::ignore || mode.mode == border_mode::constant)) {
