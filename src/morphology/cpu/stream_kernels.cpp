@@ -27,6 +27,9 @@ template <class T>
 constexpr std::int64_t strip = 128 / sizeof(T);
 #endif
 
+// Source rows fetched this many steps before they are copied (2 to 8 measured alike).
+constexpr std::int64_t source_prefetch_rows = 4;
+
 // Ring bytes of one task: about the L2 cache.
 constexpr std::int64_t ring_budget = std::int64_t{1} << 21;
 
@@ -160,6 +163,13 @@ void run(host_view<const T> in, host_view<T> out, const detail::shift_program& p
         const std::int64_t inside_end = std::clamp<std::int64_t>(width, inside_begin, sx1);
         const auto load_source = [&](std::int64_t y) {
             T* row = row_of(0, y);
+            // The rows are read from memory a step each, between steps that work in the cache:
+            // fetching them a few steps ahead halved this copy's time (1.1 -> 0.55 ms).
+            if (const std::int64_t ahead = y + source_prefetch_rows; ahead >= 0 && ahead < height) {
+                const char* bytes = reinterpret_cast<const char*>(in.row(ahead) + inside_begin);
+                for (std::int64_t b = 0; b < (inside_end - inside_begin) * static_cast<std::int64_t>(sizeof(T)); b += 64)
+                    __builtin_prefetch(bytes + b);
+            }
             const std::int64_t ys = detail::border_index(y, height, mode);
             if (ys < 0) {
                 std::fill_n(row, stride[0], pad);
