@@ -30,10 +30,28 @@ struct shift_read {
     friend auto operator<=>(const shift_read&, const shift_read&) = default;
 };
 
-struct shift_program {
+struct shift_stage {
+    std::vector<shift_read> reads;
     bool maximum = false;
-    std::vector<std::vector<shift_read>> stages;  // stage k + 1's reads; the last is the result
+    // Pixels of this stage off the image are replaced by the next operation's outside value:
+    // the end of an opening's erosion, where its dilation starts (border ignore or constant).
+    bool clip_to_image = false;
 };
+
+struct shift_program {
+    std::vector<shift_stage> stages;  // stage k + 1; the last is the result
+};
+
+// An opening (closing) as one program: `second` reads the end of `first`, clipped to the image.
+inline shift_program fused(shift_program first, const shift_program& second) {
+    const int base = static_cast<int>(first.stages.size());
+    first.stages.back().clip_to_image = true;
+    for (shift_stage stage : second.stages) {
+        for (auto& r : stage.reads) r.stage += base;
+        first.stages.push_back(std::move(stage));
+    }
+    return first;
+}
 
 // A recurring pair must occur at least this often to get a stage of its own (a stage costs two
 // loads and a store per vector, and saves one load per occurrence).
@@ -67,9 +85,8 @@ inline std::optional<shift_program> plan_line_program(const structuring_element&
     base.erase(std::unique(base.begin(), base.end()), base.end());
 
     shift_program program;
-    program.maximum = maximum;
     const auto add_stage = [&](std::vector<shift_read> reads) {
-        program.stages.push_back(std::move(reads));
+        program.stages.push_back({std::move(reads), maximum});
         return static_cast<int>(program.stages.size());
     };
     // Shared pairs, greedily: the (stage, stage, displacement) matching the most disjoint pairs

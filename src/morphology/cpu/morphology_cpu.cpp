@@ -292,10 +292,10 @@ void erode_or_dilate(host_view<const T> in, host_view<T> out, const structuring_
         erode_or_dilate_separable<T>(in, out, footprint, maximum, mode);
     } else if (const auto program = line_program(footprint, maximum)) {
         // A line at an angle other than the axes and diagonals: a shift program over rows in
-        // cache (line:255:30 on 4096x4096 uint8, one thread: 10.1 -> 5.5 ms, CPU time).
+        // cache (line:255:30 on 4096x4096 uint8, one thread: 10.1 -> 5.1 ms CPU time).
         const T pad =
             mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : detail::neutral_value<T>(maximum);
-        GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, out, *program, mode.mode, pad);
+        GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, out, *program, mode.mode, pad, pad);
     } else if (terms.size() == 1 && terms[0].offset_x == 0 && terms[0].offset_y == 0 &&
                terms[0].segments.size() == 1 &&
                (mode.mode == border_mode::ignore || mode.mode == border_mode::constant)) {
@@ -343,6 +343,22 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
         if (first.separable() && second.separable()) {
             open_or_close_separable<T>(in, out, first, second, closing, mode);
             return;
+        }
+        if (mode.mode == border_mode::ignore || mode.mode == border_mode::constant) {
+            // Lines off the axes (the diagonals too): both stages as one shift program, the
+            // image read and written once, no intermediate image (opening by line(101, 45) on
+            // 4096x4096 uint8, one thread: 7.5 -> 5.8 ms CPU time).
+            const auto a = detail::plan_line_program(first, closing);
+            const auto b = detail::plan_line_program(second, !closing);
+            if (a && b) {
+                const auto pad_of = [&](bool maximum) {
+                    return mode.mode == border_mode::constant ? static_cast<T>(mode.cval)
+                                                              : detail::neutral_value<T>(maximum);
+                };
+                GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, out, detail::fused(*a, *b), mode.mode,
+                                             pad_of(closing), pad_of(!closing));
+                return;
+            }
         }
         host_image<T> tmp(in.width(), in.height());
         erode_or_dilate<T>(in, tmp.view(), first, closing, mode);

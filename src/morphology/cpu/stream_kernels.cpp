@@ -87,7 +87,7 @@ std::vector<stage_layout> layout_of(const detail::shift_program& program) {
     std::vector<bool> seen(count, false);
     seen[count - 1] = true;
     for (std::size_t c = count - 1; c >= 1; --c)
-        for (const auto& r : program.stages[c - 1]) {
+        for (const auto& r : program.stages[c - 1].reads) {
             const auto j = static_cast<std::size_t>(r.stage);
             const stage_layout& k = s[c];
             const stage_layout wanted{k.lead + r.dy, k.low + r.dy, k.high + r.dy, k.left + r.dx, k.right + r.dx, 1};
@@ -102,15 +102,18 @@ std::vector<stage_layout> layout_of(const detail::shift_program& program) {
     // Ring: from the oldest row a consumer reads at a step to the newest made.
     std::vector<std::int64_t> oldest(count, std::numeric_limits<std::int64_t>::max());
     for (std::size_t c = 1; c < count; ++c)
-        for (const auto& r : program.stages[c - 1])
+        for (const auto& r : program.stages[c - 1].reads)
             oldest[r.stage] = std::min(oldest[r.stage], s[c].lead + r.dy);
     for (std::size_t j = 0; j + 1 < count; ++j)
         while (s[j].ring < s[j].lead - oldest[j] + 1) s[j].ring *= 2;
     return s;
 }
 
-template <class Op, class T>
-void run(host_view<const T> in, host_view<T> out, const detail::shift_program& program, border_mode mode, T pad) {
+}  // namespace
+
+template <class T>
+void run_shift_program(host_view<const T> in, host_view<T> out, const detail::shift_program& program,
+                       border_mode mode, T pad, T clip_pad) {
     const std::vector<stage_layout> layout = layout_of(program);
     const std::size_t count = layout.size(), last = count - 1;
     const std::int64_t width = in.width(), height = in.height(), S = strip<T>;
@@ -198,20 +201,30 @@ void run(host_view<const T> in, host_view<T> out, const detail::shift_program& p
                     continue;
                 }
                 sources.clear();
-                for (const auto& r : program.stages[c - 1]) {
+                for (const auto& r : program.stages[c - 1].reads) {
                     const auto j = static_cast<std::size_t>(r.stage);
                     sources.push_back(row_of(j, y + r.dy) + (k.left + r.dx - layout[j].left));
                 }
+                const detail::shift_stage& stage = program.stages[c - 1];
+                const auto combine = stage.maximum ? combine_any<max_op<T>, T> : combine_any<min_op<T>, T>;
                 if (c < last) {
-                    combine_any<Op, T>(row_of(c, y), sources.data(), sources.size(), round_up(x1 - x0 + k.right - k.left));
+                    T* const row = row_of(c, y);
+                    const std::int64_t n = round_up(x1 - x0 + k.right - k.left);
+                    combine(row, sources.data(), sources.size(), n);
+                    if (stage.clip_to_image) {
+                        const std::int64_t a = std::clamp<std::int64_t>(-(x0 + k.left), 0, n);
+                        const std::int64_t b = y < 0 || y >= height ? a : std::clamp(width - (x0 + k.left), a, n);
+                        std::fill_n(row, a, clip_pad);
+                        std::fill_n(row + b, n - b, clip_pad);
+                    }
                     continue;
                 }
                 T* const dst = out.row(y) + x0;
                 const std::int64_t full = (x1 - x0) / S * S;
-                combine_any<Op, T>(dst, sources.data(), sources.size(), full);
+                combine(dst, sources.data(), sources.size(), full);
                 if (full < x1 - x0) {
                     for (auto& p : sources) p += full;
-                    combine_any<Op, T>(tail, sources.data(), sources.size(), S);
+                    combine(tail, sources.data(), sources.size(), S);
                     std::memcpy(dst + full, tail, (x1 - x0 - full) * sizeof(T));
                 }
             }
@@ -219,20 +232,9 @@ void run(host_view<const T> in, host_view<T> out, const detail::shift_program& p
     });
 }
 
-}  // namespace
-
-template <class T>
-void run_shift_program(host_view<const T> in, host_view<T> out, const detail::shift_program& program,
-                       border_mode mode, T pad) {
-    if (program.maximum)
-        run<max_op<T>, T>(in, out, program, mode, pad);
-    else
-        run<min_op<T>, T>(in, out, program, mode, pad);
-}
-
 #define GRANULA_INSTANTIATE(type, name)                                                                       \
     template void run_shift_program<type>(host_view<const type>, host_view<type>, const detail::shift_program&, \
-                                          border_mode, type);
+                                          border_mode, type, type);
 GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
 #undef GRANULA_INSTANTIATE
 

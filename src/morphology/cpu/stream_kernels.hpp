@@ -7,12 +7,13 @@
 #include "morphology/shift_program.hpp"
 
 // run_shift_program: out = the program's last stage on `in` (same size), pixels off `in`
-//   given by `mode` (`pad` where the mode has no source pixel: ignore, constant).
+//   given by `mode` (`pad` where the mode has no source pixel: ignore, constant); a stage
+//   clipped to the image takes `clip_pad` off it.
 #define GRANULA_DECLARE_STREAM_KERNELS(ns)                                                                     \
     namespace granula::ns {                                                                                    \
     template <class T>                                                                                         \
     void run_shift_program(host_view<const T> in, host_view<T> out, const detail::shift_program& program,     \
-                           border_mode mode, T pad);                                                           \
+                           border_mode mode, T pad, T clip_pad);                                               \
     }
 
 GRANULA_DECLARE_STREAM_KERNELS(simd_scalar)
