@@ -10,6 +10,10 @@
 #include <memory>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 #include "core/border_index.hpp"
 #include "core/cpu_lane_window.hpp"
 #include "core/parallel.hpp"
@@ -33,8 +37,31 @@ constexpr std::int64_t source_prefetch_rows = 4;
 // Ring bytes of one task: about the L2 cache.
 constexpr std::int64_t ring_budget = std::int64_t{1} << 21;
 
+// A block stored past the cache (dst aligned to the block): the result's rows are written once
+// and not read back, so reading them into the cache first is wasted memory traffic.
+template <class B>
+inline void store_through(void* dst, const B& v) {
+#if defined(__AVX512F__)
+    if constexpr (sizeof(B) == 64) {
+        __m512i w;
+        std::memcpy(&w, &v, 64);
+        _mm512_stream_si512(static_cast<__m512i*>(dst), w);
+        return;
+    }
+#endif
+#if defined(__AVX__)
+    if constexpr (sizeof(B) == 32) {
+        __m256i w;
+        std::memcpy(&w, &v, 32);
+        _mm256_stream_si256(static_cast<__m256i*>(dst), w);
+        return;
+    }
+#endif
+    std::memcpy(dst, &v, sizeof(B));
+}
+
 // dst[x] = Op over k of src[k][x], x < n (a multiple of strip<T>), count >= 1.
-template <class Op, class T, std::size_t Count>
+template <class Op, class T, std::size_t Count, bool Through = false>
 inline void combine(T* __restrict dst, const T* const* src, std::size_t count, std::int64_t n) {
     constexpr std::int64_t lanes = strip<T> / 4;
     using block = lane_block<T, lanes>;
@@ -54,19 +81,24 @@ inline void combine(T* __restrict dst, const T* const* src, std::size_t count, s
             a2 = block_apply<Op>(a2, load(q + 2 * lanes));
             a3 = block_apply<Op>(a3, load(q + 3 * lanes));
         }
-        std::memcpy(dst + x, &a0, sizeof(block));
-        std::memcpy(dst + x + lanes, &a1, sizeof(block));
-        std::memcpy(dst + x + 2 * lanes, &a2, sizeof(block));
-        std::memcpy(dst + x + 3 * lanes, &a3, sizeof(block));
+        if constexpr (Through) {
+            store_through(dst + x, a0), store_through(dst + x + lanes, a1);
+            store_through(dst + x + 2 * lanes, a2), store_through(dst + x + 3 * lanes, a3);
+        } else {
+            std::memcpy(dst + x, &a0, sizeof(block));
+            std::memcpy(dst + x + lanes, &a1, sizeof(block));
+            std::memcpy(dst + x + 2 * lanes, &a2, sizeof(block));
+            std::memcpy(dst + x + 3 * lanes, &a3, sizeof(block));
+        }
     }
 }
 
-template <class Op, class T>
+template <class Op, class T, bool Through = false>
 inline void combine_any(T* dst, const T* const* src, std::size_t count, std::int64_t n) {
     if (count == 2)
-        combine<Op, T, 2>(dst, src, count, n);
+        combine<Op, T, 2, Through>(dst, src, count, n);
     else
-        combine<Op, T, 0>(dst, src, count, n);
+        combine<Op, T, 0, Through>(dst, src, count, n);
 }
 
 struct aligned_delete {
@@ -188,7 +220,7 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
             }
             std::memcpy(row + (inside_begin - sx0), src + inside_begin, (inside_end - inside_begin) * sizeof(T));
         };
-        std::vector<const T*> sources;
+        std::vector<const T*> sources, shifted;
         std::int64_t t0 = y0;
         for (const auto& s : layout) t0 = std::min(t0, y0 + s.low - s.lead);
         for (std::int64_t t = t0; t < y1; ++t) {
@@ -221,7 +253,29 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
                 }
                 T* const dst = out.row(y) + x0;
                 const std::int64_t full = (x1 - x0) / S * S;
-                combine(dst, sources.data(), sources.size(), full);
+                // Past the cache from the first 64-byte boundary (numpy's large arrays start 16
+                // bytes past one); the elements before it and after the last whole strip through
+                // the tail buffer, so that no cache line is written both ways.
+                const auto address = reinterpret_cast<std::uintptr_t>(dst);
+                const auto aligned = static_cast<std::int64_t>((64 - address % 64) % 64 / sizeof(T));
+                if (address % sizeof(T) == 0 && full >= 2 * S) {
+                    const std::int64_t through = (full - aligned) / S * S;
+                    if (aligned > 0) {
+                        combine(tail, sources.data(), sources.size(), S);
+                        std::memcpy(dst, tail, aligned * sizeof(T));
+                    }
+                    shifted.assign(sources.begin(), sources.end());
+                    for (auto& p : shifted) p += aligned;
+                    (stage.maximum ? combine_any<max_op<T>, T, true> : combine_any<min_op<T>, T, true>)(
+                        dst + aligned, shifted.data(), shifted.size(), through);
+                    if (aligned + through < full) {
+                        for (auto& p : shifted) p += through;
+                        combine(tail, shifted.data(), shifted.size(), S);
+                        std::memcpy(dst + aligned + through, tail, (full - aligned - through) * sizeof(T));
+                    }
+                } else {
+                    combine(dst, sources.data(), sources.size(), full);
+                }
                 if (full < x1 - x0) {
                     for (auto& p : sources) p += full;
                     combine(tail, sources.data(), sources.size(), S);
@@ -229,6 +283,9 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
                 }
             }
         }
+#if defined(__SSE2__)
+        _mm_sfence();  // the stores past the cache are visible before the task ends
+#endif
     });
 }
 
