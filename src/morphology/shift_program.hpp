@@ -1,5 +1,6 @@
 // Lines at angles other than the axes as a program of shifted minima (maxima), run by the CPU
-// over rows held in cache (morphology_cpu.cpp, stream_kernels.cpp).
+// over rows held in cache (morphology_cpu.cpp, stream_kernels.cpp); an opening or closing by
+// such lines is one program, its dilation's stages reading its erosion's last.
 //
 // A line of slope p/q is a base (the runs of its first q + (L mod q) pixels) swept along a
 // periodic line of n points, step s (structuring_element::line). Each stage of the program is
@@ -54,7 +55,8 @@ inline shift_program fused(shift_program first, const shift_program& second) {
 }
 
 // A recurring pair must occur at least this often to get a stage of its own (a stage costs two
-// loads and a store per vector, and saves one load per occurrence).
+// loads and a store per vector, and saves one load per occurrence; line:255:30 took 5.4 ms for
+// thresholds 2 to 6 alike, 6.3 at 8, 8.6 without shared pairs).
 constexpr std::size_t shared_pair_min = 4;
 // The periodic line grows by this factor per stage (2 and 4 measured alike, 3 slower at 45
 // degrees: the loads, most from the L2 cache, cost the time, not the stores).
