@@ -19,6 +19,10 @@
 #include <memory>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "core/parallel.hpp"
 #include "granula/core/config.hpp"
 
@@ -161,6 +165,23 @@ void connect(const Row* row, const Row* row_above, run* cur, std::size_t n_cur, 
     }
 }
 
+// Writes v to o[begin, end) eight pixels at a time and spills up to eight pixels past end (at
+// least one chunk even when begin == end); the caller keeps end + 8 inside the row and writes the
+// spilled pixels next. One predictable branch per eight pixels instead of a loop exit per run,
+// which mispredicts on the short random-length runs and gaps of fine-grained images.
+inline void fill_spilling(std::int32_t* o, std::int32_t begin, std::int32_t end, std::int32_t v) {
+#if defined(__SSE2__)
+    const __m128i w = _mm_set1_epi32(v);
+    do {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(o + begin), w);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(o + begin + 4), w);
+        begin += 8;
+    } while (begin < end);
+#else
+    std::fill(o + begin, o + end, v);
+#endif
+}
+
 struct strip {
     std::int64_t y0 = 0, y1 = 0;
     std::vector<run> runs;
@@ -250,10 +271,14 @@ std::int64_t label_rows(const Rows& in, host_view<std::int32_t> out, int connect
             const std::size_t i0 = s.row_start[y - s.y0], i1 = s.row_start[y - s.y0 + 1];
             for (std::size_t i = i0; i < i1; ++i) {
                 const run& r = s.runs[i];
-                // Plain loops: runs are short on fine-grained images, where a call per run costs.
-                for (; x < r.begin; ++x) o[x] = 0;
                 const std::int32_t l = parent[r.label];
-                for (std::int32_t i = r.begin; i < r.end; ++i) o[i] = l;
+                if (r.end + 8 <= width) {
+                    fill_spilling(o, x, r.begin, 0);
+                    fill_spilling(o, r.begin, r.end, l);
+                } else {
+                    for (; x < r.begin; ++x) o[x] = 0;
+                    for (std::int32_t i = r.begin; i < r.end; ++i) o[i] = l;
+                }
                 x = r.end;
                 if (statistics) {
                     run_stats& st = partial[k];
