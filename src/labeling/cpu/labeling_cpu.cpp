@@ -90,6 +90,59 @@ void extract_runs(const T* row, std::int32_t width, T background, std::vector<ru
     }
 }
 
+// Appends the runs of one 64-pixel chunk at x0: `starts` has a bit per first pixel of a run,
+// `ends` one per pixel just past a run (the end of a run begun in an earlier chunk included).
+// Runs start and end in order, so the i-th end belongs to the i-th run still open. A loop per
+// chunk rather than branches per run: fine-grained images have a dozen runs per chunk.
+inline void append_runs(std::int32_t x0, std::uint64_t starts, std::uint64_t ends, std::vector<run>& runs,
+                        std::size_t& open) {
+    for (; starts != 0; starts &= starts - 1) runs.push_back({x0 + std::countr_zero(starts), 0, 0});
+    for (; ends != 0; ends &= ends - 1) runs[open++].end = x0 + std::countr_zero(ends);
+}
+
+#if defined(__SSE2__)
+// Bit i: p[i] != v, for i in [0, 64).
+inline std::uint64_t differ_mask(const std::uint8_t* p, __m128i v) {
+    std::uint64_t m = 0;
+    for (int i = 0; i < 4; ++i) {
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i));
+        m |= static_cast<std::uint64_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(a, v))) << (16 * i);
+    }
+    return ~m;
+}
+
+// Runs of 8-bit rows from per-chunk masks: foreground (p[i] != background) and change
+// (p[i] != p[i - 1]); a run starts where both hold and ends at a change after foreground.
+void extract_runs_u8(const std::uint8_t* row, std::int32_t width, std::uint8_t background, std::vector<run>& runs) {
+    const __m128i bg = _mm_set1_epi8(static_cast<char>(background));
+    std::size_t open = runs.size();
+    std::uint64_t carry = 0;  // foreground bit of the pixel before the chunk
+    // The first and the last chunk go through a copy padded with background before and after.
+    std::uint8_t pad[1 + 64];
+    for (std::int32_t x0 = 0; x0 < width; x0 += 64) {
+        const std::uint8_t* p = row + x0;
+        if (x0 == 0 || x0 + 64 > width) {
+            std::memset(pad, background, sizeof pad);
+            pad[0] = x0 == 0 ? background : row[x0 - 1];
+            std::memcpy(pad + 1, p, static_cast<std::size_t>(std::min(64, width - x0)));
+            p = pad + 1;
+        }
+        const std::uint64_t fg = differ_mask(p, bg);
+        std::uint64_t change = 0;
+        for (int i = 0; i < 4; ++i) {
+            const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i));
+            const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i - 1));
+            change |= static_cast<std::uint64_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(a, b))) << (16 * i);
+        }
+        change = ~change;
+        append_runs(x0, fg & change, ((fg << 1) | carry) & change, runs, open);
+        carry = fg >> 63;
+    }
+    // A run reaching the last pixel of a row that is a multiple of 64 wide.
+    if (carry) runs[open++].end = width;
+}
+#endif
+
 // The rows of a pixel image: runs of one non-background value.
 template <class T>
 struct pixel_rows {
@@ -97,6 +150,12 @@ struct pixel_rows {
     T background;
 
     void extract(std::int64_t y, std::vector<run>& runs) const {
+#if defined(__SSE2__)
+        if constexpr (sizeof(T) == 1) {
+            extract_runs_u8(in.row(y), static_cast<std::int32_t>(in.width()), background, runs);
+            return;
+        }
+#endif
         extract_runs(in.row(y), static_cast<std::int32_t>(in.width()), background, runs);
     }
     const T* row(std::int64_t y) const { return in.row(y); }
