@@ -38,10 +38,25 @@ struct run {
     std::int32_t label;       // provisional, then final
 };
 
+// Asks for transparent huge pages over the whole 2 MiB pages inside [p, p + bytes): the run and
+// label arrays are fresh memory on every call, and 4 KiB page faults on them cost (Linux only).
+inline void advise_huge_pages(void* p, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    constexpr std::uintptr_t huge = std::uintptr_t{1} << 21;
+    const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + huge - 1) & ~(huge - 1);
+    const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(huge - 1);
+    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+    static_cast<void>(p), static_cast<void>(bytes);
+#endif
+}
+
 // Union-find over provisional labels; parent[l] <= l always.
 class forest {
 public:
-    explicit forest(std::int64_t n) : parent_(new std::int32_t[static_cast<std::size_t>(n)]) {}
+    explicit forest(std::int64_t n) : parent_(new std::int32_t[static_cast<std::size_t>(n)]) {
+        advise_huge_pages(parent_.get(), static_cast<std::size_t>(n) * sizeof(std::int32_t));
+    }
     std::int32_t make(std::int32_t l) { return parent_[l] = l; }
     std::int32_t find(std::int32_t l) {
         // Path halving keeps later finds short without a second walk.
@@ -244,19 +259,6 @@ inline void fill_spilling(std::int32_t* o, std::int32_t begin, std::int32_t end,
     } while (begin < end);
 #else
     std::fill(o + begin, o + end, v);
-#endif
-}
-
-// Asks for transparent huge pages over the whole 2 MiB pages inside [p, p + bytes): the run
-// arrays are fresh memory on every call, and 4 KiB page faults on them cost (Linux only).
-inline void advise_huge_pages(void* p, std::size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    constexpr std::uintptr_t huge = std::uintptr_t{1} << 21;
-    const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + huge - 1) & ~(huge - 1);
-    const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(huge - 1);
-    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#else
-    static_cast<void>(p), static_cast<void>(bytes);
 #endif
 }
 
