@@ -17,6 +17,7 @@
 #include <bit>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -274,9 +275,17 @@ struct run_stats {
     std::vector<std::int64_t> area, min_row, min_col, max_row, max_col;
     std::vector<double> sum_row, sum_col;
     std::vector<std::uint32_t> value;
-    explicit run_stats(std::size_t n)
-        : area(n, 0), min_row(n, INT64_MAX), min_col(n, INT64_MAX), max_row(n, -1), max_col(n, -1),
-          sum_row(n, 0), sum_col(n, 0), value(n, 0) {}
+    explicit run_stats(std::size_t n) {
+        filled(area, n, 0), filled(min_row, n, INT64_MAX), filled(min_col, n, INT64_MAX), filled(max_row, n, -1);
+        filled(max_col, n, -1), filled(sum_row, n, 0.0), filled(sum_col, n, 0.0), filled(value, n, 0u);
+    }
+    // n copies of v, on huge pages where they are large (a million components on fine grains).
+    template <class V>
+    static void filled(std::vector<V>& a, std::size_t n, std::type_identity_t<V> v) {
+        a.reserve(n);
+        advise_huge_pages(a.data(), n * sizeof(V));
+        a.assign(n, v);
+    }
 };
 
 }  // namespace
