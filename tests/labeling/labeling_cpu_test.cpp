@@ -158,6 +158,20 @@ TEST(Labeling, EqualValueEveryType) {
         }
 }
 
+// 8-bit rows are cut into runs 64 pixels at a time: widths around that chunk, runs of several
+// values meeting at chunk edges, a non-zero background.
+TEST(Labeling, EightBitRowsAroundChunkWidths) {
+    std::mt19937_64 rng(6007);
+    for (std::int64_t w : {63, 64, 65, 127, 128, 129, 200})
+        for (int granularity : {1, 3})
+            for (int connectivity : {1, 2}) {
+                const auto img = random_blocks<std::uint8_t>(rng, w, 23, 0.8, granularity, 3);
+                const std::string what = "seed 6007 width " + std::to_string(w);
+                expect_reference<std::uint8_t>(img.view(), connectivity, 0, what);
+                expect_reference<std::uint8_t>(img.view(), connectivity, 1, what + " background 1");
+            }
+}
+
 TEST(Labeling, NonZeroBackground) {
     std::mt19937_64 rng(6005);
     for (int connectivity : {1, 2}) {
