@@ -69,10 +69,11 @@ void validate(const image_view<const T, Space>& in, const image_view<U, Space>& 
     validate_params(p);
 }
 
-std::array<detail::axis_plan, 2> plans(const gaussian_params& p) {
+std::array<detail::axis_plan, 2> plans(const gaussian_params& p, device where) {
     std::array<detail::axis_plan, 2> out;
     for (int a = 0; a < 2; ++a)
-        out[a] = detail::make_axis_plan(p.method, p.sigma[a], p.order[a], p.mode[a], p.cval, p.truncate, p.radius[a]);
+        out[a] = detail::make_axis_plan(resolve_gaussian_method(p.method, p.sigma[a], where), p.sigma[a], p.order[a],
+                                        p.mode[a], p.cval, p.truncate, p.radius[a]);
     return out;
 }
 
@@ -94,16 +95,17 @@ gaussian_method parse_gaussian_method(std::string_view name) {
                            "yvv (= yvv1995)");
 }
 
-gaussian_method resolve_gaussian_method(gaussian_method method, double sigma) {
+gaussian_method resolve_gaussian_method(gaussian_method method, double sigma, device where) {
     if (method != gaussian_method::automatic) return method;
-    return sigma < gaussian_fir_max_sigma ? gaussian_method::fir : gaussian_method::deriche;
+    const double fir_below = where == device::cuda ? gaussian_fir_max_sigma_cuda : gaussian_fir_max_sigma;
+    return sigma < fir_below ? gaussian_method::fir : gaussian_method::deriche;
 }
 
 template <pixel T, pixel U>
     requires(std::is_same_v<U, float> || std::is_same_v<U, T>)
 void gaussian(host_view<const T> in, host_view<U> out, const gaussian_params& params) {
     validate(in, out, params);
-    const auto plan = plans(params);
+    const auto plan = plans(params, device::cpu);
     if (overlaps(in, out)) {
         const host_image<T> copy_of_input = clone<T>(in);
         cpu::gaussian<T, U>(copy_of_input.view(), out, plan[0], plan[1]);
@@ -118,7 +120,7 @@ void gaussian(device_view<const T> in, device_view<U> out, const gaussian_params
     validate(in, out, params);
     resolve_device(device::cuda);  // throws when there is no CUDA backend or device
 #if defined(GRANULA_HAVE_CUDA)
-    const auto plan = plans(params);
+    const auto plan = plans(params, device::cuda);
     if (overlaps(in, out)) {
         device_image<T> copy_of_input(in.width(), in.height());
         copy<T>(in, copy_of_input.view(), s);

@@ -11,7 +11,14 @@
 // Input is read twice and the result written once; the result equals the sequential
 // recursion up to float rounding. Along columns the threads of a warp take adjacent columns
 // (coalesced); along rows a block stages a tile of 32 rows in shared memory and each thread
-// walks one row's chunk there. fir is direct: one thread per output pixel.
+// walks one row's chunk there.
+//
+// fir runs both axes in one kernel (fir_2d): a block stages a 64 x 64 output tile and its halo
+// in shared memory, filters down the columns, then along the rows (scipy's order, so constant
+// borders give scipy's result), and writes the tile once: one read and one write of the image.
+// Each thread computes 8 outputs along the filter direction from a window of inputs held in
+// registers, 4 taps per step, so every shared-memory load feeds several FMAs. Taps too many
+// for the tile's shared memory fall back to fir_pass, one thread per output pixel and axis.
 #include "gaussian/cuda/gaussian_cuda.hpp"
 
 #include <cuda_runtime.h>
@@ -64,6 +71,27 @@ __device__ __forceinline__ float load(const T* line, std::int64_t step, std::int
         if (pos < 0) return g.cval;
     }
     return static_cast<float>(line[pos * step]);
+}
+
+// One chunk of padded positions k0 .. k0 + chunk - 1 and its neighbours x[k0 - 1], x[k0 + chunk],
+// x[k0 + chunk + 1]; chunks inside the image (all but a few per line) skip the border logic.
+template <class T>
+__device__ __forceinline__ void load_chunk(const T* line, std::int64_t step, std::int64_t k0, const line_shape& g,
+                                           float (&xs)[chunk], float& before, float& after1, float& after2) {
+    if (k0 - 1 >= g.pad && k0 + chunk + 1 < g.pad + g.n) {
+        const T* p = line + (k0 - g.pad) * step;
+#pragma unroll
+        for (int i = 0; i < chunk; ++i) xs[i] = static_cast<float>(p[i * step]);
+        before = static_cast<float>(p[-step]);
+        after1 = static_cast<float>(p[chunk * step]);
+        after2 = static_cast<float>(p[(chunk + 1) * step]);
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < chunk; ++i) xs[i] = load(line, step, k0 + i, g);
+    before = load(line, step, k0 - 1, g);
+    after1 = load(line, step, k0 + chunk, g);
+    after2 = load(line, step, k0 + chunk + 1, g);
 }
 
 template <class U>
@@ -154,12 +182,10 @@ __global__ void __launch_bounds__(v_cols* v_chunks)
     if (x >= width || ci >= chunks) return;
     const T* line = in + x;
     const std::int64_t k0 = ci * chunk;
-    float xs[chunk];
-#pragma unroll
-    for (int i = 0; i < chunk; ++i) xs[i] = load(line, stride, k0 + i, g);
+    float xs[chunk], before, after1, after2;
+    load_chunk(line, stride, k0, g, xs, before, after1, after2);
     state a, b;
-    chunk_states(c, xs, load(line, stride, k0 - 1, g), load(line, stride, k0 + chunk, g),
-                 load(line, stride, k0 + chunk + 1, g), a, b);
+    chunk_states(c, xs, before, after1, after2, a, b);
     causal_out[ci * width + x] = a;
     anticausal_out[ci * width + x] = b;
 }
@@ -215,11 +241,9 @@ __global__ void __launch_bounds__(v_cols* v_chunks)
     if (x >= width || ci >= chunks) return;
     const T* line = in + x;
     const std::int64_t k0 = ci * chunk;
-    float xs[chunk], ys[chunk];
-#pragma unroll
-    for (int i = 0; i < chunk; ++i) xs[i] = load(line, stride, k0 + i, g);
-    chunk_output(c, xs, load(line, stride, k0 - 1, g), load(line, stride, k0 + chunk, g),
-                 load(line, stride, k0 + chunk + 1, g), causal[ci * width + x], anticausal[ci * width + x], ys);
+    float xs[chunk], ys[chunk], before, after1, after2;
+    load_chunk(line, stride, k0, g, xs, before, after1, after2);
+    chunk_output(c, xs, before, after1, after2, causal[ci * width + x], anticausal[ci * width + x], ys);
 #pragma unroll
     for (int i = 0; i < chunk; ++i) {
         const std::int64_t y = k0 + i - g.pad;
@@ -234,6 +258,14 @@ __device__ __forceinline__ void load_tile(float (&tile)[h_rows][h_stride], const
                                           std::int64_t height, const line_shape& g, std::int64_t y0,
                                           std::int64_t tile_k0) {
     const int t = threadIdx.y * h_rows + threadIdx.x;  // 0 .. 255
+    if (tile_k0 - 1 >= g.pad && tile_k0 - 1 + h_stride <= g.pad + g.n) {  // inside the image: no border logic
+        const std::int64_t rows = height - y0 < h_rows ? height - y0 : h_rows;
+        for (int r = 0; r < rows; ++r) {
+            const T* p = in + (y0 + r) * stride + (tile_k0 - 1 - g.pad);
+            for (int j = t; j < h_stride; j += h_rows * h_chunks) tile[r][j] = static_cast<float>(p[j]);
+        }
+        return;
+    }
     for (int r = 0; r < h_rows; ++r) {
         const std::int64_t y = y0 + r;
         if (y >= height) break;
@@ -304,6 +336,148 @@ __global__ void __launch_bounds__(h_rows* h_chunks)
     }
 }
 
+// ---- fir, both axes in one kernel -------------------------------------------------------------------
+constexpr int fir_tile = 64;       // output tile fir_tile x fir_tile
+constexpr int fir_threads = 256;
+constexpr int fir_out = 8;         // outputs per thread along the filter direction
+constexpr int fir_max_taps = 128;  // per axis (with the zero padding to a multiple of 4): radius <= 63
+
+// The taps of both axes, each zero-padded to 4 * groups (zero taps past the radius read zeros:
+// the staged tile is zero there, so no pixel outside the radius reaches a result).
+struct fir_2d_taps {
+    float w[2][fir_max_taps];
+    int radius[2], groups[2];
+    border_mode mode[2];
+    float cval;
+};
+
+// Shared memory (floats): the taps, then the input tile, (TH + 4 G0) rows of TW + 2 r1 columns
+// (rows past TH + 2 r0 zero), then the column-filtered tile V, TH rows of `v_stride` (columns
+// past TW + 2 r1 zero). The result tile reuses the input tile's space, rows `out_stride` apart.
+struct fir_2d_layout {
+    int in_stride, in_rows, v_stride, out_stride;
+    std::size_t taps, in, v;  // offsets in floats
+    std::size_t floats;
+
+    __host__ __device__ explicit fir_2d_layout(const fir_2d_taps& t) {
+        in_stride = fir_tile + 2 * t.radius[1];
+        in_rows = fir_tile + 4 * t.groups[0];
+        v_stride = fir_tile + 4 * t.groups[1];
+        v_stride += (12 - v_stride % 8) % 8;  // = 4 mod 8: float4 loads of 8 lanes on 8 rows hit 32 banks
+        out_stride = fir_tile + 4;
+        taps = 0;
+        in = 4 * static_cast<std::size_t>(t.groups[0] + t.groups[1]);
+        const std::size_t in_floats = std::size_t(in_rows) * in_stride, out_floats = std::size_t(fir_tile) * out_stride;
+        const std::size_t tile_floats = in_floats > out_floats ? in_floats : out_floats;
+        v = in + (tile_floats + 3) / 4 * 4;
+        floats = v + std::size_t(fir_tile) * v_stride;
+    }
+};
+
+// acc[o] += sum_m taps[m] window[o + m], over 4 * groups taps; next4(q) returns the window's
+// samples 4q .. 4q + 3. The window slides by 4 samples per step.
+template <class Next4>
+__device__ __forceinline__ void fir_window(const float4* taps, int groups, Next4 next4, float (&acc)[fir_out]) {
+    static_assert(fir_out == 8);
+    float win[fir_out + 4];
+    const float4 a = next4(0), b = next4(1);
+    win[0] = a.x, win[1] = a.y, win[2] = a.z, win[3] = a.w, win[4] = b.x, win[5] = b.y, win[6] = b.z, win[7] = b.w;
+#pragma unroll 3
+    for (int g = 0; g < groups; ++g) {
+        const float4 c = next4(g + 2);
+        win[8] = c.x, win[9] = c.y, win[10] = c.z, win[11] = c.w;
+        const float4 w4 = taps[g];
+        const float w[4] = {w4.x, w4.y, w4.z, w4.w};
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+#pragma unroll
+            for (int o = 0; o < fir_out; ++o) acc[o] = fmaf(w[j], win[o + j], acc[o]);
+#pragma unroll
+        for (int i = 0; i < fir_out; ++i) win[i] = win[i + 4];
+    }
+}
+
+template <class T, class U>
+__global__ void __launch_bounds__(fir_threads)
+    fir_2d(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t width,
+           std::int64_t height, fir_2d_taps t) {
+    extern __shared__ float4 smem4[];
+    float* smem = reinterpret_cast<float*>(smem4);
+    const fir_2d_layout l(t);
+    const int r0 = t.radius[0], r1 = t.radius[1], g0 = t.groups[0], g1 = t.groups[1];
+    float* taps = smem + l.taps;
+    float* tile = smem + l.in;
+    float* v = smem + l.v;
+    const int tid = threadIdx.x;
+    const std::int64_t ty = blockIdx.y * std::int64_t{fir_tile}, tx = blockIdx.x * std::int64_t{fir_tile};
+    for (int i = tid; i < 4 * g0; i += fir_threads) taps[i] = t.w[0][i];
+    for (int i = tid; i < 4 * g1; i += fir_threads) taps[4 * g0 + i] = t.w[1][i];
+    // Stage the tile: image (ty - r0 + row, tx - r1 + col); the border modes only on edge tiles.
+    const int cols = l.in_stride, real_rows = fir_tile + 2 * r0;
+    const bool inside = ty - r0 >= 0 && ty + fir_tile + r0 <= height && tx - r1 >= 0 && tx + fir_tile + r1 <= width;
+    if (inside) {
+        const T* base = in + (ty - r0) * stride + (tx - r1);
+        for (int i = tid; i < l.in_rows * cols; i += fir_threads) {
+            const int row = i / cols, col = i - row * cols;
+            tile[i] = row < real_rows ? static_cast<float>(base[row * stride + col]) : 0.0f;
+        }
+    } else {
+        for (int i = tid; i < l.in_rows * cols; i += fir_threads) {
+            const int row = i / cols, col = i - row * cols;
+            float value = 0.0f;
+            if (row < real_rows) {
+                const std::int64_t y = granula::detail::border_index(ty - r0 + row, height, t.mode[0]);
+                const std::int64_t x = granula::detail::border_index(tx - r1 + col, width, t.mode[1]);
+                // (a column outside under constant mode 1 is set to cval after the column pass)
+                value = y < 0 ? t.cval : (x < 0 ? 0.0f : static_cast<float>(in[y * stride + x]));
+            }
+            tile[i] = value;
+        }
+    }
+    for (int i = tid; i < fir_tile * (l.v_stride - cols); i += fir_threads) {
+        const int row = i / (l.v_stride - cols);
+        v[row * l.v_stride + cols + (i - row * (l.v_stride - cols))] = 0.0f;
+    }
+    __syncthreads();
+    // Down the columns: thread = (column, 8 rows), adjacent columns in adjacent lanes.
+    const float4* taps0 = reinterpret_cast<const float4*>(taps);
+    const float4* taps1 = reinterpret_cast<const float4*>(taps + 4 * g0);
+    for (int i = tid; i < cols * (fir_tile / fir_out); i += fir_threads) {
+        const int col = i % cols, y0 = i / cols * fir_out;
+        float acc[fir_out] = {};
+        const float* src = tile + y0 * cols + col;
+        fir_window(taps0, g0,
+                   [&](int q) {
+                       const float* p = src + 4 * q * cols;
+                       return make_float4(p[0], p[cols], p[2 * cols], p[3 * cols]);
+                   },
+                   acc);
+        const std::int64_t x = tx - r1 + col;
+        const bool outside = t.mode[1] == border_mode::constant && (x < 0 || x >= width);
+#pragma unroll
+        for (int o = 0; o < fir_out; ++o) v[(y0 + o) * l.v_stride + col] = outside ? t.cval : acc[o];
+    }
+    __syncthreads();
+    // Along the rows: thread = (row, 8 columns), adjacent rows in adjacent lanes; the results go
+    // to the freed input tile.
+    float* res = tile;
+    for (int i = tid; i < fir_tile * (fir_tile / fir_out); i += fir_threads) {
+        const int row = i % fir_tile, x0 = i / fir_tile * fir_out;
+        float acc[fir_out] = {};
+        const float4* src = reinterpret_cast<const float4*>(v + row * l.v_stride + x0);
+        fir_window(taps1, g1, [&](int q) { return src[q]; }, acc);
+        float4* dst = reinterpret_cast<float4*>(res + row * l.out_stride + x0);
+        dst[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+        dst[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
+    }
+    __syncthreads();
+    for (int i = tid; i < fir_tile * fir_tile; i += fir_threads) {
+        const int row = i / fir_tile, col = i % fir_tile;
+        const std::int64_t y = ty + row, x = tx + col;
+        if (y < height && x < width) out[y * out_stride + x] = store_as<U>(res[row * l.out_stride + col]);
+    }
+}
+
 // ---- fir and plain conversion: one thread per output pixel ------------------------------------------
 template <class T, class U, bool along_rows>
 __global__ void fir_pass(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t width,
@@ -347,6 +521,39 @@ deriche_params make_deriche_params(const deriche_coeffs& c) {
     return p;
 }
 
+// fir (or identity) on both axes in one fir_2d launch; false when the taps do not fit it.
+template <class T, class U>
+bool fir_both_axes(device_view<const T> in, device_view<U> out, const axis_plan& rows_axis,
+                   const axis_plan& cols_axis, cudaStream_t s) {
+    fir_2d_taps t{};
+    const axis_plan* plans[2] = {&rows_axis, &cols_axis};
+    for (int a = 0; a < 2; ++a) {
+        const axis_plan& p = *plans[a];
+        const bool identity = p.kind == gaussian_kind::identity;
+        if (!identity && p.kind != gaussian_kind::fir) return false;
+        const std::size_t n = identity ? 1 : p.taps.size();
+        if (n > fir_max_taps) return false;
+        t.radius[a] = static_cast<int>(n / 2);
+        t.groups[a] = static_cast<int>((n + 3) / 4);
+        for (std::size_t i = 0; i < n; ++i) t.w[a][i] = identity ? 1.0f : p.taps[i];
+        t.mode[a] = p.mode;
+    }
+    t.cval = rows_axis.kind == gaussian_kind::identity ? cols_axis.cval : rows_axis.cval;
+    const fir_2d_layout l(t);
+    const std::size_t bytes = l.floats * sizeof(float);
+    int device = 0, limit = 0;
+    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+    check_cuda(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "cudaDeviceGetAttribute");
+    if (bytes > static_cast<std::size_t>(limit)) return false;
+    check_cuda(cudaFuncSetAttribute(fir_2d<T, U>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)),
+               "cudaFuncSetAttribute (fir_2d)");
+    const dim3 grid(grid_dim(in.width(), fir_tile), grid_dim(in.height(), fir_tile));
+    fir_2d<T, U><<<grid, fir_threads, bytes, s>>>(in.data(), in.stride(), out.data(), out.stride(), in.width(),
+                                                  in.height(), t);
+    check_launch("Gaussian fir_2d");
+    return true;
+}
+
 // One pass along an axis (0: along columns, 1: along rows).
 template <class T, class U>
 void axis_pass(device_view<const T> in, device_view<U> out, const axis_plan& plan, int axis, cudaStream_t s) {
@@ -359,6 +566,9 @@ void axis_pass(device_view<const T> in, device_view<U> out, const axis_plan& pla
         return;
     }
     if (plan.kind == gaussian_kind::fir) {
+        const axis_plan identity{};
+        if (axis == 0 ? fir_both_axes<T, U>(in, out, plan, identity, s) : fir_both_axes<T, U>(in, out, identity, plan, s))
+            return;
         const std::int64_t radius = plan.pad;
         stream_buffer taps(plan.taps.size() * sizeof(float), s, scratch_what);
         check_cuda(cudaMemcpyAsync(taps.as<float>(), plan.taps.data(), plan.taps.size() * sizeof(float),
@@ -416,6 +626,7 @@ void gaussian(device_view<const T> in, device_view<U> out, const axis_plan& rows
     const cudaStream_t s = granula::detail::to_cuda(st.native_handle());
     if (cols_axis.kind == gaussian_kind::identity) return axis_pass<T, U>(in, out, rows_axis, 0, s);
     if (rows_axis.kind == gaussian_kind::identity) return axis_pass<T, U>(in, out, cols_axis, 1, s);
+    if (fir_both_axes<T, U>(in, out, rows_axis, cols_axis, s)) return;
     stream_buffer between(static_cast<std::size_t>(in.width() * in.height()) * sizeof(float), s, scratch_what);
     const device_view<float> mid(between.as<float>(), in.width(), in.height());
     axis_pass<T, float>(in, mid, rows_axis, 0, s);
