@@ -67,7 +67,14 @@ __device__ __forceinline__ float load(const T* line, std::int64_t step, std::int
     k = k < 0 ? 0 : (k >= g.total ? g.total - 1 : k);
     std::int64_t pos = k - g.pad;
     if (pos < 0 || pos >= g.n) {
-        pos = granula::detail::border_index(pos, g.n, g.mode);
+        // One reflection (the common case: the extension is shorter than the line) costs no
+        // 64-bit division.
+        if (g.mode == border_mode::reflect && pos >= -g.n && pos < 2 * g.n)
+            pos = pos < 0 ? -1 - pos : 2 * g.n - 1 - pos;
+        else if (g.mode == border_mode::mirror && pos > -g.n && pos < 2 * g.n - 1)
+            pos = pos < 0 ? -pos : 2 * g.n - 2 - pos;
+        else
+            pos = granula::detail::border_index(pos, g.n, g.mode);
         if (pos < 0) return g.cval;
     }
     return static_cast<float>(line[pos * step]);
@@ -257,19 +264,22 @@ template <class T>
 __device__ __forceinline__ void load_tile(float (&tile)[h_rows][h_stride], const T* in, std::int64_t stride,
                                           std::int64_t height, const line_shape& g, std::int64_t y0,
                                           std::int64_t tile_k0) {
-    const int t = threadIdx.y * h_rows + threadIdx.x;  // 0 .. 255
-    if (tile_k0 - 1 >= g.pad && tile_k0 - 1 + h_stride <= g.pad + g.n) {  // inside the image: no border logic
-        const std::int64_t rows = height - y0 < h_rows ? height - y0 : h_rows;
-        for (int r = 0; r < rows; ++r) {
-            const T* p = in + (y0 + r) * stride + (tile_k0 - 1 - g.pad);
-            for (int j = t; j < h_stride; j += h_rows * h_chunks) tile[r][j] = static_cast<float>(p[j]);
+    // Thread t loads column t of all 32 rows (and the 3 threads t < h_halo the halo columns
+    // past h_tile), every load issued before the first store: one row at a time the loads
+    // waited on each other and the row pass ran at a third of the column pass's speed.
+    const int t = threadIdx.y * h_rows + threadIdx.x;  // 0 .. h_tile - 1
+    const bool inside = tile_k0 - 1 >= g.pad && tile_k0 - 1 + h_stride <= g.pad + g.n;
+    const T* base = in + y0 * stride;
+    for (int j = t; j < h_stride; j += h_tile) {
+        float v[h_rows];
+        const std::int64_t k = tile_k0 - 1 + j;
+#pragma unroll
+        for (int r = 0; r < h_rows; ++r) {
+            const T* row = base + r * stride;
+            v[r] = y0 + r >= height ? 0.0f : inside ? static_cast<float>(row[k - g.pad]) : load(row, 1, k, g);
         }
-        return;
-    }
-    for (int r = 0; r < h_rows; ++r) {
-        const std::int64_t y = y0 + r;
-        if (y >= height) break;
-        for (int j = t; j < h_stride; j += h_rows * h_chunks) tile[r][j] = load(in + y * stride, 1, tile_k0 - 1 + j, g);
+#pragma unroll
+        for (int r = 0; r < h_rows; ++r) tile[r][j] = v[r];
     }
 }
 
@@ -304,7 +314,7 @@ __global__ void rows_fixup(const T* in, std::int64_t stride, std::int64_t height
 }
 
 template <class T, class U>
-__global__ void __launch_bounds__(h_rows* h_chunks)
+__global__ void __launch_bounds__(h_rows* h_chunks, 3)  // 3 blocks per SM: 85 registers at most
     rows_output(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t height,
                 line_shape g, std::int64_t chunks, deriche_coeffs c, const state* causal, const state* anticausal) {
     __shared__ float tile[h_rows][h_stride];
@@ -353,10 +363,11 @@ struct fir_2d_taps {
 
 // Shared memory (floats): the taps, then the input tile, (TH + 4 G0) rows of TW + 2 r1 columns
 // (rows past TH + 2 r0 zero), then the column-filtered tile V, TH rows of `v_stride` (columns
-// past TW + 2 r1 zero). The result tile reuses the input tile's space, rows `out_stride` apart.
+// past TW + 2 r1 zero), then the image row and column each tile row and column reads. The
+// result tile reuses the input tile's space, rows `out_stride` apart.
 struct fir_2d_layout {
     int in_stride, in_rows, v_stride, out_stride;
-    std::size_t taps, in, v;  // offsets in floats
+    std::size_t taps, in, v, maps;  // offsets in floats (maps: in_rows + in_stride ints)
     std::size_t floats;
 
     __host__ __device__ explicit fir_2d_layout(const fir_2d_taps& t) {
@@ -370,7 +381,8 @@ struct fir_2d_layout {
         const std::size_t in_floats = std::size_t(in_rows) * in_stride, out_floats = std::size_t(fir_tile) * out_stride;
         const std::size_t tile_floats = in_floats > out_floats ? in_floats : out_floats;
         v = in + (tile_floats + 3) / 4 * 4;
-        floats = v + std::size_t(fir_tile) * v_stride;
+        maps = v + std::size_t(fir_tile) * v_stride;
+        floats = maps + in_rows + in_stride;
     }
 };
 
@@ -412,26 +424,37 @@ __global__ void __launch_bounds__(fir_threads)
     const std::int64_t ty = blockIdx.y * std::int64_t{fir_tile}, tx = blockIdx.x * std::int64_t{fir_tile};
     for (int i = tid; i < 4 * g0; i += fir_threads) taps[i] = t.w[0][i];
     for (int i = tid; i < 4 * g1; i += fir_threads) taps[4 * g0 + i] = t.w[1][i];
-    // Stage the tile: image (ty - r0 + row, tx - r1 + col); the border modes only on edge tiles.
+    // Stage the tile: image (row_of[row], col_of[col]) for tile (row, col), mapped once per tile
+    // by the border modes. row_of: -1 cval (constant), -2 zero padding; col_of -1: constant
+    // (the column is set to cval after the column pass).
     const int cols = l.in_stride, real_rows = fir_tile + 2 * r0;
-    const bool inside = ty - r0 >= 0 && ty + fir_tile + r0 <= height && tx - r1 >= 0 && tx + fir_tile + r1 <= width;
-    if (inside) {
-        const T* base = in + (ty - r0) * stride + (tx - r1);
-        for (int i = tid; i < l.in_rows * cols; i += fir_threads) {
-            const int row = i / cols, col = i - row * cols;
-            tile[i] = row < real_rows ? static_cast<float>(base[row * stride + col]) : 0.0f;
-        }
-    } else {
-        for (int i = tid; i < l.in_rows * cols; i += fir_threads) {
-            const int row = i / cols, col = i - row * cols;
-            float value = 0.0f;
-            if (row < real_rows) {
-                const std::int64_t y = granula::detail::border_index(ty - r0 + row, height, t.mode[0]);
-                const std::int64_t x = granula::detail::border_index(tx - r1 + col, width, t.mode[1]);
-                // (a column outside under constant mode 1 is set to cval after the column pass)
-                value = y < 0 ? t.cval : (x < 0 ? 0.0f : static_cast<float>(in[y * stride + x]));
+    int* row_of = reinterpret_cast<int*>(smem + l.maps);
+    int* col_of = row_of + l.in_rows;
+    for (int i = tid; i < l.in_rows; i += fir_threads)
+        row_of[i] = i < real_rows ? static_cast<int>(granula::detail::border_index(ty - r0 + i, height, t.mode[0])) : -2;
+    for (int i = tid; i < cols; i += fir_threads)
+        col_of[i] = static_cast<int>(granula::detail::border_index(tx - r1 + i, width, t.mode[1]));
+    __syncthreads();
+    {
+        // Element i = row * cols + col, fir_threads apart per step, batched so that `batch`
+        // loads are in flight before the first store.
+        constexpr int batch = 8;
+        const int total = l.in_rows * cols, drow = fir_threads / cols, dcol = fir_threads % cols;
+        int row = tid / cols, col = tid % cols;
+        for (int i = tid; i < total; i += batch * fir_threads) {
+            float v[batch];
+            int rows[batch], cs[batch];
+#pragma unroll
+            for (int b = 0; b < batch; ++b) {
+                rows[b] = row, cs[b] = col;
+                const int y = row < l.in_rows ? row_of[row] : -2, x = col_of[col];
+                v[b] = y == -2 ? 0.0f : y == -1 ? t.cval : x < 0 ? 0.0f : static_cast<float>(in[y * stride + x]);
+                row += drow, col += dcol;
+                if (col >= cols) col -= cols, ++row;
             }
-            tile[i] = value;
+#pragma unroll
+            for (int b = 0; b < batch; ++b)
+                if (rows[b] < l.in_rows) tile[rows[b] * cols + cs[b]] = v[b];
         }
     }
     for (int i = tid; i < fir_tile * (l.v_stride - cols); i += fir_threads) {
@@ -525,6 +548,7 @@ deriche_params make_deriche_params(const deriche_coeffs& c) {
 template <class T, class U>
 bool fir_both_axes(device_view<const T> in, device_view<U> out, const axis_plan& rows_axis,
                    const axis_plan& cols_axis, cudaStream_t s) {
+    if (in.width() > INT32_MAX || in.height() > INT32_MAX) return false;  // the tile maps hold int indices
     fir_2d_taps t{};
     const axis_plan* plans[2] = {&rows_axis, &cols_axis};
     for (int a = 0; a < 2; ++a) {
