@@ -241,11 +241,11 @@ __global__ void columns_fixup(const T* in, std::int64_t stride, std::int64_t wid
 template <class T, class U>
 __global__ void __launch_bounds__(v_cols* v_chunks)
     columns_output(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t width,
-                   line_shape g, std::int64_t chunks, deriche_coeffs c, const state* causal,
+                   line_shape g, std::int64_t first, std::int64_t end, deriche_coeffs c, const state* causal,
                    const state* anticausal) {
     const std::int64_t x = blockIdx.x * std::int64_t{v_cols} + threadIdx.x;
-    const std::int64_t ci = blockIdx.y * std::int64_t{v_chunks} + threadIdx.y;
-    if (x >= width || ci >= chunks) return;
+    const std::int64_t ci = first + blockIdx.y * std::int64_t{v_chunks} + threadIdx.y;
+    if (x >= width || ci >= end) return;
     const T* line = in + x;
     const std::int64_t k0 = ci * chunk;
     float xs[chunk], ys[chunk], before, after1, after2;
@@ -316,14 +316,16 @@ __global__ void rows_fixup(const T* in, std::int64_t stride, std::int64_t height
 template <class T, class U>
 __global__ void __launch_bounds__(h_rows* h_chunks, 3)  // 3 blocks per SM: 85 registers at most
     rows_output(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t height,
-                line_shape g, std::int64_t chunks, deriche_coeffs c, const state* causal, const state* anticausal) {
+                line_shape g, std::int64_t first, std::int64_t end, deriche_coeffs c, const state* causal,
+                const state* anticausal) {
     __shared__ float tile[h_rows][h_stride];
-    const std::int64_t y0 = blockIdx.y * std::int64_t{h_rows}, tile_k0 = blockIdx.x * std::int64_t{h_tile};
+    const std::int64_t c0 = first + blockIdx.x * std::int64_t{h_chunks};
+    const std::int64_t y0 = blockIdx.y * std::int64_t{h_rows}, tile_k0 = c0 * chunk;
     load_tile(tile, in, stride, height, g, y0, tile_k0);
     __syncthreads();
     const int r = threadIdx.x, local = threadIdx.y;
-    const std::int64_t y = y0 + r, ci = blockIdx.x * std::int64_t{h_chunks} + local;
-    const bool active = y < height && ci < chunks;
+    const std::int64_t y = y0 + r, ci = c0 + local;
+    const bool active = y < height && ci < end;
     float xs[chunk], ys[chunk], before = 0, after1 = 0, after2 = 0;
     if (active) {
         const float* row = &tile[r][1 + local * chunk];
@@ -615,6 +617,8 @@ void axis_pass(device_view<const T> in, device_view<U> out, const axis_plan& pla
     const std::int64_t chunks = (n + 2 * plan.pad + chunk - 1) / chunk;
     const line_shape g{n, plan.pad, chunks * chunk, plan.mode, plan.cval};
     const deriche_params p = make_deriche_params(plan.deriche);
+    // The output pass skips the chunks that lie in the extension only (a third of them at sigma 200).
+    const std::int64_t first = plan.pad / chunk, end = (plan.pad + n - 1) / chunk + 1;
     stream_buffer causal(static_cast<std::size_t>(chunks * lines) * sizeof(state), s, scratch_what);
     stream_buffer anticausal(static_cast<std::size_t>(chunks * lines) * sizeof(state), s, scratch_what);
     if (axis == 0) {
@@ -625,8 +629,9 @@ void axis_pass(device_view<const T> in, device_view<U> out, const axis_plan& pla
         columns_fixup<T><<<dim3(grid_dim(w, 128), 2), 128, 0, s>>>(in.data(), in.stride(), w, g, chunks, p, causal.as<state>(),
                                                           anticausal.as<state>());
         check_launch("Gaussian columns_fixup");
-        columns_output<T, U><<<grid, block, 0, s>>>(in.data(), in.stride(), out.data(), out.stride(), w, g, chunks,
-                                                    p.c, causal.as<state>(), anticausal.as<state>());
+        columns_output<T, U><<<dim3(grid.x, grid_dim(end - first, v_chunks)), block, 0, s>>>(
+            in.data(), in.stride(), out.data(), out.stride(), w, g, first, end, p.c, causal.as<state>(),
+            anticausal.as<state>());
         check_launch("Gaussian columns_output");
     } else {
         const dim3 block(h_rows, h_chunks), grid(grid_dim(chunks, h_chunks), grid_dim(h, h_rows));
@@ -636,8 +641,9 @@ void axis_pass(device_view<const T> in, device_view<U> out, const axis_plan& pla
         rows_fixup<T><<<dim3(grid_dim(h, 128), 2), 128, 0, s>>>(in.data(), in.stride(), h, g, chunks, p, causal.as<state>(),
                                                        anticausal.as<state>());
         check_launch("Gaussian rows_fixup");
-        rows_output<T, U><<<grid, block, 0, s>>>(in.data(), in.stride(), out.data(), out.stride(), h, g, chunks, p.c,
-                                                 causal.as<state>(), anticausal.as<state>());
+        rows_output<T, U><<<dim3(grid_dim(end - first, h_chunks), grid.y), block, 0, s>>>(
+            in.data(), in.stride(), out.data(), out.stride(), h, g, first, end, p.c, causal.as<state>(),
+            anticausal.as<state>());
         check_launch("Gaussian rows_output");
     }
 }
