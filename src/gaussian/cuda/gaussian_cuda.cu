@@ -264,23 +264,27 @@ template <class T>
 __device__ __forceinline__ void load_tile(float (&tile)[h_rows][h_stride], const T* in, std::int64_t stride,
                                           std::int64_t height, const line_shape& g, std::int64_t y0,
                                           std::int64_t tile_k0) {
-    // Thread t loads column t of all 32 rows (and the 3 threads t < h_halo the halo columns
-    // past h_tile), every load issued before the first store: one row at a time the loads
-    // waited on each other and the row pass ran at a third of the column pass's speed.
+    // Thread t loads column t of all 32 rows, and the first 96 threads one halo sample each
+    // (row t / 3, column h_tile + t % 3), every load issued before the first store: one row at
+    // a time the loads waited on each other and the row pass ran at a third of the column
+    // pass's speed; the halo in a second round trip still held up the whole block.
+    static_assert(h_rows * h_halo <= h_tile);
     const int t = threadIdx.y * h_rows + threadIdx.x;  // 0 .. h_tile - 1
     const bool inside = tile_k0 - 1 >= g.pad && tile_k0 - 1 + h_stride <= g.pad + g.n;
-    const T* base = in + y0 * stride;
-    for (int j = t; j < h_stride; j += h_tile) {
-        float v[h_rows];
+    auto fetch = [&](int r, int j) {
+        const T* row = in + (y0 + r) * stride;
         const std::int64_t k = tile_k0 - 1 + j;
+        return y0 + r >= height ? 0.0f : inside ? static_cast<float>(row[k - g.pad]) : load(row, 1, k, g);
+    };
+    float v[h_rows];
 #pragma unroll
-        for (int r = 0; r < h_rows; ++r) {
-            const T* row = base + r * stride;
-            v[r] = y0 + r >= height ? 0.0f : inside ? static_cast<float>(row[k - g.pad]) : load(row, 1, k, g);
-        }
+    for (int r = 0; r < h_rows; ++r) v[r] = fetch(r, t);
+    const bool halo = t < h_rows * h_halo;
+    const int halo_row = t / h_halo, halo_col = h_tile + t % h_halo;
+    const float halo_value = halo ? fetch(halo_row, halo_col) : 0.0f;
 #pragma unroll
-        for (int r = 0; r < h_rows; ++r) tile[r][j] = v[r];
-    }
+    for (int r = 0; r < h_rows; ++r) tile[r][t] = v[r];
+    if (halo) tile[halo_row][halo_col] = halo_value;
 }
 
 template <class T>
