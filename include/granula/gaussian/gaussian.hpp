@@ -53,7 +53,7 @@ gaussian_method parse_gaussian_method(std::string_view name);
 // gaussian_fir_max_sigma_cuda on the GPU, where fir runs both axes in one pass over the image
 // and stays faster than the recursion up to a larger sigma (measured: docs/benchmarks.md).
 inline constexpr double gaussian_fir_max_sigma = 3.0;
-inline constexpr double gaussian_fir_max_sigma_cuda = 6.0;
+inline constexpr double gaussian_fir_max_sigma_cuda = 4.0;
 
 struct gaussian_params {
     std::array<double, 2> sigma{0.0, 0.0};  // per axis (rows, columns); >= 0
