@@ -21,6 +21,7 @@ constexpr option_spec gaussian_options[] = {
     {"mode", "M[,M]", "border: reflect, constant, nearest, mirror, wrap (default: reflect)"},
     {"cval", "V", "value outside the image for --mode constant (default: 0)"},
     {"method", "NAME", "auto, fir, deriche, yvv (= yvv1995), yvv1995, yvv2002 (default: auto)"},
+    {"split", "NAME", "one_way, two_way, two_way_exact: how the GPU runs yvv along a line (default: one_way)"},
     {"truncate", "T", "fir radius = round(T * sigma) (default: 4)"},
     {"radius", "R[,R]", "fir radius per axis, overriding --truncate"},
     {"output-type", "float32|input", "pixel type of OUT (default: float32; input rounds and clamps)"},
@@ -68,6 +69,7 @@ gaussian_params parse_params(const parsed_arguments& parsed) {
             for (int a = 0; a < 2; ++a) p.mode[a] = parse_border_mode(m[a]);
         }
         if (const auto v = parsed.value("method")) p.method = parse_gaussian_method(*v);
+        if (const auto v = parsed.value("split")) p.split = parse_gaussian_split(*v);
     } catch (const invalid_argument& e) {
         throw usage_error(e.what());
     }

@@ -17,7 +17,7 @@ def _per_axis(value, name):
 
 
 def gaussian(image, sigma, order=0, mode="reflect", cval=0.0, truncate=4.0, radius=None, method="auto", *,
-             out=None, output_dtype=None):
+             split="one_way", out=None, output_dtype=None):
     """Gaussian filter of a 2-D image, as ``scipy.ndimage.gaussian_filter``.
 
     The result along each axis is the convolution with the normalised sampled Gaussian (times
@@ -43,7 +43,15 @@ def gaussian(image, sigma, order=0, mode="reflect", cval=0.0, truncate=4.0, radi
         'auto' (fir below sigma 3 on the CPU and below 4 on the GPU, deriche above: the exact
         method wherever it is also the faster one), 'fir' (exact), 'deriche' (recursive, cost
         independent of sigma, relative l2 error <= 1e-3), 'yvv' / 'yvv1995' / 'yvv2002'
-        (Young-van Vliet, 2-12% off; CPU only). See docs/gaussian.md for each one's accuracy.
+        (Young-van Vliet, 2-12% off, the seed paper's filter). See docs/gaussian.md for each
+        one's accuracy.
+    split : str
+        How the GPU runs the yvv methods along a line, the seed paper's schemes: 'one_way'
+        (one thread per line, the sequential recursion), 'two_way' (the paper's split, each
+        half from its own end with the sampled Gaussian of the middle pixel between them:
+        approximate) or 'two_way_exact' (the halves hand the recursion's state over: the
+        sequential result up to float rounding). The CPU runs the sequential recursion and
+        rejects 'two_way'.
     out : array, optional
         Where to write the result: the image's shape and memory, dtype float32 or the image's.
     output_dtype : None, numpy.float32 or the image's dtype
@@ -57,10 +65,11 @@ def gaussian(image, sigma, order=0, mode="reflect", cval=0.0, truncate=4.0, radi
     Raises
     ------
     ValueError
-        Negative or non-finite sigma, order outside 0..2 (outside 0 for yvv), an unknown mode
-        or method, a bad ``out`` or ``output_dtype``.
+        Negative or non-finite sigma, order outside 0..2 (outside 0 for yvv), an unknown mode,
+        method or split, a split other than 'one_way' with a method other than yvv, a bad
+        ``out`` or ``output_dtype``.
     RuntimeError
-        A CUDA failure, or a method the GPU does not run (yvv).
+        A CUDA failure, or the 'two_way' split on the CPU.
 
     See Also
     --------
@@ -91,7 +100,8 @@ def gaussian(image, sigma, order=0, mode="reflect", cval=0.0, truncate=4.0, radi
             raise ValueError(f"output_dtype must be float32 or the image's dtype {dtype}, got {output_dtype}")
         out = _new_output(image, (rows, cols), out_dtype, on_device)
     stream = _cuda_stream(image) if on_device else 0
-    _core.gaussian_run(image, out, sigma, order, modes, float(cval), float(truncate), radii, str(method), stream)
+    _core.gaussian_run(image, out, sigma, order, modes, float(cval), float(truncate), radii, str(method), str(split),
+                       stream)
     return out
 
 

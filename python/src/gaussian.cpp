@@ -20,7 +20,7 @@ namespace {
 
 void gaussian_run(nb::handle image, nb::handle out, std::array<double, 2> sigma, std::array<int, 2> order,
                   std::array<std::string, 2> mode, double cval, double truncate, std::array<std::int64_t, 2> radius,
-                  const std::string& method, std::uintptr_t cuda_stream) {
+                  const std::string& method, const std::string& split, std::uintptr_t cuda_stream) {
     const image_arg in = import_image(image, "image", false);
     const image_arg dst = import_image(out, "out", true);
     if (dst.on_device != in.on_device || dst.width != in.width || dst.height != in.height ||
@@ -35,6 +35,7 @@ void gaussian_run(nb::handle image, nb::handle out, std::array<double, 2> sigma,
     p.truncate = truncate;
     p.radius = radius;
     p.method = parse_gaussian_method(method);
+    p.split = parse_gaussian_split(split);
     nb::gil_scoped_release released;
     visit_pixel_type(in.type, [&](auto tag) {
         using T = typename decltype(tag)::type;
@@ -59,7 +60,7 @@ void gaussian_run(nb::handle image, nb::handle out, std::array<double, 2> sigma,
 
 void bind_gaussian(nb::module_& m) {
     m.def("gaussian_run", &gaussian_run, "image"_a.none(), "out"_a.none(), "sigma"_a, "order"_a, "mode"_a, "cval"_a,
-          "truncate"_a, "radius"_a, "method"_a, "cuda_stream"_a,
+          "truncate"_a, "radius"_a, "method"_a, "split"_a, "cuda_stream"_a,
           "Gaussian of `image` into `out` (float32 or the image's dtype); per-axis (rows, cols) values.");
 }
 

@@ -82,6 +82,8 @@ def test_matches_opencv_reflect_at_equal_kernel():
         (dict(sigma=2.0, radius=-3), "radius"),
         (dict(sigma=2.0, truncate=0.0), "truncate"),
         (dict(sigma=2.0, output_dtype=np.uint16), "output_dtype"),
+        (dict(sigma=2.0, method="yvv", split="three_way"), "unknown Gaussian split"),
+        (dict(sigma=2.0, method="deriche", split="two_way_exact"), "applies to the yvv methods"),
     ],
 )
 def test_errors(kwargs, message):
@@ -104,3 +106,25 @@ def test_gpu_equals_cpu():
         got = granula.gaussian(cp.asarray(img), (4.0, 7.0), order=(0, 1), method=method)
         assert isinstance(got, cp.ndarray)
         assert np.abs(cp.asnumpy(got) - want).max() <= 1e-5 * np.abs(img).max()
+
+
+def test_yvv_split_on_the_cpu():
+    img = _image((40, 30))
+    one_way = granula.gaussian(img, 4.0, method="yvv")
+    assert np.array_equal(granula.gaussian(img, 4.0, method="yvv", split="two_way_exact"), one_way)
+    with pytest.raises(RuntimeError, match="CUDA backend only"):
+        granula.gaussian(img, 4.0, method="yvv", split="two_way")
+
+
+def test_gpu_yvv_splits():
+    cp = pytest.importorskip("cupy")
+    if not granula.cuda_available():
+        pytest.skip("no CUDA device")
+    img = _image((300, 257))
+    want = granula.gaussian(img, (4.0, 7.0), method="yvv")
+    for split in ["one_way", "two_way_exact"]:
+        got = cp.asnumpy(granula.gaussian(cp.asarray(img), (4.0, 7.0), method="yvv", split=split))
+        assert np.abs(got - want).max() <= 1e-5 * np.abs(img).max(), split
+    paper = cp.asnumpy(granula.gaussian(cp.asarray(img), (4.0, 7.0), method="yvv", split="two_way"))
+    off = np.abs(paper - want).max()
+    assert 1e-3 * np.abs(img).max() < off < 0.5 * np.abs(img - want).max()

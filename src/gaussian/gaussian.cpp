@@ -25,6 +25,12 @@ constexpr std::array<std::pair<gaussian_method, std::string_view>, 5> method_nam
     {gaussian_method::yvv2002, "yvv2002"},
 }};
 
+constexpr std::array<std::pair<gaussian_split, std::string_view>, 3> split_names{{
+    {gaussian_split::one_way, "one_way"},
+    {gaussian_split::two_way, "two_way"},
+    {gaussian_split::two_way_exact, "two_way_exact"},
+}};
+
 std::string num(double v) { return std::to_string(v); }
 
 void validate_params(const gaussian_params& p) {
@@ -49,6 +55,9 @@ void validate_params(const gaussian_params& p) {
             throw invalid_argument("order" + where + " is " + std::to_string(p.order[axis]) + " but method '" +
                                    std::string(to_string(m)) +
                                    "' computes order 0 only; use 'deriche' or 'fir' for derivatives");
+        if (!yvv && p.split != gaussian_split::one_way)
+            throw invalid_argument("split '" + std::string(to_string(p.split)) + "' applies to the yvv methods, but" +
+                                   where + " the method is '" + std::string(to_string(m)) + "'");
         if (m == gaussian_method::yvv2002 && sigma < 0.5)
             throw invalid_argument("sigma" + where + " is " + num(sigma) +
                                    "; the yvv2002 coefficients are defined for sigma >= 0.5");
@@ -73,7 +82,7 @@ std::array<detail::axis_plan, 2> plans(const gaussian_params& p, device where) {
     std::array<detail::axis_plan, 2> out;
     for (int a = 0; a < 2; ++a)
         out[a] = detail::make_axis_plan(resolve_gaussian_method(p.method, p.sigma[a], where), p.sigma[a], p.order[a],
-                                        p.mode[a], p.cval, p.truncate, p.radius[a]);
+                                        p.mode[a], p.cval, p.truncate, p.radius[a], p.split);
     return out;
 }
 
@@ -95,6 +104,18 @@ gaussian_method parse_gaussian_method(std::string_view name) {
                            "yvv (= yvv1995)");
 }
 
+std::string_view to_string(gaussian_split split) {
+    for (const auto& [s, name] : split_names)
+        if (s == split) return name;
+    return "?";
+}
+
+gaussian_split parse_gaussian_split(std::string_view name) {
+    for (const auto& [s, n] : split_names)
+        if (n == name) return s;
+    throw invalid_argument("unknown Gaussian split '" + std::string(name) + "'; allowed: one_way, two_way, two_way_exact");
+}
+
 gaussian_method resolve_gaussian_method(gaussian_method method, double sigma, device where) {
     if (method != gaussian_method::automatic) return method;
     const double fir_below = where == device::cuda ? gaussian_fir_max_sigma_cuda : gaussian_fir_max_sigma;
@@ -105,6 +126,9 @@ template <pixel T, pixel U>
     requires(std::is_same_v<U, float> || std::is_same_v<U, T>)
 void gaussian(host_view<const T> in, host_view<U> out, const gaussian_params& params) {
     validate(in, out, params);
+    if (params.split == gaussian_split::two_way)
+        throw unsupported("the two_way split (the seed paper's approximate scheme) runs on the CUDA backend only; "
+                          "the CPU runs the sequential recursion (one_way or two_way_exact)");
     const auto plan = plans(params, device::cpu);
     if (overlaps(in, out)) {
         const host_image<T> copy_of_input = clone<T>(in);

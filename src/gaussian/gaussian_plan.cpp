@@ -30,6 +30,10 @@ constexpr deriche_fit deriche_fits[3] = {
     {-1.331, 3.661, 1.240, 0.748, 0.3225, -1.738, 1.314, 2.166},
 };
 
+std::int64_t fir_radius(double sigma, double truncate, std::int64_t radius) {
+    return radius >= 0 ? radius : static_cast<std::int64_t>(truncate * sigma + 0.5);
+}
+
 std::int64_t pad_for(border_mode mode, std::int64_t decay) {
     const bool periodic = mode == border_mode::reflect || mode == border_mode::mirror || mode == border_mode::wrap;
     return periodic ? std::max(decay, min_recursive_pad) : min_recursive_pad;
@@ -137,10 +141,10 @@ yvv_coeffs make_yvv(double sigma, bool v2002, std::int64_t& decay) {
     double b[4];
     yvv_coefficients(sigma, v2002, b);
     yvv_coeffs c{};
-    c.B = static_cast<float>(b[0]);
-    c.b1 = static_cast<float>(b[1]);
-    c.b2 = static_cast<float>(b[2]);
-    c.b3 = static_cast<float>(b[3]);
+    c.B = b[0];
+    c.b1 = b[1];
+    c.b2 = b[2];
+    c.b3 = b[3];
     // Decay length: where the causal impulse response's remaining mass falls below tolerance.
     std::vector<double> h;
     {
@@ -166,7 +170,7 @@ yvv_coeffs make_yvv(double sigma, bool v2002, std::int64_t& decay) {
             w[i] = c.b1 * w[i - 1] + c.b2 * w[i - 2] + c.b3 * w[i - 3];
         std::vector<double> v(static_cast<std::size_t>(K + 6), 0.0);
         for (std::int64_t i = K + 2; i >= 3; --i) v[i] = c.B * w[i] + c.b1 * v[i + 1] + c.b2 * v[i + 2] + c.b3 * v[i + 3];
-        for (int i = 0; i < 3; ++i) c.m[i][j] = static_cast<float>(v[static_cast<std::size_t>(3 + i)]);
+        for (int i = 0; i < 3; ++i) c.m[i][j] = v[static_cast<std::size_t>(3 + i)];
     }
     return c;
 }
@@ -190,7 +194,7 @@ std::vector<double> gaussian_fir_taps(double sigma, int order, std::int64_t radi
 }
 
 axis_plan make_axis_plan(gaussian_method method, double sigma, int order, border_mode mode, double cval,
-                         double truncate, std::int64_t radius) {
+                         double truncate, std::int64_t radius, gaussian_split split) {
     axis_plan p;
     p.mode = mode;
     p.cval = static_cast<float>(cval);
@@ -199,7 +203,7 @@ axis_plan make_axis_plan(gaussian_method method, double sigma, int order, border
     switch (resolve_gaussian_method(method, sigma)) {
     case gaussian_method::fir: {
         p.kind = gaussian_kind::fir;
-        const std::int64_t r = radius >= 0 ? radius : static_cast<std::int64_t>(truncate * sigma + 0.5);
+        const std::int64_t r = fir_radius(sigma, truncate, radius);
         const auto taps = gaussian_fir_taps(sigma, order, r);
         p.taps.assign(taps.begin(), taps.end());
         p.pad = r;
@@ -217,6 +221,11 @@ axis_plan make_axis_plan(gaussian_method method, double sigma, int order, border
         std::int64_t decay = 0;
         p.yvv = make_yvv(sigma, resolve_gaussian_method(method, sigma) == gaussian_method::yvv2002, decay);
         p.pad = pad_for(mode, decay);
+        p.split = split;
+        if (split == gaussian_split::two_way) {
+            const auto taps = gaussian_fir_taps(sigma, 0, fir_radius(sigma, truncate, radius));
+            p.taps.assign(taps.begin(), taps.end());
+        }
         break;
     }
     }

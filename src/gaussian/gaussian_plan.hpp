@@ -28,10 +28,13 @@ struct deriche_coeffs {
 // Young-van Vliet: w[k] = B x[k] + b1 w[k-1] + b2 w[k-2] + b3 w[k-3], then the same backwards
 // over w. m maps the deviations (w[N-1-j] - u) of the last three causal outputs from the
 // steady state u of the input beyond the end to the anticausal start state (v[N+i] - u)
-// (Triggs & Sdika 2006), computed numerically from the filter itself.
+// (Triggs & Sdika 2006), computed numerically from the filter itself. Both backends run it in
+// double: this direct third-order form amplifies rounding by up to about 1/B (7e3 at sigma
+// 30, 2e6 at sigma 200), so in float32 two orders of the same arithmetic differed by 1e-3 of
+// the signal at sigma 90 and the 1995 filter was 29% off at sigma 200.
 struct yvv_coeffs {
-    float B, b1, b2, b3;
-    float m[3][3];
+    double B, b1, b2, b3;
+    double m[3][3];
 };
 
 struct axis_plan {
@@ -40,15 +43,17 @@ struct axis_plan {
     float cval = 0.0f;
     int order = 0;
     std::int64_t pad = 0;       // extension samples read beyond each end of a line
-    std::vector<float> taps;    // fir: 2 radius + 1 correlation weights, taps[j + radius] for x[k + j]
+    std::vector<float> taps;    // fir, and yvv's two_way middle pixel: 2 radius + 1 correlation weights,
+                                // taps[j + radius] for x[k + j]
     deriche_coeffs deriche{};
     yvv_coeffs yvv{};
+    gaussian_split split = gaussian_split::one_way;  // yvv on the CUDA backend
 };
 
 // Taps of scipy's gaussian_filter1d kernel (correlation weights), radius r.
 std::vector<double> gaussian_fir_taps(double sigma, int order, std::int64_t radius);
 
 axis_plan make_axis_plan(gaussian_method method, double sigma, int order, border_mode mode, double cval,
-                         double truncate, std::int64_t radius);
+                         double truncate, std::int64_t radius, gaussian_split split);
 
 }  // namespace granula::detail

@@ -70,6 +70,11 @@ TEST(GaussianCli, ErrorsAreOneLineWithTheRightStatus) {
     expect_error({"gaussian", in, out, "--sigma", "4", "--order", "3"}, 2, "allowed: 0, 1, 2");
     expect_error({"gaussian", in, out, "--sigma", "4", "--method", "yvv", "--order", "1"}, 2, "order 0 only");
     expect_error({"gaussian", in, out, "--sigma", "4", "--method", "box"}, 2, "unknown Gaussian method");
+    expect_error({"gaussian", in, out, "--sigma", "4", "--method", "yvv", "--split", "3way"}, 2,
+                 "unknown Gaussian split");
+    expect_error({"gaussian", in, out, "--sigma", "4", "--split", "two_way"}, 2, "applies to the yvv methods");
+    expect_error({"gaussian", in, out, "--sigma", "4", "--method", "yvv", "--split", "two_way", "--device", "cpu"}, 1,
+                 "CUDA backend only");
     expect_error({"gaussian", in, out, "--sigma", "4", "--mode", "ignore"}, 2, "ignore");
     expect_error({"gaussian", in, out, "--sigma", "4", "--mode", "bounce"}, 2, "unknown border mode");
     expect_error({"gaussian", in, out, "--sigma", "4", "--output-type", "int"}, 2, "--output-type");

@@ -316,11 +316,35 @@ TEST(GaussianErrors, BadParametersAreRejectedWithAClearMessage) {
     expect_invalid([&] { run(with([](gaussian_params& p) { p.radius[1] = -2; })); }, "radius");
     expect_invalid([&] { gaussian<float, float>(host_view<const float>(in.view()), small.view(), {}); }, "must match");
     expect_invalid([&] { gaussian<float, float>(host_view<const float>(), host_view<float>(), {}); }, "empty");
+    expect_invalid([&] {
+        run(with([](gaussian_params& p) {
+            p.method = gaussian_method::deriche;
+            p.split = gaussian_split::two_way_exact;
+        }));
+    }, "applies to the yvv methods");
+    expect_invalid([] { parse_gaussian_split("three_way"); }, "allowed: one_way, two_way, two_way_exact");
+    EXPECT_EQ(parse_gaussian_split(to_string(gaussian_split::two_way)), gaussian_split::two_way);
     expect_invalid([] { parse_gaussian_method("box"); }, "allowed: auto, fir, deriche");
     EXPECT_EQ(parse_gaussian_method("yvv"), gaussian_method::yvv1995);
     EXPECT_EQ(parse_gaussian_method("deriche"), gaussian_method::deriche);
     EXPECT_EQ(resolve_gaussian_method(gaussian_method::automatic, 1.0), gaussian_method::fir);
     EXPECT_EQ(resolve_gaussian_method(gaussian_method::automatic, 10.0), gaussian_method::deriche);
+}
+
+// The CPU runs yvv sequentially: the exact two-way split is that result, the paper's
+// approximate split is the GPU's alone.
+TEST(GaussianRecursive, TheCpuRunsYvvSequentially) {
+    std::mt19937_64 rng(21);
+    const auto in = test_support::random_uniform_image<float>(rng, 40, 30);
+    gaussian_params p = gaussian_params::isotropic(4.0);
+    p.method = gaussian_method::yvv1995;
+    const auto one_way = gaussian<float>(host_view<const float>(in.view()), p);
+    p.split = gaussian_split::two_way_exact;
+    const auto exact = gaussian<float>(host_view<const float>(in.view()), p);
+    for (std::int64_t y = 0; y < 30; ++y)
+        for (std::int64_t x = 0; x < 40; ++x) ASSERT_EQ(exact.view()(y, x), one_way.view()(y, x));
+    p.split = gaussian_split::two_way;
+    EXPECT_THROW(gaussian<float>(host_view<const float>(in.view()), p), unsupported);
 }
 
 TEST(GaussianErrors, DeviceCallsWithoutAGpuThrowCudaError) {

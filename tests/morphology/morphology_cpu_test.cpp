@@ -102,6 +102,35 @@ TYPED_TEST(MorphologyCpu, EveryElementEqualsReference) {
     }
 }
 
+// Lines off the axes run as shift programs of rows in rings (openings and closings as one
+// program): long lines on images larger than the rings' strips, on one and two threads.
+TYPED_TEST(MorphologyCpu, LongLinesAtAnglesEqualReference) {
+    using T = TypeParam;
+    const std::uint64_t seed = 20261123;
+    std::mt19937_64 rng(seed);
+    // Two threads split the rows in two chunks where the image is tall enough (the 400 rows).
+    const std::pair<std::int64_t, double> lines[] = {{101, 30}, {64, 45}, {77, 60}, {101, 135}, {90, 161.5}, {53, 100}, {64, 30}};
+    for (std::size_t i = 0; i < std::size(lines); ++i) {
+        const auto se = structuring_element::line(lines[i].first, lines[i].second);
+        const auto k = static_cast<std::int64_t>(i);
+        const std::int64_t w = i == 6 ? 61 : 110 + 23 * k, h = i == 6 ? 400 : 170 - 17 * k;
+        const auto img = make_image<T>(rng, w, h, i % 2 ? 5 : 200, true);
+        const border b_mode{all_modes[i % std::size(all_modes)], std::is_floating_point_v<T> ? -2.5 : 9.0};
+        for (auto op : {morphology_op::erosion, morphology_op::opening, morphology_op::closing}) {
+            const auto want = reference::morphology<T>(op, img.view, se, b_mode);
+            for (int threads : {1, 2}) {
+                set_num_threads(threads);
+                host_image<T> got(w, h);
+                morphology<T>(op, img.view, got.view(), se, b_mode);
+                set_num_threads(0);
+                ASSERT_TRUE(equal_images<T>(got.view(), want.view()))
+                    << "seed " << seed << " " << w << "x" << h << " " << se.to_string() << " " << to_string(op)
+                    << " mode " << to_string(b_mode.mode) << " threads " << threads;
+            }
+        }
+    }
+}
+
 // Each convention equals its peer's definition (reference::peer_morphology), with the peer's
 // default border and with a given one, scalar and SIMD.
 TYPED_TEST(MorphologyCpu, ConventionsEqualTheirPeersDefinitions) {

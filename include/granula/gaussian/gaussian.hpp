@@ -49,6 +49,22 @@ std::string_view to_string(gaussian_method method);
 // throws invalid_argument listing the names.
 gaussian_method parse_gaussian_method(std::string_view name);
 
+// How the CUDA backend runs the yvv methods along a line: the seed paper's (Lee et al. 2014)
+// schemes, kept so its measurements can be reproduced (the other methods run block-parallel).
+//   one_way        one thread per line: the sequential recursion.
+//   two_way        the paper's split: each half of a line runs its first recursion from its own
+//                  end, the middle pixel is the sampled Gaussian (radius from truncate) and
+//                  starts both halves' second recursion. Approximate: this is the paper's loss.
+//   two_way_exact  two threads per line that hand the recursion's state across the middle
+//                  instead: the sequential recursion's result up to float rounding.
+// The CPU always runs the sequential recursion: it takes one_way and two_way_exact (the same
+// result) and throws unsupported for two_way.
+enum class gaussian_split { one_way, two_way, two_way_exact };
+
+std::string_view to_string(gaussian_split split);
+// Parses "one_way", "two_way", "two_way_exact"; throws invalid_argument listing the names.
+gaussian_split parse_gaussian_split(std::string_view name);
+
 // automatic uses fir for sigma below this on the CPU (measured: docs/gaussian.md) and below
 // gaussian_fir_max_sigma_cuda on the GPU, where fir runs both axes in one pass over the image
 // and stays faster than the recursion up to a larger sigma (measured: docs/benchmarks.md).
@@ -63,6 +79,7 @@ struct gaussian_params {
     double truncate = 4.0;                  // fir radius = round(truncate * sigma)
     std::array<std::int64_t, 2> radius{-1, -1};  // fir radius per axis; -1: from truncate
     gaussian_method method = gaussian_method::automatic;
+    gaussian_split split = gaussian_split::one_way;  // anything else needs a yvv method
 
     // Same sigma (and order) on both axes.
     static gaussian_params isotropic(double sigma, int order = 0) {
@@ -79,7 +96,8 @@ gaussian_method resolve_gaussian_method(gaussian_method method, double sigma, de
 // out = Gaussian of in. U is float or T (other pairs do not compile). Sizes must
 // match; in and out may overlap. Throws invalid_argument for negative or non-finite sigma,
 // order outside 0..2 (outside 0 for yvv), the ignore mode, a negative radius other than -1,
-// truncate <= 0 or non-finite, or a cval a float cannot hold.
+// truncate <= 0 or non-finite, a cval a float cannot hold, or a split other than one_way with
+// a method other than yvv; unsupported for the two_way split on the CPU.
 template <pixel T, pixel U>
     requires(std::is_same_v<U, float> || std::is_same_v<U, T>)
 void gaussian(host_view<const T> in, host_view<U> out, const gaussian_params& params);

@@ -212,7 +212,8 @@ template <class U>
 }
 
 struct buffers {
-    std::vector<float> x, y, scratch;
+    std::vector<float> x, y;
+    std::vector<double> yvv;
 };
 buffers& thread_buffers() {
     thread_local buffers b;
@@ -489,27 +490,32 @@ void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan
     });
 }
 
-// Young-van Vliet: causal into w (nt rows of L lanes), anticausal with Triggs-Sdika's start.
-template <class V>
-void yvv_lanes(const detail::yvv_coeffs& c, const float* x, float* y, float* w, std::int64_t nt, std::int64_t n,
-               std::int64_t pad, std::int64_t L) {
-    V w1 = vload<V>(x), w2 = w1, w3 = w1;
-    for (std::int64_t k = 0; k < nt; ++k) {
-        const V v = c.B * vload<V>(x + k * L) + c.b1 * w1 + c.b2 * w2 + c.b3 * w3;
-        w3 = w2, w2 = w1, w1 = v;
-        vstore(w + k * L, v);
+// Young-van Vliet in double (see yvv_coeffs), over the L lanes of the nt x L buffer x into the
+// n x L buffer y. w holds rows -3 .. nt + 2: the causal result, the start states on both sides,
+// and the anticausal result written over the causal one row by row.
+void yvv_lanes(const detail::yvv_coeffs& c, const float* x, float* y, std::vector<double>& buffer, std::int64_t nt,
+               std::int64_t n, std::int64_t pad, std::int64_t L) {
+    buffer.resize(static_cast<std::size_t>((nt + 6) * L));
+    double* const w = buffer.data() + 3 * L;
+    for (std::int64_t k = -3; k < 0; ++k)
+        for (std::int64_t l = 0; l < L; ++l) w[k * L + l] = x[l];  // the steady state of the first sample
+    for (std::int64_t k = 0; k < nt; ++k)
+        for (std::int64_t l = 0; l < L; ++l)
+            w[k * L + l] = c.B * x[k * L + l] + c.b1 * w[(k - 1) * L + l] + c.b2 * w[(k - 2) * L + l] +
+                           c.b3 * w[(k - 3) * L + l];
+    for (std::int64_t l = 0; l < L; ++l) {
+        const double u = x[(nt - 1) * L + l];
+        const double e[3] = {w[(nt - 1) * L + l] - u, w[(nt - 2) * L + l] - u, w[(nt - 3) * L + l] - u};
+        for (int i = 0; i < 3; ++i)
+            w[(nt + i) * L + l] = u + c.m[i][0] * e[0] + c.m[i][1] * e[1] + c.m[i][2] * e[2];
     }
-    const V u = vload<V>(x + (nt - 1) * L);
-    const V e0 = vload<V>(w + (nt - 1) * L) - u, e1 = vload<V>(w + (nt - 2) * L) - u,
-            e2 = vload<V>(w + (nt - 3) * L) - u;
-    V v1 = u + c.m[0][0] * e0 + c.m[0][1] * e1 + c.m[0][2] * e2;
-    V v2 = u + c.m[1][0] * e0 + c.m[1][1] * e1 + c.m[1][2] * e2;
-    V v3 = u + c.m[2][0] * e0 + c.m[2][1] * e1 + c.m[2][2] * e2;
-    for (std::int64_t k = nt - 1; k >= pad; --k) {
-        const V v = c.B * vload<V>(w + k * L) + c.b1 * v1 + c.b2 * v2 + c.b3 * v3;
-        v3 = v2, v2 = v1, v1 = v;
-        if (k < pad + n) vstore(y + (k - pad) * L, v);
-    }
+    for (std::int64_t k = nt - 1; k >= pad; --k)
+        for (std::int64_t l = 0; l < L; ++l) {
+            const double v = c.B * w[k * L + l] + c.b1 * w[(k + 1) * L + l] + c.b2 * w[(k + 2) * L + l] +
+                             c.b3 * w[(k + 3) * L + l];
+            w[k * L + l] = v;
+            if (k < pad + n) y[(k - pad) * L + l] = static_cast<float>(v);
+        }
 }
 
 // Correlation with symmetric (orders 0, 2) or antisymmetric (order 1) taps over all L lanes.
@@ -533,16 +539,14 @@ void fir_rows(const std::vector<float>& taps, bool odd, const float* x, float* y
 }
 
 // Filters the nt x L buffer x into the n x L buffer y.
-void filter_lanes(const axis_plan& p, const float* x, float* y, std::vector<float>& scratch, std::int64_t n,
+void filter_lanes(const axis_plan& p, const float* x, float* y, std::vector<double>& yvv_buffer, std::int64_t n,
                   std::int64_t L) {
     const std::int64_t nt = n + 2 * p.pad;
     switch (p.kind) {
     case gaussian_kind::fir: fir_rows(p.taps, p.order == 1, x, y, n, L); break;
     case gaussian_kind::deriche: break;  // never here: deriche_vertical and deriche_horizontal
     case gaussian_kind::yvv:
-        scratch.resize(static_cast<std::size_t>(nt * L));
-        for (std::int64_t b = 0; b < L; b += lane_width)
-            yvv_lanes<lanes>(p.yvv, x + b, y + b, scratch.data() + b, nt, n, p.pad, L);
+        yvv_lanes(p.yvv, x, y, yvv_buffer, nt, n, p.pad, L);
         break;
     case gaussian_kind::identity: std::memcpy(y, x, static_cast<std::size_t>(n * L) * sizeof(float)); break;
     }
@@ -577,7 +581,7 @@ void gaussian_vertical_pass(host_view<const T> in, host_view<U> out, const axis_
                 for (std::int64_t l = 0; l < bw; ++l) xk[l] = static_cast<float>(row[l]);
             }
         }
-        filter_lanes(p, buf.x.data(), buf.y.data(), buf.scratch, h, L);
+        filter_lanes(p, buf.x.data(), buf.y.data(), buf.yvv, h, L);
         for (std::int64_t i = 0; i < h; ++i) {
             const float* yi = buf.y.data() + i * L;
             U* row = out.row(i) + x0;
@@ -621,7 +625,7 @@ void gaussian_horizontal_pass(host_view<const T> in, host_view<U> out, const axi
                 for (std::int64_t c = 0; c < cw; ++c) dst[c * L] = static_cast<float>(src[c]);
             }
         }
-        filter_lanes(p, x, buf.y.data(), buf.scratch, w, L);
+        filter_lanes(p, x, buf.y.data(), buf.yvv, w, L);
         const float* y = buf.y.data();
         for (std::int64_t c0 = 0; c0 < w; c0 += block) {
             const std::int64_t cw = std::min(block, w - c0);

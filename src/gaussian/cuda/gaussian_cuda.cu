@@ -30,6 +30,8 @@
 #include "core/border_index.hpp"
 #include "core/cuda/check.cuh"
 #include "core/cuda/stream_buffer.cuh"
+#include "gaussian/cuda/line_access.cuh"
+#include "gaussian/cuda/yvv_cuda.hpp"
 
 namespace granula::cuda {
 namespace {
@@ -53,33 +55,6 @@ constexpr int h_halo = 3;                 // one sample before the tile, two aft
 constexpr int h_stride = h_tile + h_halo; // odd: the 32 rows of a warp fall in 32 banks
 
 
-// A line of n pixels `step` elements apart, extended by `pad` samples of the border mode on
-// the left and up to total - n - pad on the right. load(k) reads padded position k, clamped
-// to [0, total) (the recursions' start states continue the first and last samples).
-struct line_shape {
-    std::int64_t n, pad, total;
-    border_mode mode;
-    float cval;
-};
-
-template <class T>
-__device__ __forceinline__ float load(const T* line, std::int64_t step, std::int64_t k, const line_shape& g) {
-    k = k < 0 ? 0 : (k >= g.total ? g.total - 1 : k);
-    std::int64_t pos = k - g.pad;
-    if (pos < 0 || pos >= g.n) {
-        // One reflection (the common case: the extension is shorter than the line) costs no
-        // 64-bit division.
-        if (g.mode == border_mode::reflect && pos >= -g.n && pos < 2 * g.n)
-            pos = pos < 0 ? -1 - pos : 2 * g.n - 1 - pos;
-        else if (g.mode == border_mode::mirror && pos > -g.n && pos < 2 * g.n - 1)
-            pos = pos < 0 ? -pos : 2 * g.n - 2 - pos;
-        else
-            pos = granula::detail::border_index(pos, g.n, g.mode);
-        if (pos < 0) return g.cval;
-    }
-    return static_cast<float>(line[pos * step]);
-}
-
 // One chunk of padded positions k0 .. k0 + chunk - 1 and its neighbours x[k0 - 1], x[k0 + chunk],
 // x[k0 + chunk + 1]; chunks inside the image (all but a few per line) skip the border logic.
 template <class T>
@@ -99,16 +74,6 @@ __device__ __forceinline__ void load_chunk(const T* line, std::int64_t step, std
     before = load(line, step, k0 - 1, g);
     after1 = load(line, step, k0 + chunk, g);
     after2 = load(line, step, k0 + chunk + 1, g);
-}
-
-template <class U>
-__device__ __forceinline__ U store_as(float v) {
-    if constexpr (std::is_same_v<U, float>) {
-        return v;
-    } else {
-        const float hi = static_cast<float>(std::numeric_limits<U>::max());
-        return static_cast<U>(fminf(fmaxf(rintf(v), 0.0f), hi));
-    }
 }
 
 // ---- Deriche: the recursion steps (the CPU kernel's arithmetic) -----------------------------------
@@ -613,8 +578,7 @@ void axis_pass(device_view<const T> in, device_view<U> out, const axis_plan& pla
         check_launch("Gaussian fir");  // (a copy from pageable memory has read the taps when it returns)
         return;
     }
-    if (plan.kind != gaussian_kind::deriche)
-        throw unsupported("the CUDA backend runs the fir and deriche methods; yvv runs on the CPU");
+    if (plan.kind == gaussian_kind::yvv) return yvv_pass<T, U>(in, out, plan, axis, s);
     // The padded line rounded up to whole chunks (the extra samples continue the extension).
     const std::int64_t chunks = (n + 2 * plan.pad + chunk - 1) / chunk;
     const line_shape g{n, plan.pad, chunks * chunk, plan.mode, plan.cval};

@@ -3,6 +3,7 @@
 #include "morphology/cpu/morphology_cpu.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -12,7 +13,9 @@
 #include "core/parallel.hpp"
 #include "core/simd_dispatch.hpp"
 #include "morphology/cpu/morphology_kernels.hpp"
+#include "morphology/cpu/stream_kernels.hpp"
 #include "morphology/element_plan.hpp"
+#include "morphology/shift_program.hpp"
 
 namespace granula::cpu {
 namespace {
@@ -272,12 +275,36 @@ void erode_or_dilate_general(host_view<const T> in, host_view<T> out, const stru
     }
 }
 
+// A shift program keeps about the element's height in rows of the image in its rings: beyond
+// this many bytes they leave the cache, and the passes win (line:4001:30 on 4096x4096 uint8,
+// rings of 9 MB: 44 ms against 22; line:1001:30, 2.4 MB: 6.6 against 11.5).
+constexpr std::int64_t program_rows_bytes_max = std::int64_t{4} << 20;
+
+// The shift program of a line swept along a periodic line (the diagonals too when
+// `diagonals`), when its rings fit; none otherwise.
+template <class T>
+std::optional<detail::shift_program> line_program(const structuring_element& footprint, bool maximum,
+                                                  std::int64_t width, bool diagonals) {
+    const auto& terms = footprint.decomposition();
+    if (!diagonals && terms.size() == 1 && terms[0].segments.size() == 1) return std::nullopt;
+    if (footprint.height() * width * static_cast<std::int64_t>(sizeof(T)) > program_rows_bytes_max) return std::nullopt;
+    return detail::plan_line_program(footprint, maximum);
+}
+
 template <class T>
 void erode_or_dilate(host_view<const T> in, host_view<T> out, const structuring_element& footprint, bool maximum,
                      border mode) {
     const auto& terms = footprint.decomposition();
     if (footprint.separable()) {
         erode_or_dilate_separable<T>(in, out, footprint, maximum, mode);
+    } else if (const auto program = line_program<T>(footprint, maximum, in.width(), false)) {
+        // A line at an angle other than the axes and diagonals: a shift program over rows in
+        // cache (line:255:30 on 4096x4096 uint8, one thread: 10.1 -> 5.1 ms CPU time). A line
+        // of one diagonal segment keeps its single sheared pass (4.2 ms against 4.4 for the
+        // program at 255 pixels).
+        const T pad =
+            mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : detail::neutral_value<T>(maximum);
+        GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, out, *program, mode.mode, pad, pad);
     } else if (terms.size() == 1 && terms[0].offset_x == 0 && terms[0].offset_y == 0 &&
                terms[0].segments.size() == 1 &&
                (mode.mode == border_mode::ignore || mode.mode == border_mode::constant)) {
@@ -325,6 +352,22 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
         if (first.separable() && second.separable()) {
             open_or_close_separable<T>(in, out, first, second, closing, mode);
             return;
+        }
+        if (mode.mode == border_mode::ignore || mode.mode == border_mode::constant) {
+            // Lines off the axes (the diagonals too): both stages as one shift program, the
+            // image read and written once, no intermediate image (opening by line(101, 45) on
+            // 4096x4096 uint8, one thread: 7.5 -> 5.8 ms CPU time).
+            const auto a = line_program<T>(first, closing, in.width(), true);
+            const auto b = line_program<T>(second, !closing, in.width(), true);
+            if (a && b) {
+                const auto pad_of = [&](bool maximum) {
+                    return mode.mode == border_mode::constant ? static_cast<T>(mode.cval)
+                                                              : detail::neutral_value<T>(maximum);
+                };
+                GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, out, detail::fused(*a, *b), mode.mode,
+                                             pad_of(closing), pad_of(!closing));
+                return;
+            }
         }
         host_image<T> tmp(in.width(), in.height());
         erode_or_dilate<T>(in, tmp.view(), first, closing, mode);

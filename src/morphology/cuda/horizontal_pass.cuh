@@ -1,5 +1,5 @@
 // Horizontal min/max pass: van Herk/Gil-Werman along rows (see vhgw.cuh), by one of two kernels.
-// Where a row group and its border extension fit in shared memory (uint8 rows up to about 27000
+// Where a row group and its border extension fit in shared memory (rows up to about 56000
 // columns for short windows), the whole-row kernel further down: one read and one write of the
 // image whatever L. Otherwise the tiled kernel described here, whose halo of L - 1 columns per
 // tile and coarse pass for L > 2 * max_chunk (one more read of the image) made L >= 255 cost
@@ -344,22 +344,25 @@ void dispatch_chunk(const hargs<T>& a, const line_geometry& g, cudaStream_t stre
 //
 // In the extended row t = x + before (t in [0, NE), NE = n + L - 1), the window of output x is
 // [x, x + L - 1]. With segments [kL, kL + L): out(x) = min(S(x), F(x + L - 1)), S the suffix min
-// within x's segment and F the prefix min within the segment of x + L - 1. Both are segmented
-// scans: a thread scans a run of row_run consecutive words in registers, a block-wide scan of
-// (segment-boundary flag, aggregate) pairs gives each run its carry, and tiles of blockDim * row_run
-// words chain through a carry in shared memory. S is stored for t in [0, NS), NS = n rounded up to
-// whole runs; F is consumed at once. The scans start from the carries of the positions they skip:
-// S from min over [NS, end of the segment of n - 1), F from min over [0, L - 1). The extended row
-// is followed by row_run identity words, so no run tests its bounds word by word.
+// within x's segment and F the prefix min within the segment of x + L - 1. A thread takes a run
+// of row_run consecutive outputs x0 .. x0 + row_run - 1 and scans both in registers: S over the
+// words at x0 + j, F over those at x0 + L - 1 + j. One block-wide scan of (segment-boundary
+// flag, aggregate) pairs, S and F together, gives each run its two carries. Tiles of
+// blockDim * row_run outputs are independent: the carries into a tile (S from the tile's end to
+// its segment's end, F from the segment start to the tile's first F position) cover fewer than L
+// words and are reduced directly. So S never leaves registers (shared memory holds only the
+// extended row, half of what storing S took), and a row group costs three barriers (after the
+// load, and two in the block scan per tile). The extended row is followed by row_run identity
+// words, so no run tests its bounds word by word.
 //
-// Measured (H200, bench_gpu_morphology, erosion, L = 3 .. 1001): 16384^2 uint8 0.40-0.41 ms
-// (one 1024-thread block per SM: 139 KB of shared memory), 8192^2 float32 0.28-0.29 ms (two
-// 512-thread blocks per SM), both flat in L. Nsight Compute, uint8 L = 63: ~1600 instructions
-// per thread per row group, issue slots 50% busy, DRAM 27%: latency between the phases of the
-// single block (eight barriers per row group) and instruction count bound it, not bandwidth.
-// Tried without gain: a cp.async copy of the next row group into a third shared-memory area
-// (hides its DRAM latency behind the scans), 17- or 19-word runs that are conflict-free without
-// padding, and the output staged through shared memory: 0.41-0.44 ms (uint8), 0.27-0.29 (float32).
+// Measured (H200, bench_gpu_morphology, erosion, L = 3 .. 1001), 16384^2 uint8 and 8192^2
+// float32: 0.31-0.32 and 0.20-0.22 ms, flat in L (2.4-2.5x and 1.6-1.7x a copy). The kernel
+// this replaces stored S in shared memory (139 KB for 16384 uint8 columns: one 1024-thread block
+// per SM), chained tile carries and reduced the initial carries in one thread: eight barriers per
+// row group, 0.40-0.41 and 0.28-0.29 ms; Nsight Compute had it latency-bound between the phases of the single block
+// (issue slots 50% busy, DRAM 27%). Also tried there without gain: a cp.async copy of the next
+// row group into a third shared-memory area, 17- or 19-word runs that are conflict-free without
+// padding, and the output staged through shared memory.
 constexpr int row_run = tuning_policy::horizontal_row_run;
 
 // Shared-memory index of word i: one word of padding per 32, so that runs of row_run words read
@@ -489,66 +492,94 @@ __device__ __forceinline__ void store_unit(const rargs<T>& a, i64 row0, int x0, 
     }
 }
 
-// The block-wide part of a segmented scan. Each thread brings the aggregate of its run (v) and
-// whether the run holds a segment boundary (f); the scan runs over threads in increasing order
-// (Forward) or decreasing order, starting from *tile_carry, which it advances past this tile.
-// Returns the combined value of everything before the thread's run in scan order, back to the
-// nearest boundary. Pairs combine as (earlier, later) -> later.f ? later.v : op(earlier.v, later.v).
-template <class V, class Op, bool Forward>
-__device__ __forceinline__ typename V::word block_carry(typename V::word v, int f, typename V::mem* sm_v, int* sm_f,
-                                                        typename V::mem* sm_c, typename V::mem* tile_carry) {
+// The block-wide part of the two segmented scans of a tile: S over threads in decreasing order,
+// F in increasing order; pairs combine as (earlier, later) -> later.flag ? later.v : op(earlier.v,
+// later.v). (s, sf) and (f, ff) are each thread's run aggregate and boundary flag; on return they
+// hold the carry into the run (everything before it in scan order back to the nearest
+// boundary, starting from the tile carries). The tile carries are the min over the partial
+// values each warp left in red[0] (S) and red[1] (F).
+template <class V>
+struct scan_scratch {
+    typename V::mem v[2][32], c[2][32], red[2][32];
+    int f[2][32];
+};
+
+template <class V, class Op>
+__device__ __forceinline__ void block_carries(typename V::word& s, int sf, typename V::word& f, int ff,
+                                              scan_scratch<V>& sc) {
     using word = typename V::word;
     const unsigned all = 0xffffffffu;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
     const word id = Op::identity();
-    auto shfl = [&](auto x, int d) { return Forward ? __shfl_up_sync(all, x, d) : __shfl_down_sync(all, x, d); };
 #pragma unroll
     for (int d = 1; d < 32; d <<= 1) {
-        const word ov = V::unpack(shfl(V::pack(v), d));
-        const int of = shfl(f, d);
-        if (Forward ? lane >= d : lane + d < 32) {
-            if (!f) v = Op::apply(ov, v);
-            f |= of;
+        const word os = V::unpack(__shfl_down_sync(all, V::pack(s), d));
+        const int osf = __shfl_down_sync(all, sf, d);
+        const word of = V::unpack(__shfl_up_sync(all, V::pack(f), d));
+        const int off = __shfl_up_sync(all, ff, d);
+        if (lane + d < 32) {
+            if (!sf) s = Op::apply(os, s);
+            sf |= osf;
+        }
+        if (lane >= d) {
+            if (!ff) f = Op::apply(of, f);
+            ff |= off;
         }
     }
-    const bool first = Forward ? lane == 0 : lane == 31;
-    word ex = V::unpack(shfl(V::pack(v), 1));
-    int exf = shfl(f, 1);
-    if (first) {
-        ex = id;
-        exf = 0;
+    word es = V::unpack(__shfl_down_sync(all, V::pack(s), 1));
+    int esf = __shfl_down_sync(all, sf, 1);
+    word ef = V::unpack(__shfl_up_sync(all, V::pack(f), 1));
+    int eff = __shfl_up_sync(all, ff, 1);
+    if (lane == 31) {
+        es = id;
+        esf = 0;
     }
-    if (Forward ? lane == 31 : lane == 0) {
-        sm_v[warp] = V::pack(v);
-        sm_f[warp] = f;
+    if (lane == 0) {
+        ef = id;
+        eff = 0;
+        sc.v[0][warp] = V::pack(s);
+        sc.f[0][warp] = sf;
+    }
+    if (lane == 31) {
+        sc.v[1][warp] = V::pack(f);
+        sc.f[1][warp] = ff;
     }
     __syncthreads();
     if (warp == 0) {
-        const int w = Forward ? lane : nw - 1 - lane;  // the lane-th warp in scan order
-        word wv = lane < nw ? V::unpack(sm_v[w]) : id;
-        int wf = lane < nw ? sm_f[w] : 0;
-        const word tc = V::unpack(*tile_carry);
+        // Lane l takes the l-th warp in each scan order: nw - 1 - l for S, l for F.
+        const int ws = nw - 1 - lane;
+        word vs = lane < nw ? V::unpack(sc.v[0][ws]) : id, vf = lane < nw ? V::unpack(sc.v[1][lane]) : id;
+        int fs = lane < nw ? sc.f[0][ws] : 0, fl = lane < nw ? sc.f[1][lane] : 0;
+        word ts = lane < nw ? V::unpack(sc.red[0][lane]) : id, tf = lane < nw ? V::unpack(sc.red[1][lane]) : id;
 #pragma unroll
         for (int d = 1; d < 32; d <<= 1) {
-            const word ov = V::unpack(__shfl_up_sync(all, V::pack(wv), d));
-            const int of = __shfl_up_sync(all, wf, d);
+            ts = Op::apply(ts, V::unpack(__shfl_xor_sync(all, V::pack(ts), d)));
+            tf = Op::apply(tf, V::unpack(__shfl_xor_sync(all, V::pack(tf), d)));
+            const word os = V::unpack(__shfl_up_sync(all, V::pack(vs), d));
+            const int ofs = __shfl_up_sync(all, fs, d);
+            const word of = V::unpack(__shfl_up_sync(all, V::pack(vf), d));
+            const int ofl = __shfl_up_sync(all, fl, d);
             if (lane >= d) {
-                if (!wf) wv = Op::apply(ov, wv);
-                wf |= of;
+                if (!fs) vs = Op::apply(os, vs);
+                fs |= ofs;
+                if (!fl) vf = Op::apply(of, vf);
+                fl |= ofl;
             }
         }
-        word e = V::unpack(__shfl_up_sync(all, V::pack(wv), 1));
-        int ef = __shfl_up_sync(all, wf, 1);
+        word xs = V::unpack(__shfl_up_sync(all, V::pack(vs), 1)), xf = V::unpack(__shfl_up_sync(all, V::pack(vf), 1));
+        int xsf = __shfl_up_sync(all, fs, 1), xff = __shfl_up_sync(all, fl, 1);
         if (lane == 0) {
-            e = id;
-            ef = 0;
+            xs = xf = id;
+            xsf = xff = 0;
         }
-        __syncwarp();
-        if (lane < nw) sm_c[w] = V::pack(ef ? e : Op::apply(tc, e));
-        if (lane == nw - 1) *tile_carry = V::pack(wf ? wv : Op::apply(tc, wv));
+        if (lane < nw) {
+            sc.c[0][ws] = V::pack(xsf ? xs : Op::apply(ts, xs));
+            sc.c[1][lane] = V::pack(xff ? xf : Op::apply(tf, xf));
+        }
     }
     __syncthreads();
-    return exf ? ex : Op::apply(V::unpack(sm_c[warp]), ex);
+    s = esf ? es : Op::apply(V::unpack(sc.c[0][warp]), es);
+    f = eff ? ef : Op::apply(V::unpack(sc.c[1][warp]), ef);
 }
 
 template <class T, bool Max>
@@ -562,20 +593,12 @@ __global__ void __launch_bounds__(tuning_policy::horizontal_row_threads, 1) hori
     const int n = a.n, L = a.L, NE = a.NE, before = a.before, TS = blockDim.x * E;
     const int NS = (n + E - 1) / E * E;
     mem* ext = reinterpret_cast<mem*>(sm);  // extended row, then E identity words: t at rpad(t)
-    mem* suf = ext + rpad(NE + E) + 1;      // S: x at rpad(x), x < NS
-    __shared__ mem sm_v[32], sm_c[32], red[2][32], carry[2];
-    __shared__ int sm_f[32];
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nw = blockDim.x >> 5;
+    __shared__ scan_scratch<V> sc;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const word id = Op::identity();
     const mem pad = V::splat_mem(a.pad);
     const i64 groups = (a.height + P - 1) / P;
-    // The extended row's value at t, once its image part is in shared memory.
-    auto value = [&](int t) -> mem {
-        const int x = t - before;
-        if (x >= 0 && x < n) return ext[rpad(t)];
-        const i64 idx = granula::detail::border_index(x, n, a.mode);
-        return idx < 0 ? pad : ext[rpad(static_cast<int>(idx) + before)];
-    };
+    if (tid < E) ext[rpad(NE + tid)] = V::pack(id);
     for (i64 grp = blockIdx.x; grp < groups; grp += gridDim.x) {
         const i64 row0 = grp * P;
         for (int c0 = tid * E; c0 < n; c0 += TS) {
@@ -591,100 +614,90 @@ __global__ void __launch_bounds__(tuning_policy::horizontal_row_threads, 1) hori
                     if (c0 + j < n) dst[j] = cw[j];
             }
         }
+        // Border words straight from the image (no barrier between the row and its border).
+        auto border = [&](int t) {
+            const i64 idx = granula::detail::border_index(t - before, n, a.mode);
+            mem x = pad;
+            if (idx >= 0) {
+                x = mem{};
+                for (int k = 0; k < P; ++k)
+                    if (row0 + k < a.height) x = V::put(x, k, load_ro(a.in + (row0 + k) * a.in_stride + idx));
+            }
+            ext[rpad(t)] = x;
+        };
+        for (int t = tid; t < before; t += blockDim.x) border(t);
+        for (int t = before + n + tid; t < NE; t += blockDim.x) border(t);
         __syncthreads();
-        // Border words, and the carries the two scans start from.
-        for (int t = tid; t < before; t += blockDim.x) ext[rpad(t)] = value(t);
-        for (int t = before + n + tid; t < NE; t += blockDim.x) ext[rpad(t)] = value(t);
-        if (tid < E) ext[rpad(NE + tid)] = V::pack(id);
-        word cf = id, cs = id;
-        for (int t = tid; t < L - 1; t += blockDim.x) cf = Op::apply(cf, V::unpack(value(t)));
-        const int s_end = min(NE, ((n - 1) / L + 1) * L);
-        for (int t = NS + tid; t < s_end; t += blockDim.x) cs = Op::apply(cs, V::unpack(value(t)));
+        for (int X0 = 0; X0 < NS; X0 += TS) {
+            // Tile carries: S from min(X0 + TS, NS) to its segment's end, F from the segment
+            // start of X0 + L - 1 to it.
+            {
+                const int hs = min(X0 + TS, NS), es = min(NE, ((hs - 1) / L + 1) * L);
+                const int ff = X0 + L - 1, bf = ff / L * L;
+                word cs = id, cf = id;
+                for (int t = hs + tid; t < es; t += blockDim.x) cs = Op::apply(cs, V::unpack(ext[rpad(t)]));
+                for (int t = bf + tid; t < ff; t += blockDim.x) cf = Op::apply(cf, V::unpack(ext[rpad(t)]));
 #pragma unroll
-        for (int d = 16; d > 0; d >>= 1) {
-            cf = Op::apply(cf, V::unpack(__shfl_xor_sync(0xffffffffu, V::pack(cf), d)));
-            cs = Op::apply(cs, V::unpack(__shfl_xor_sync(0xffffffffu, V::pack(cs), d)));
-        }
-        if (lane == 0) {
-            red[0][warp] = V::pack(cs);
-            red[1][warp] = V::pack(cf);
-        }
-        __syncthreads();
-        if (tid == 0) {
-            word s = id, f = id;
-            for (int w = 0; w < nw; ++w) {
-                s = Op::apply(s, V::unpack(red[0][w]));
-                f = Op::apply(f, V::unpack(red[1][w]));
-            }
-            carry[0] = V::pack(s);
-            carry[1] = V::pack(f);
-        }
-        // S over t in [0, NS), right to left; runs start on multiples of E (no padding word inside).
-        for (int k = 0; k * TS < NS; ++k) {
-            const int t0 = NS - (k + 1) * TS + tid * E;
-            const bool active = t0 >= 0;
-            word v[E];
-            unsigned ends = 0;  // bit j: t0 + j ends a segment
-            if (active) {
-#pragma unroll
-                for (int j = 0; j < E; ++j) v[j] = V::unpack(ext[rpad(t0) + j]);
-                for (int j = L - 1 - t0 % L; j < E; j += L) ends |= 1u << j;
-            } else {
-#pragma unroll
-                for (int j = 0; j < E; ++j) v[j] = id;
-            }
-#pragma unroll
-            for (int j = E - 2; j >= 0; --j)
-                if (!(ends >> j & 1u)) v[j] = Op::apply(v[j], v[j + 1]);
-            const word cin = block_carry<V, Op, false>(v[0], ends != 0, sm_v, sm_f, sm_c, &carry[0]);
-            const int last = ends ? 31 - __clz(ends) : -1;
-            if (active) {
-#pragma unroll
-                for (int j = 0; j < E; ++j) suf[rpad(t0) + j] = V::pack(j > last ? Op::apply(v[j], cin) : v[j]);
-            }
-        }
-        __syncthreads();
-        // F over t = x + L - 1 for x in [0, NS), left to right, and the output.
-        for (int k = 0; k * TS < NS; ++k) {
-            const int x0 = k * TS + tid * E, t0 = x0 + L - 1;
-            const bool active = x0 < NS;
-            word v[E];
-            unsigned starts = 0;  // bit j: t0 + j starts a segment
-            if (active) {
-                const run_ptr<const mem> src(ext, t0);
-#pragma unroll
-                for (int j = 0; j < E; ++j) v[j] = V::unpack(src[j]);
-                for (int j = (L - t0 % L) % L; j < E; j += L) starts |= 1u << j;
-            } else {
-#pragma unroll
-                for (int j = 0; j < E; ++j) v[j] = id;
-            }
-#pragma unroll
-            for (int j = 1; j < E; ++j)
-                if (!(starts >> j & 1u)) v[j] = Op::apply(v[j - 1], v[j]);
-            const word cin = block_carry<V, Op, true>(v[E - 1], starts != 0, sm_v, sm_f, sm_c, &carry[1]);
-            const int first = starts ? __ffs(starts) - 1 : E;
-            mem out[E];
-            if (active) {
-#pragma unroll
-                for (int j = 0; j < E; ++j) {
-                    const word f = j < first ? Op::apply(cin, v[j]) : v[j];
-                    out[j] = V::pack(Op::apply(f, V::unpack(suf[rpad(x0) + j])));
+                for (int d = 16; d > 0; d >>= 1) {
+                    cs = Op::apply(cs, V::unpack(__shfl_xor_sync(0xffffffffu, V::pack(cs), d)));
+                    cf = Op::apply(cf, V::unpack(__shfl_xor_sync(0xffffffffu, V::pack(cf), d)));
                 }
-            } else {
+                if (lane == 0) {
+                    sc.red[0][warp] = V::pack(cs);
+                    sc.red[1][warp] = V::pack(cf);
+                }
+            }
+            const int x0 = X0 + tid * E;
+            const bool active = x0 < NS;
+            const int rx = active ? x0 % L : 0;
+            // S over x0 + j (segment ends where x0 + j + 1 is a multiple of L), kept packed.
+            mem s[E];
+            unsigned ends = 0;
+            word vs;
+            {
+                word v[E];
 #pragma unroll
-                for (int j = 0; j < E; ++j) out[j] = V::pack(id);
+                for (int j = 0; j < E; ++j) v[j] = active ? V::unpack(ext[rpad(x0) + j]) : id;
+                if (active)
+                    for (int j = L - 1 - rx; j < E; j += L) ends |= 1u << j;
+#pragma unroll
+                for (int j = E - 2; j >= 0; --j)
+                    if (!(ends >> j & 1u)) v[j] = Op::apply(v[j], v[j + 1]);
+#pragma unroll
+                for (int j = 0; j < E; ++j) s[j] = V::pack(v[j]);
+                vs = v[0];
+            }
+            // F over t = x0 + L - 1 + j (segments start where t is a multiple of L).
+            mem fw[E];
+            unsigned starts = 0;
+            word vf;
+            {
+                word v[E];
+                const run_ptr<const mem> src(ext, x0 + L - 1);
+#pragma unroll
+                for (int j = 0; j < E; ++j) v[j] = active ? V::unpack(src[j]) : id;
+                const int rt = rx == 0 ? L - 1 : rx - 1;  // (x0 + L - 1) % L
+                if (active)
+                    for (int j = rt == 0 ? 0 : L - rt; j < E; j += L) starts |= 1u << j;
+#pragma unroll
+                for (int j = 1; j < E; ++j)
+                    if (!(starts >> j & 1u)) v[j] = Op::apply(v[j - 1], v[j]);
+#pragma unroll
+                for (int j = 0; j < E; ++j) fw[j] = V::pack(v[j]);
+                vf = v[E - 1];
+            }
+            block_carries<V, Op>(vs, ends != 0, vf, starts != 0, sc);
+            const int last = ends ? 31 - __clz(ends) : -1, first = starts ? __ffs(starts) - 1 : E;
+            mem out[E];
+#pragma unroll
+            for (int j = 0; j < E; ++j) {
+                const word sj = j > last ? Op::apply(V::unpack(s[j]), vs) : V::unpack(s[j]);
+                const word fj = j < first ? Op::apply(vf, V::unpack(fw[j])) : V::unpack(fw[j]);
+                out[j] = V::pack(Op::apply(sj, fj));
             }
             store_unit(a, row0, x0, out);
         }
-        __syncthreads();
     }
-}
-
-// Dynamic shared memory of the whole-row kernel: the extended row with its identity run, and S.
-inline std::size_t row_kernel_smem(i64 n, i64 L) {
-    const i64 NS = (n + row_run - 1) / row_run * row_run;
-    return static_cast<std::size_t>(rpad(static_cast<int>(n + L - 1 + row_run)) + 1 + rpad(static_cast<int>(NS)) + 1) * 4;
 }
 
 inline bool aligned16(const void* data, i64 stride_bytes) {
@@ -696,16 +709,14 @@ bool run_rows(device_view<const T> in, device_view<T> out, const pass_params<T>&
               cudaStream_t stream) {
     const i64 n = in.width(), L = before + after + 1;
     static_assert(row_run % (4 * hword<T>::type::P) == 0, "a run is whole 16-byte vectors of every row");
-    int device = 0, optin = 0, per_sm = 0, sms = 0;
+    int device = 0, optin = 0, sms = 0;
     check_cuda(cudaGetDevice(&device), "cudaGetDevice");
     check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "cudaDeviceGetAttribute");
-    check_cuda(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device),
-               "cudaDeviceGetAttribute");
     check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-    constexpr std::size_t static_smem = 2048;  // the kernel's own scan arrays, rounded up
     if (n + L > (i64{1} << 24)) return false;
-    const std::size_t smem = row_kernel_smem(n, L);
-    if (smem + static_smem > static_cast<std::size_t>(optin)) return false;
+    // The extended row and the row_run identity words after it.
+    const std::size_t smem = static_cast<std::size_t>(rpad(static_cast<int>(n + L - 1 + row_run)) + 1) * 4;
+    if (smem + sizeof(scan_scratch<typename hword<T>::type>) > static_cast<std::size_t>(optin)) return false;
     rargs<T> a;
     a.in = in.data();
     a.in_stride = in.stride();
@@ -720,14 +731,24 @@ bool run_rows(device_view<const T> in, device_view<T> out, const pass_params<T>&
     a.pad = p.pad;
     a.in_aligned = aligned16(in.data(), in.stride() * static_cast<i64>(sizeof(T)));
     a.out_aligned = aligned16(out.data(), out.stride() * static_cast<i64>(sizeof(T)));
-    // Two blocks per multiprocessor where shared memory allows (the phases of one overlap the
-    // other's); one block of twice the threads otherwise.
-    const bool two = 2 * (smem + static_smem + 1024) <= static_cast<std::size_t>(per_sm);
-    const int max_threads = two ? tuning_policy::horizontal_row_threads / 2 : tuning_policy::horizontal_row_threads;
-    const int threads = static_cast<int>(std::clamp<i64>((a.n + row_run * 32 - 1) / (row_run * 32) * 32, 32, max_threads));
     auto kernel = horizontal_row_kernel<T, Max>;
     check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
                "cudaFuncSetAttribute");
+    // The fewest threads per block (down to 256; no more than one tile of the row needs) that
+    // keep the most threads resident: more, smaller blocks overlap each other's phases.
+    const int need = static_cast<int>((n + row_run * 32 - 1) / (row_run * 32) * 32);
+    int threads = 0, best = 0;
+    for (int t = tuning_policy::horizontal_row_min_threads; t <= tuning_policy::horizontal_row_threads; t *= 2) {
+        const int cand = std::min(t, need);
+        int blocks = 0;
+        check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, cand, smem),
+                   "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+        if (blocks * cand > best) {
+            best = blocks * cand;
+            threads = cand;
+        }
+    }
+    if (best == 0) return false;
     constexpr int P = hword<T>::type::P;
     const i64 groups = (a.height + P - 1) / P;
     const unsigned grid = static_cast<unsigned>(std::min<i64>(groups, i64{sms} * 64));

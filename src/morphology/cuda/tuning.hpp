@@ -43,13 +43,14 @@ struct tuning_policy {
     // division-free task lanes: 0.52 / 0.45 ms.
     static constexpr int horizontal_loads_in_flight = 16;
 
-    // Whole-row horizontal kernel (horizontal_pass.cuh): words per thread run, and threads per
-    // block when one block fills a multiprocessor's shared memory (half when two fit). 16-word
-    // runs are one 16-byte vector per row and run for uint8 and fit 64 registers (uint8: 8 bytes
-    // spilled); 1024 threads give one tile per row at 16384 uint8 columns. Against the tiled
-    // kernel, 16384^2 uint8 L = 3/63/255/1001: 0.47/0.47/0.88/1.03 -> 0.41/0.40/0.41/0.41 ms;
-    // 8192^2 float32: 0.49/0.45/0.73/0.74 -> 0.28/0.28/0.28/0.29 ms.
+    // Whole-row horizontal kernel (horizontal_pass.cuh): words per thread run, and the range of
+    // threads per block, from which run_rows takes the fewest that keep the most threads
+    // resident (64 registers each). 16-word runs are one 16-byte vector per row and run for
+    // uint8. Measured with at most 1024 / 512 / 256 threads, 16384^2 uint8 L = 3..1001:
+    // 0.35-0.37 / 0.31-0.32 / 0.31-0.33 ms (one, two, three blocks per SM: 72 KB of shared
+    // memory each); 8192^2 float32: 0.23-0.25 / 0.23-0.25 / 0.20-0.22 ms.
     static constexpr int horizontal_row_run = 16;
+    static constexpr int horizontal_row_min_threads = 256;
     static constexpr int horizontal_row_threads = 1024;
 
     // Element-wise kernels (differences of the compound operations).

@@ -1,0 +1,158 @@
+// Lines at angles other than the axes as a program of shifted minima (maxima), run by the CPU
+// over rows held in cache (morphology_cpu.cpp, stream_kernels.cpp); an opening or closing by
+// such lines is one program, its dilation's stages reading its erosion's last.
+//
+// A line of slope p/q is a base (the runs of its first q + (L mod q) pixels) swept along a
+// periodic line of n points, step s (structuring_element::line). Each stage of the program is
+// an image: stage k (p) = min (max) over its reads (j, d) of stage j (p + d), stage 0 the
+// source and the last stage the result. The base's pixels share sub-patterns: a pair of pixels
+// (or of earlier pairs) at one displacement that recurs across the base becomes a stage read
+// at each place (a run of two pixels, two runs a period apart, ...); the periodic line is then
+// built by doubling, Y(2m) (p) = min(Y(m) (p), Y(m) (p + m s)), ceil(log2 n) stages. Every read
+// is a load and a min per vector, and every stage's rows are needed only a few rows after they
+// are made, so the rows live in small rings in the cache and the image is read and written once.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "granula/morphology/structuring_element.hpp"
+
+namespace granula::detail {
+
+struct shift_read {
+    int stage = 0;
+    std::int64_t dx = 0, dy = 0;
+    friend auto operator<=>(const shift_read&, const shift_read&) = default;
+};
+
+struct shift_stage {
+    std::vector<shift_read> reads;
+    bool maximum = false;
+    // Pixels of this stage off the image are replaced by the next operation's outside value:
+    // the end of an opening's erosion, where its dilation starts (border ignore or constant).
+    bool clip_to_image = false;
+};
+
+struct shift_program {
+    std::vector<shift_stage> stages;  // stage k + 1; the last is the result
+};
+
+// An opening (closing) as one program: `second` reads the end of `first`, clipped to the image.
+inline shift_program fused(shift_program first, const shift_program& second) {
+    const int base = static_cast<int>(first.stages.size());
+    first.stages.back().clip_to_image = true;
+    for (shift_stage stage : second.stages) {
+        for (auto& r : stage.reads) r.stage += base;
+        first.stages.push_back(std::move(stage));
+    }
+    return first;
+}
+
+// A recurring pair must occur at least this often to get a stage of its own (a stage costs two
+// loads and a store per vector, and saves one load per occurrence; line:255:30 took 5.4 ms for
+// thresholds 2 to 6 alike, 6.3 at 8, 8.6 without shared pairs).
+constexpr std::size_t shared_pair_min = 4;
+// The periodic line grows by this factor per stage (2 and 4 measured alike, 3 slower at 45
+// degrees: the loads, most from the L2 cache, cost the time, not the stores).
+constexpr std::int64_t doubling_factor = 2;
+
+// The program of a line made of one sheared periodic segment, alone (45 and 135 degrees) or
+// after each term's run (other angles); none for other elements.
+inline std::optional<shift_program> plan_line_program(const structuring_element& se, bool maximum) {
+    const auto& terms = se.decomposition();
+    if (terms.empty() || terms[0].segments.empty()) return std::nullopt;
+    const line_segment periodic = terms[0].segments.back();
+    if (periodic.dx == 0 || periodic.dy == 0) return std::nullopt;
+    const std::int64_t sign = maximum ? -1 : 1;  // dilation reads the offsets negated
+    std::vector<shift_read> base;
+    for (const auto& t : terms) {
+        if (t.segments.empty() || t.segments.size() > 2 || !(t.segments.back() == periodic)) return std::nullopt;
+        if (t.segments.size() == 1) {
+            base.push_back({0, sign * t.offset_x, sign * t.offset_y});
+            continue;
+        }
+        const line_segment& run = t.segments.front();
+        if (!run.horizontal() && !run.vertical()) return std::nullopt;
+        for (std::int64_t i = 0; i < run.length; ++i)
+            base.push_back({0, sign * (t.offset_x + (i - run.origin) * run.dx),
+                            sign * (t.offset_y + (i - run.origin) * run.dy)});
+    }
+    std::sort(base.begin(), base.end());
+    base.erase(std::unique(base.begin(), base.end()), base.end());
+
+    shift_program program;
+    const auto add_stage = [&](std::vector<shift_read> reads) {
+        program.stages.push_back({std::move(reads), maximum});
+        return static_cast<int>(program.stages.size());
+    };
+    // Shared pairs, greedily: the (stage, stage, displacement) matching the most disjoint pairs
+    // of reads.
+    for (;;) {
+        std::map<std::tuple<int, int, std::int64_t, std::int64_t>, std::size_t> candidates;
+        for (std::size_t i = 0; i < base.size(); ++i)
+            for (std::size_t j = i + 1; j < base.size(); ++j)
+                candidates[{base[i].stage, base[j].stage, base[j].dx - base[i].dx, base[j].dy - base[i].dy}] = 0;
+        std::size_t best_count = 0;
+        std::vector<std::pair<std::size_t, std::size_t>> best_pairs;
+        for (const auto& [key, unused] : candidates) {
+            const auto [a, b, ddx, ddy] = key;
+            std::vector<bool> used(base.size(), false);
+            std::vector<std::pair<std::size_t, std::size_t>> pairs;
+            for (std::size_t i = 0; i < base.size(); ++i) {
+                if (used[i] || base[i].stage != a) continue;
+                const shift_read partner{b, base[i].dx + ddx, base[i].dy + ddy};
+                const auto it = std::lower_bound(base.begin(), base.end(), partner);
+                if (it == base.end() || !(*it == partner)) continue;
+                const auto j = static_cast<std::size_t>(it - base.begin());
+                if (used[j] || j == i) continue;
+                used[i] = used[j] = true;
+                pairs.emplace_back(i, j);
+            }
+            if (pairs.size() > best_count) best_count = pairs.size(), best_pairs = std::move(pairs);
+        }
+        if (best_count < shared_pair_min) break;
+        const shift_read& first = base[best_pairs[0].first];
+        const shift_read& second = base[best_pairs[0].second];
+        const int pair = add_stage({{first.stage, 0, 0}, {second.stage, second.dx - first.dx, second.dy - first.dy}});
+        std::vector<bool> drop(base.size(), false);
+        std::vector<shift_read> next;
+        for (const auto& [i, j] : best_pairs) {
+            drop[i] = drop[j] = true;
+            next.push_back({pair, base[i].dx, base[i].dy});
+        }
+        for (std::size_t i = 0; i < base.size(); ++i)
+            if (!drop[i]) next.push_back(base[i]);
+        std::sort(next.begin(), next.end());
+        base = std::move(next);
+    }
+
+    // The periodic line: points (j - origin) s, j < n, from the base by doubling.
+    const std::int64_t n = periodic.length, sx = sign * periodic.dx, sy = sign * periodic.dy;
+    const std::int64_t ex = -periodic.origin * sx, ey = -periodic.origin * sy;  // its first point
+    if (n == 1) {
+        for (auto& r : base) r.dx += ex, r.dy += ey;
+        add_stage(base);
+        return program;
+    }
+    // Y(m) as a stage read at an offset: the base itself when it is one read.
+    shift_read y = base.size() == 1 ? base[0] : shift_read{add_stage(base), 0, 0};
+    for (std::int64_t m = 1; m < n;) {
+        const std::int64_t next = std::min(doubling_factor * m, n);
+        const bool last = next == n;
+        const std::int64_t ox = last ? ex : 0, oy = last ? ey : 0;
+        std::vector<shift_read> reads;
+        for (std::int64_t k = 0; k < next - m; k += m) reads.push_back({y.stage, y.dx + ox + k * sx, y.dy + oy + k * sy});
+        reads.push_back({y.stage, y.dx + ox + (next - m) * sx, y.dy + oy + (next - m) * sy});
+        y = {add_stage(reads), 0, 0};
+        m = next;
+    }
+    return program;
+}
+
+}  // namespace granula::detail
