@@ -40,7 +40,8 @@ def gaussian(image, sigma, order=0, mode="reflect", cval=0.0, truncate=4.0, radi
     radius : None, int or pair of int
         fir radius per axis, overriding ``truncate``.
     method : str
-        'auto' (fir below sigma 3, deriche above), 'fir' (exact), 'deriche' (recursive, cost
+        'auto' (fir below sigma 3 on the CPU and below 4 on the GPU, deriche above: the exact
+        method wherever it is also the faster one), 'fir' (exact), 'deriche' (recursive, cost
         independent of sigma, relative l2 error <= 1e-3), 'yvv' / 'yvv1995' / 'yvv2002'
         (Young-van Vliet, 2-12% off, the seed paper's filter). See docs/gaussian.md for each
         one's accuracy.

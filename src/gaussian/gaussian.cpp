@@ -78,11 +78,11 @@ void validate(const image_view<const T, Space>& in, const image_view<U, Space>& 
     validate_params(p);
 }
 
-std::array<detail::axis_plan, 2> plans(const gaussian_params& p) {
+std::array<detail::axis_plan, 2> plans(const gaussian_params& p, device where) {
     std::array<detail::axis_plan, 2> out;
     for (int a = 0; a < 2; ++a)
-        out[a] = detail::make_axis_plan(p.method, p.sigma[a], p.order[a], p.mode[a], p.cval, p.truncate, p.radius[a],
-                                        p.split);
+        out[a] = detail::make_axis_plan(resolve_gaussian_method(p.method, p.sigma[a], where), p.sigma[a], p.order[a],
+                                        p.mode[a], p.cval, p.truncate, p.radius[a], p.split);
     return out;
 }
 
@@ -116,9 +116,10 @@ gaussian_split parse_gaussian_split(std::string_view name) {
     throw invalid_argument("unknown Gaussian split '" + std::string(name) + "'; allowed: one_way, two_way, two_way_exact");
 }
 
-gaussian_method resolve_gaussian_method(gaussian_method method, double sigma) {
+gaussian_method resolve_gaussian_method(gaussian_method method, double sigma, device where) {
     if (method != gaussian_method::automatic) return method;
-    return sigma < gaussian_fir_max_sigma ? gaussian_method::fir : gaussian_method::deriche;
+    const double fir_below = where == device::cuda ? gaussian_fir_max_sigma_cuda : gaussian_fir_max_sigma;
+    return sigma < fir_below ? gaussian_method::fir : gaussian_method::deriche;
 }
 
 template <pixel T, pixel U>
@@ -128,7 +129,7 @@ void gaussian(host_view<const T> in, host_view<U> out, const gaussian_params& pa
     if (params.split == gaussian_split::two_way)
         throw unsupported("the two_way split (the seed paper's approximate scheme) runs on the CUDA backend only; "
                           "the CPU runs the sequential recursion (one_way or two_way_exact)");
-    const auto plan = plans(params);
+    const auto plan = plans(params, device::cpu);
     if (overlaps(in, out)) {
         const host_image<T> copy_of_input = clone<T>(in);
         cpu::gaussian<T, U>(copy_of_input.view(), out, plan[0], plan[1]);
@@ -143,7 +144,7 @@ void gaussian(device_view<const T> in, device_view<U> out, const gaussian_params
     validate(in, out, params);
     resolve_device(device::cuda);  // throws when there is no CUDA backend or device
 #if defined(GRANULA_HAVE_CUDA)
-    const auto plan = plans(params);
+    const auto plan = plans(params, device::cuda);
     if (overlaps(in, out)) {
         device_image<T> copy_of_input(in.width(), in.height());
         copy<T>(in, copy_of_input.view(), s);

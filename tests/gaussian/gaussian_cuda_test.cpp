@@ -74,6 +74,38 @@ TEST(GaussianCuda, EqualsTheCpuForDericheAndFirEveryModeOrderAndSize) {
                 }
 }
 
+// fir runs both axes in one kernel of 64 x 64 tiles while the taps fit (up to 127 per axis),
+// one axis at a time beyond; auto mixes fir and deriche axes (sigmas where the CPU's auto
+// picks the same methods).
+TEST(GaussianCuda, FirTilesLongKernelsAndMixedAxes) {
+    GRANULA_REQUIRE_GPU();
+    std::mt19937_64 rng(14);
+    struct setting {
+        gaussian_method method;
+        double s0, s1;
+    };
+    const setting settings[] = {{gaussian_method::fir, 5.0, 12.0},      {gaussian_method::fir, 20.0, 3.0},
+                                {gaussian_method::fir, 0.0, 6.0},       {gaussian_method::fir, 6.0, 0.0},
+                                {gaussian_method::fir, 15.9, 15.9},     {gaussian_method::automatic, 20.0, 2.5},
+                                {gaussian_method::automatic, 2.5, 40.0}};
+    for (const setting& c : settings)
+        for (border_mode m : modes) {
+            gaussian_params p;
+            p.method = c.method;
+            p.sigma = {c.s0, c.s1};
+            p.order = {m == border_mode::wrap ? 1 : 0, m == border_mode::mirror ? 2 : 0};
+            p.mode = {m, m};
+            p.cval = -2.0;
+            const std::string what = std::string(to_string(c.method)) + " " + std::string(to_string(m)) + " sigma " +
+                                     std::to_string(c.s0) + ", " + std::to_string(c.s1);
+            EXPECT_LE((gpu_vs_cpu<float, float>(rng, 131, 197, p)), 1e-5) << what;
+        }
+    gaussian_params p = gaussian_params::isotropic(7.0);
+    p.method = gaussian_method::fir;
+    EXPECT_LE((gpu_vs_cpu<std::uint8_t, std::uint8_t>(rng, 150, 70, p)), 1.0);
+    EXPECT_LE((gpu_vs_cpu<std::uint16_t, float>(rng, 64, 128, p)), 1e-5);
+}
+
 TEST(GaussianCuda, OneAxisLargeSigmaAndLargeImage) {
     GRANULA_REQUIRE_GPU();
     std::mt19937_64 rng(12);
@@ -94,7 +126,9 @@ TEST(GaussianCuda, InPlace) {
     std::mt19937_64 rng(13);
     const auto in = random_uniform_image<float>(rng, 129, 65);
     const gaussian_params p = gaussian_params::isotropic(5.0);
-    const auto want = gaussian<float>(host_view<const float>(in.view()), p);
+    gaussian_params on_cpu = p;  // the method auto picks on the GPU
+    on_cpu.method = resolve_gaussian_method(p.method, 5.0, device::cuda);
+    const auto want = gaussian<float>(host_view<const float>(in.view()), on_cpu);
     device_image<float> d = upload<float>(host_view<const float>(in.view()));
     gaussian<float, float>(device_view<const float>(d.view()), d.view(), p);
     const auto got = download<float>(device_view<const float>(d.view()));

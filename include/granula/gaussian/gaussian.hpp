@@ -15,7 +15,8 @@
 //   yvv1995, yvv2002  Young-van Vliet's 3rd-order filter with the 1995 or 2002 coefficients and
 //            Triggs-Sdika's right-border initialisation (order 0 only): the filter of the
 //            seed paper (Lee 2014), kept so its results can be reproduced; 2-12% off.
-//   automatic  fir below sigma gaussian_fir_max_sigma, deriche from there on.
+//   automatic  fir below sigma gaussian_fir_max_sigma (on the GPU gaussian_fir_max_sigma_cuda),
+//            deriche from there on: the exact method wherever it is also the faster one.
 // Recursive methods start at each border with the state the mode's extension gives: exactly
 // for constant and nearest, by running the recursion over the extension until the filter's
 // response has decayed below float precision for reflect, mirror and wrap.
@@ -35,6 +36,7 @@
 #include <type_traits>
 
 #include "granula/core/border.hpp"
+#include "granula/core/device.hpp"
 #include "granula/core/image.hpp"
 #include "granula/core/stream.hpp"
 
@@ -63,8 +65,11 @@ std::string_view to_string(gaussian_split split);
 // Parses "one_way", "two_way", "two_way_exact"; throws invalid_argument listing the names.
 gaussian_split parse_gaussian_split(std::string_view name);
 
-// automatic uses fir for sigma below this (measured: docs/gaussian.md).
+// automatic uses fir for sigma below this on the CPU (measured: docs/gaussian.md) and below
+// gaussian_fir_max_sigma_cuda on the GPU, where fir runs both axes in one pass over the image
+// and stays faster than the recursion up to a larger sigma (measured: docs/benchmarks.md).
 inline constexpr double gaussian_fir_max_sigma = 3.0;
+inline constexpr double gaussian_fir_max_sigma_cuda = 4.0;
 
 struct gaussian_params {
     std::array<double, 2> sigma{0.0, 0.0};  // per axis (rows, columns); >= 0
@@ -85,8 +90,8 @@ struct gaussian_params {
     }
 };
 
-// The method `method` resolves to for one axis (automatic -> fir or deriche).
-gaussian_method resolve_gaussian_method(gaussian_method method, double sigma);
+// The method `method` resolves to for one axis on `where` (cpu or cuda; automatic -> fir or deriche).
+gaussian_method resolve_gaussian_method(gaussian_method method, double sigma, device where = device::cpu);
 
 // out = Gaussian of in. U is float or T (other pairs do not compile). Sizes must
 // match; in and out may overlap. Throws invalid_argument for negative or non-finite sigma,

@@ -11,7 +11,14 @@
 // Input is read twice and the result written once; the result equals the sequential
 // recursion up to float rounding. Along columns the threads of a warp take adjacent columns
 // (coalesced); along rows a block stages a tile of 32 rows in shared memory and each thread
-// walks one row's chunk there. fir is direct: one thread per output pixel.
+// walks one row's chunk there.
+//
+// fir runs both axes in one kernel (fir_2d): a block stages a 64 x 64 output tile and its halo
+// in shared memory, filters down the columns, then along the rows (scipy's order, so constant
+// borders give scipy's result), and writes the tile once: one read and one write of the image.
+// Each thread computes 8 outputs along the filter direction from a window of inputs held in
+// registers, 4 taps per step, so every shared-memory load feeds several FMAs. Taps too many
+// for the tile's shared memory fall back to fir_pass, one thread per output pixel and axis.
 #include "gaussian/cuda/gaussian_cuda.hpp"
 
 #include <cuda_runtime.h>
@@ -20,6 +27,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "core/border_index.hpp"
 #include "core/cuda/check.cuh"
 #include "core/cuda/stream_buffer.cuh"
 #include "gaussian/cuda/line_access.cuh"
@@ -46,6 +54,27 @@ constexpr int h_tile = h_chunks * chunk;  // samples per tile row
 constexpr int h_halo = 3;                 // one sample before the tile, two after
 constexpr int h_stride = h_tile + h_halo; // odd: the 32 rows of a warp fall in 32 banks
 
+
+// One chunk of padded positions k0 .. k0 + chunk - 1 and its neighbours x[k0 - 1], x[k0 + chunk],
+// x[k0 + chunk + 1]; chunks inside the image (all but a few per line) skip the border logic.
+template <class T>
+__device__ __forceinline__ void load_chunk(const T* line, std::int64_t step, std::int64_t k0, const line_shape& g,
+                                           float (&xs)[chunk], float& before, float& after1, float& after2) {
+    if (k0 - 1 >= g.pad && k0 + chunk + 1 < g.pad + g.n) {
+        const T* p = line + (k0 - g.pad) * step;
+#pragma unroll
+        for (int i = 0; i < chunk; ++i) xs[i] = static_cast<float>(p[i * step]);
+        before = static_cast<float>(p[-step]);
+        after1 = static_cast<float>(p[chunk * step]);
+        after2 = static_cast<float>(p[(chunk + 1) * step]);
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < chunk; ++i) xs[i] = load(line, step, k0 + i, g);
+    before = load(line, step, k0 - 1, g);
+    after1 = load(line, step, k0 + chunk, g);
+    after2 = load(line, step, k0 + chunk + 1, g);
+}
 
 // ---- Deriche: the recursion steps (the CPU kernel's arithmetic) -----------------------------------
 struct state {
@@ -125,12 +154,10 @@ __global__ void __launch_bounds__(v_cols* v_chunks)
     if (x >= width || ci >= chunks) return;
     const T* line = in + x;
     const std::int64_t k0 = ci * chunk;
-    float xs[chunk];
-#pragma unroll
-    for (int i = 0; i < chunk; ++i) xs[i] = load(line, stride, k0 + i, g);
+    float xs[chunk], before, after1, after2;
+    load_chunk(line, stride, k0, g, xs, before, after1, after2);
     state a, b;
-    chunk_states(c, xs, load(line, stride, k0 - 1, g), load(line, stride, k0 + chunk, g),
-                 load(line, stride, k0 + chunk + 1, g), a, b);
+    chunk_states(c, xs, before, after1, after2, a, b);
     causal_out[ci * width + x] = a;
     anticausal_out[ci * width + x] = b;
 }
@@ -179,18 +206,16 @@ __global__ void columns_fixup(const T* in, std::int64_t stride, std::int64_t wid
 template <class T, class U>
 __global__ void __launch_bounds__(v_cols* v_chunks)
     columns_output(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t width,
-                   line_shape g, std::int64_t chunks, deriche_coeffs c, const state* causal,
+                   line_shape g, std::int64_t first, std::int64_t end, deriche_coeffs c, const state* causal,
                    const state* anticausal) {
     const std::int64_t x = blockIdx.x * std::int64_t{v_cols} + threadIdx.x;
-    const std::int64_t ci = blockIdx.y * std::int64_t{v_chunks} + threadIdx.y;
-    if (x >= width || ci >= chunks) return;
+    const std::int64_t ci = first + blockIdx.y * std::int64_t{v_chunks} + threadIdx.y;
+    if (x >= width || ci >= end) return;
     const T* line = in + x;
     const std::int64_t k0 = ci * chunk;
-    float xs[chunk], ys[chunk];
-#pragma unroll
-    for (int i = 0; i < chunk; ++i) xs[i] = load(line, stride, k0 + i, g);
-    chunk_output(c, xs, load(line, stride, k0 - 1, g), load(line, stride, k0 + chunk, g),
-                 load(line, stride, k0 + chunk + 1, g), causal[ci * width + x], anticausal[ci * width + x], ys);
+    float xs[chunk], ys[chunk], before, after1, after2;
+    load_chunk(line, stride, k0, g, xs, before, after1, after2);
+    chunk_output(c, xs, before, after1, after2, causal[ci * width + x], anticausal[ci * width + x], ys);
 #pragma unroll
     for (int i = 0; i < chunk; ++i) {
         const std::int64_t y = k0 + i - g.pad;
@@ -204,12 +229,27 @@ template <class T>
 __device__ __forceinline__ void load_tile(float (&tile)[h_rows][h_stride], const T* in, std::int64_t stride,
                                           std::int64_t height, const line_shape& g, std::int64_t y0,
                                           std::int64_t tile_k0) {
-    const int t = threadIdx.y * h_rows + threadIdx.x;  // 0 .. 255
-    for (int r = 0; r < h_rows; ++r) {
-        const std::int64_t y = y0 + r;
-        if (y >= height) break;
-        for (int j = t; j < h_stride; j += h_rows * h_chunks) tile[r][j] = load(in + y * stride, 1, tile_k0 - 1 + j, g);
-    }
+    // Thread t loads column t of all 32 rows, and the first 96 threads one halo sample each
+    // (row t / 3, column h_tile + t % 3), every load issued before the first store: one row at
+    // a time the loads waited on each other and the row pass ran at a third of the column
+    // pass's speed; the halo in a second round trip still held up the whole block.
+    static_assert(h_rows * h_halo <= h_tile);
+    const int t = threadIdx.y * h_rows + threadIdx.x;  // 0 .. h_tile - 1
+    const bool inside = tile_k0 - 1 >= g.pad && tile_k0 - 1 + h_stride <= g.pad + g.n;
+    auto fetch = [&](int r, int j) {
+        const T* row = in + (y0 + r) * stride;
+        const std::int64_t k = tile_k0 - 1 + j;
+        return y0 + r >= height ? 0.0f : inside ? static_cast<float>(row[k - g.pad]) : load(row, 1, k, g);
+    };
+    float v[h_rows];
+#pragma unroll
+    for (int r = 0; r < h_rows; ++r) v[r] = fetch(r, t);
+    const bool halo = t < h_rows * h_halo;
+    const int halo_row = t / h_halo, halo_col = h_tile + t % h_halo;
+    const float halo_value = halo ? fetch(halo_row, halo_col) : 0.0f;
+#pragma unroll
+    for (int r = 0; r < h_rows; ++r) tile[r][t] = v[r];
+    if (halo) tile[halo_row][halo_col] = halo_value;
 }
 
 template <class T>
@@ -243,16 +283,18 @@ __global__ void rows_fixup(const T* in, std::int64_t stride, std::int64_t height
 }
 
 template <class T, class U>
-__global__ void __launch_bounds__(h_rows* h_chunks)
+__global__ void __launch_bounds__(h_rows* h_chunks, 3)  // 3 blocks per SM: 85 registers at most
     rows_output(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t height,
-                line_shape g, std::int64_t chunks, deriche_coeffs c, const state* causal, const state* anticausal) {
+                line_shape g, std::int64_t first, std::int64_t end, deriche_coeffs c, const state* causal,
+                const state* anticausal) {
     __shared__ float tile[h_rows][h_stride];
-    const std::int64_t y0 = blockIdx.y * std::int64_t{h_rows}, tile_k0 = blockIdx.x * std::int64_t{h_tile};
+    const std::int64_t c0 = first + blockIdx.x * std::int64_t{h_chunks};
+    const std::int64_t y0 = blockIdx.y * std::int64_t{h_rows}, tile_k0 = c0 * chunk;
     load_tile(tile, in, stride, height, g, y0, tile_k0);
     __syncthreads();
     const int r = threadIdx.x, local = threadIdx.y;
-    const std::int64_t y = y0 + r, ci = blockIdx.x * std::int64_t{h_chunks} + local;
-    const bool active = y < height && ci < chunks;
+    const std::int64_t y = y0 + r, ci = c0 + local;
+    const bool active = y < height && ci < end;
     float xs[chunk], ys[chunk], before = 0, after1 = 0, after2 = 0;
     if (active) {
         const float* row = &tile[r][1 + local * chunk];
@@ -272,6 +314,159 @@ __global__ void __launch_bounds__(h_rows* h_chunks)
     for (int rr = 0; rr < h_rows; ++rr) {
         const std::int64_t yy = y0 + rr, x = tile_k0 + t - g.pad;
         if (yy < height && x >= 0 && x < g.n) out[yy * out_stride + x] = store_as<U>(tile[rr][1 + t]);
+    }
+}
+
+// ---- fir, both axes in one kernel -------------------------------------------------------------------
+constexpr int fir_tile = 64;       // output tile fir_tile x fir_tile
+constexpr int fir_threads = 256;
+constexpr int fir_out = 8;         // outputs per thread along the filter direction
+constexpr int fir_max_taps = 128;  // per axis (with the zero padding to a multiple of 4): radius <= 63
+
+// The taps of both axes, each zero-padded to 4 * groups (zero taps past the radius read zeros:
+// the staged tile is zero there, so no pixel outside the radius reaches a result).
+struct fir_2d_taps {
+    float w[2][fir_max_taps];
+    int radius[2], groups[2];
+    border_mode mode[2];
+    float cval;
+};
+
+// Shared memory (floats): the taps, then the input tile, (TH + 4 G0) rows of TW + 2 r1 columns
+// (rows past TH + 2 r0 zero), then the column-filtered tile V, TH rows of `v_stride` (columns
+// past TW + 2 r1 zero), then the image row and column each tile row and column reads. The
+// result tile reuses the input tile's space, rows `out_stride` apart.
+struct fir_2d_layout {
+    int in_stride, in_rows, v_stride, out_stride;
+    std::size_t taps, in, v, maps;  // offsets in floats (maps: in_rows + in_stride ints)
+    std::size_t floats;
+
+    __host__ __device__ explicit fir_2d_layout(const fir_2d_taps& t) {
+        in_stride = fir_tile + 2 * t.radius[1];
+        in_rows = fir_tile + 4 * t.groups[0];
+        v_stride = fir_tile + 4 * t.groups[1];
+        v_stride += (12 - v_stride % 8) % 8;  // = 4 mod 8: float4 loads of 8 lanes on 8 rows hit 32 banks
+        out_stride = fir_tile + 4;
+        taps = 0;
+        in = 4 * static_cast<std::size_t>(t.groups[0] + t.groups[1]);
+        const std::size_t in_floats = std::size_t(in_rows) * in_stride, out_floats = std::size_t(fir_tile) * out_stride;
+        const std::size_t tile_floats = in_floats > out_floats ? in_floats : out_floats;
+        v = in + (tile_floats + 3) / 4 * 4;
+        maps = v + std::size_t(fir_tile) * v_stride;
+        floats = maps + in_rows + in_stride;
+    }
+};
+
+// acc[o] += sum_m taps[m] window[o + m], over 4 * groups taps; next4(q) returns the window's
+// samples 4q .. 4q + 3. The window slides by 4 samples per step.
+template <class Next4>
+__device__ __forceinline__ void fir_window(const float4* taps, int groups, Next4 next4, float (&acc)[fir_out]) {
+    static_assert(fir_out == 8);
+    float win[fir_out + 4];
+    const float4 a = next4(0), b = next4(1);
+    win[0] = a.x, win[1] = a.y, win[2] = a.z, win[3] = a.w, win[4] = b.x, win[5] = b.y, win[6] = b.z, win[7] = b.w;
+#pragma unroll 3
+    for (int g = 0; g < groups; ++g) {
+        const float4 c = next4(g + 2);
+        win[8] = c.x, win[9] = c.y, win[10] = c.z, win[11] = c.w;
+        const float4 w4 = taps[g];
+        const float w[4] = {w4.x, w4.y, w4.z, w4.w};
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+#pragma unroll
+            for (int o = 0; o < fir_out; ++o) acc[o] = fmaf(w[j], win[o + j], acc[o]);
+#pragma unroll
+        for (int i = 0; i < fir_out; ++i) win[i] = win[i + 4];
+    }
+}
+
+template <class T, class U>
+__global__ void __launch_bounds__(fir_threads)
+    fir_2d(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t width,
+           std::int64_t height, fir_2d_taps t) {
+    extern __shared__ float4 smem4[];
+    float* smem = reinterpret_cast<float*>(smem4);
+    const fir_2d_layout l(t);
+    const int r0 = t.radius[0], r1 = t.radius[1], g0 = t.groups[0], g1 = t.groups[1];
+    float* taps = smem + l.taps;
+    float* tile = smem + l.in;
+    float* v = smem + l.v;
+    const int tid = threadIdx.x;
+    const std::int64_t ty = blockIdx.y * std::int64_t{fir_tile}, tx = blockIdx.x * std::int64_t{fir_tile};
+    for (int i = tid; i < 4 * g0; i += fir_threads) taps[i] = t.w[0][i];
+    for (int i = tid; i < 4 * g1; i += fir_threads) taps[4 * g0 + i] = t.w[1][i];
+    // Stage the tile: image (row_of[row], col_of[col]) for tile (row, col), mapped once per tile
+    // by the border modes. row_of: -1 cval (constant), -2 zero padding; col_of -1: constant
+    // (the column is set to cval after the column pass).
+    const int cols = l.in_stride, real_rows = fir_tile + 2 * r0;
+    int* row_of = reinterpret_cast<int*>(smem + l.maps);
+    int* col_of = row_of + l.in_rows;
+    for (int i = tid; i < l.in_rows; i += fir_threads)
+        row_of[i] = i < real_rows ? static_cast<int>(granula::detail::border_index(ty - r0 + i, height, t.mode[0])) : -2;
+    for (int i = tid; i < cols; i += fir_threads)
+        col_of[i] = static_cast<int>(granula::detail::border_index(tx - r1 + i, width, t.mode[1]));
+    __syncthreads();
+    {
+        // Element i = row * cols + col, fir_threads apart per step, batched so that `batch`
+        // loads are in flight before the first store (the tile is 40-50 elements per thread).
+        constexpr int batch = 16;
+        const int total = l.in_rows * cols, drow = fir_threads / cols, dcol = fir_threads % cols;
+        int row = tid / cols, col = tid % cols;
+        for (int i = tid; i < total; i += batch * fir_threads) {
+            float v[batch];
+#pragma unroll
+            for (int b = 0; b < batch; ++b) {
+                const int y = row < l.in_rows ? row_of[row] : -2, x = col_of[col];
+                v[b] = y == -2 ? 0.0f : y == -1 ? t.cval : x < 0 ? 0.0f : static_cast<float>(in[y * stride + x]);
+                row += drow, col += dcol;
+                if (col >= cols) col -= cols, ++row;
+            }
+#pragma unroll
+            for (int b = 0; b < batch; ++b)
+                if (i + b * fir_threads < total) tile[i + b * fir_threads] = v[b];
+        }
+    }
+    for (int i = tid; i < fir_tile * (l.v_stride - cols); i += fir_threads) {
+        const int row = i / (l.v_stride - cols);
+        v[row * l.v_stride + cols + (i - row * (l.v_stride - cols))] = 0.0f;
+    }
+    __syncthreads();
+    // Down the columns: thread = (column, 8 rows), adjacent columns in adjacent lanes.
+    const float4* taps0 = reinterpret_cast<const float4*>(taps);
+    const float4* taps1 = reinterpret_cast<const float4*>(taps + 4 * g0);
+    for (int i = tid; i < cols * (fir_tile / fir_out); i += fir_threads) {
+        const int col = i % cols, y0 = i / cols * fir_out;
+        float acc[fir_out] = {};
+        const float* src = tile + y0 * cols + col;
+        fir_window(taps0, g0,
+                   [&](int q) {
+                       const float* p = src + 4 * q * cols;
+                       return make_float4(p[0], p[cols], p[2 * cols], p[3 * cols]);
+                   },
+                   acc);
+        const std::int64_t x = tx - r1 + col;
+        const bool outside = t.mode[1] == border_mode::constant && (x < 0 || x >= width);
+#pragma unroll
+        for (int o = 0; o < fir_out; ++o) v[(y0 + o) * l.v_stride + col] = outside ? t.cval : acc[o];
+    }
+    __syncthreads();
+    // Along the rows: thread = (row, 8 columns), adjacent rows in adjacent lanes; the results go
+    // to the freed input tile.
+    float* res = tile;
+    for (int i = tid; i < fir_tile * (fir_tile / fir_out); i += fir_threads) {
+        const int row = i % fir_tile, x0 = i / fir_tile * fir_out;
+        float acc[fir_out] = {};
+        const float4* src = reinterpret_cast<const float4*>(v + row * l.v_stride + x0);
+        fir_window(taps1, g1, [&](int q) { return src[q]; }, acc);
+        float4* dst = reinterpret_cast<float4*>(res + row * l.out_stride + x0);
+        dst[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+        dst[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
+    }
+    __syncthreads();
+    for (int i = tid; i < fir_tile * fir_tile; i += fir_threads) {
+        const int row = i / fir_tile, col = i % fir_tile;
+        const std::int64_t y = ty + row, x = tx + col;
+        if (y < height && x < width) out[y * out_stride + x] = store_as<U>(res[row * l.out_stride + col]);
     }
 }
 
@@ -318,6 +513,40 @@ deriche_params make_deriche_params(const deriche_coeffs& c) {
     return p;
 }
 
+// fir (or identity) on both axes in one fir_2d launch; false when the taps do not fit it.
+template <class T, class U>
+bool fir_both_axes(device_view<const T> in, device_view<U> out, const axis_plan& rows_axis,
+                   const axis_plan& cols_axis, cudaStream_t s) {
+    if (in.width() > INT32_MAX || in.height() > INT32_MAX) return false;  // the tile maps hold int indices
+    fir_2d_taps t{};
+    const axis_plan* plans[2] = {&rows_axis, &cols_axis};
+    for (int a = 0; a < 2; ++a) {
+        const axis_plan& p = *plans[a];
+        const bool identity = p.kind == gaussian_kind::identity;
+        if (!identity && p.kind != gaussian_kind::fir) return false;
+        const std::size_t n = identity ? 1 : p.taps.size();
+        if (n > fir_max_taps) return false;
+        t.radius[a] = static_cast<int>(n / 2);
+        t.groups[a] = static_cast<int>((n + 3) / 4);
+        for (std::size_t i = 0; i < n; ++i) t.w[a][i] = identity ? 1.0f : p.taps[i];
+        t.mode[a] = p.mode;
+    }
+    t.cval = rows_axis.kind == gaussian_kind::identity ? cols_axis.cval : rows_axis.cval;
+    const fir_2d_layout l(t);
+    const std::size_t bytes = l.floats * sizeof(float);
+    int device = 0, limit = 0;
+    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+    check_cuda(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "cudaDeviceGetAttribute");
+    if (bytes > static_cast<std::size_t>(limit)) return false;
+    check_cuda(cudaFuncSetAttribute(fir_2d<T, U>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)),
+               "cudaFuncSetAttribute (fir_2d)");
+    const dim3 grid(grid_dim(in.width(), fir_tile), grid_dim(in.height(), fir_tile));
+    fir_2d<T, U><<<grid, fir_threads, bytes, s>>>(in.data(), in.stride(), out.data(), out.stride(), in.width(),
+                                                  in.height(), t);
+    check_launch("Gaussian fir_2d");
+    return true;
+}
+
 // One pass along an axis (0: along columns, 1: along rows).
 template <class T, class U>
 void axis_pass(device_view<const T> in, device_view<U> out, const axis_plan& plan, int axis, cudaStream_t s) {
@@ -330,6 +559,9 @@ void axis_pass(device_view<const T> in, device_view<U> out, const axis_plan& pla
         return;
     }
     if (plan.kind == gaussian_kind::fir) {
+        const axis_plan identity{};
+        if (axis == 0 ? fir_both_axes<T, U>(in, out, plan, identity, s) : fir_both_axes<T, U>(in, out, identity, plan, s))
+            return;
         const std::int64_t radius = plan.pad;
         stream_buffer taps(plan.taps.size() * sizeof(float), s, scratch_what);
         check_cuda(cudaMemcpyAsync(taps.as<float>(), plan.taps.data(), plan.taps.size() * sizeof(float),
@@ -351,6 +583,8 @@ void axis_pass(device_view<const T> in, device_view<U> out, const axis_plan& pla
     const std::int64_t chunks = (n + 2 * plan.pad + chunk - 1) / chunk;
     const line_shape g{n, plan.pad, chunks * chunk, plan.mode, plan.cval};
     const deriche_params p = make_deriche_params(plan.deriche);
+    // The output pass skips the chunks that lie in the extension only (a third of them at sigma 200).
+    const std::int64_t first = plan.pad / chunk, end = (plan.pad + n - 1) / chunk + 1;
     stream_buffer causal(static_cast<std::size_t>(chunks * lines) * sizeof(state), s, scratch_what);
     stream_buffer anticausal(static_cast<std::size_t>(chunks * lines) * sizeof(state), s, scratch_what);
     if (axis == 0) {
@@ -361,8 +595,9 @@ void axis_pass(device_view<const T> in, device_view<U> out, const axis_plan& pla
         columns_fixup<T><<<dim3(grid_dim(w, 128), 2), 128, 0, s>>>(in.data(), in.stride(), w, g, chunks, p, causal.as<state>(),
                                                           anticausal.as<state>());
         check_launch("Gaussian columns_fixup");
-        columns_output<T, U><<<grid, block, 0, s>>>(in.data(), in.stride(), out.data(), out.stride(), w, g, chunks,
-                                                    p.c, causal.as<state>(), anticausal.as<state>());
+        columns_output<T, U><<<dim3(grid.x, grid_dim(end - first, v_chunks)), block, 0, s>>>(
+            in.data(), in.stride(), out.data(), out.stride(), w, g, first, end, p.c, causal.as<state>(),
+            anticausal.as<state>());
         check_launch("Gaussian columns_output");
     } else {
         const dim3 block(h_rows, h_chunks), grid(grid_dim(chunks, h_chunks), grid_dim(h, h_rows));
@@ -372,8 +607,9 @@ void axis_pass(device_view<const T> in, device_view<U> out, const axis_plan& pla
         rows_fixup<T><<<dim3(grid_dim(h, 128), 2), 128, 0, s>>>(in.data(), in.stride(), h, g, chunks, p, causal.as<state>(),
                                                        anticausal.as<state>());
         check_launch("Gaussian rows_fixup");
-        rows_output<T, U><<<grid, block, 0, s>>>(in.data(), in.stride(), out.data(), out.stride(), h, g, chunks, p.c,
-                                                 causal.as<state>(), anticausal.as<state>());
+        rows_output<T, U><<<dim3(grid_dim(end - first, h_chunks), grid.y), block, 0, s>>>(
+            in.data(), in.stride(), out.data(), out.stride(), h, g, first, end, p.c, causal.as<state>(),
+            anticausal.as<state>());
         check_launch("Gaussian rows_output");
     }
 }
@@ -386,6 +622,7 @@ void gaussian(device_view<const T> in, device_view<U> out, const axis_plan& rows
     const cudaStream_t s = granula::detail::to_cuda(st.native_handle());
     if (cols_axis.kind == gaussian_kind::identity) return axis_pass<T, U>(in, out, rows_axis, 0, s);
     if (rows_axis.kind == gaussian_kind::identity) return axis_pass<T, U>(in, out, cols_axis, 1, s);
+    if (fir_both_axes<T, U>(in, out, rows_axis, cols_axis, s)) return;
     stream_buffer between(static_cast<std::size_t>(in.width() * in.height()) * sizeof(float), s, scratch_what);
     const device_view<float> mid(between.as<float>(), in.width(), in.height());
     axis_pass<T, float>(in, mid, rows_axis, 0, s);

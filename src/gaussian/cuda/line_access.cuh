@@ -25,7 +25,14 @@ __device__ __forceinline__ float load(const T* line, std::int64_t step, std::int
     k = k < 0 ? 0 : (k >= g.total ? g.total - 1 : k);
     std::int64_t pos = k - g.pad;
     if (pos < 0 || pos >= g.n) {
-        pos = granula::detail::border_index(pos, g.n, g.mode);
+        // One reflection (the common case: the extension is shorter than the line) costs no
+        // 64-bit division.
+        if (g.mode == border_mode::reflect && pos >= -g.n && pos < 2 * g.n)
+            pos = pos < 0 ? -1 - pos : 2 * g.n - 1 - pos;
+        else if (g.mode == border_mode::mirror && pos > -g.n && pos < 2 * g.n - 1)
+            pos = pos < 0 ? -pos : 2 * g.n - 2 - pos;
+        else
+            pos = granula::detail::border_index(pos, g.n, g.mode);
         if (pos < 0) return g.cval;
     }
     return static_cast<float>(line[pos * step]);
