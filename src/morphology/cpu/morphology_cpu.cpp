@@ -224,7 +224,7 @@ void erode_or_dilate_general(host_view<const T> in, host_view<T> out, const stru
                 runs.push_back(std::move(run));
             }
             std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.length < b.length; });
-            GRANULA_SIMD_DISPATCH(accumulate_runs<T>, acc, source, runs, vertical, maximum, !acc_written);
+            GRANULA_SIMD_DISPATCH_AVX512(accumulate_runs<T>, acc, source, runs, vertical, maximum, !acc_written);
             acc_written |= !runs.empty();
         }
         // The remaining segments start from acc, or from the first pass's result itself when

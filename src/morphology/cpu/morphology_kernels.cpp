@@ -414,9 +414,14 @@ void accumulate_rows(host_view<T> acc, host_view<const T> src, const std::vector
     });
 }
 
-// Lanes of accumulate_offsets() kept in registers: four AVX2 registers.
+// Lanes of accumulate_offsets() kept in registers: four vector registers (AVX2, or AVX-512).
+#if defined(__AVX512BW__)
+template <class T>
+constexpr std::int64_t offsets_strip = 256 / sizeof(T);
+#else
 template <class T>
 constexpr std::int64_t offsets_strip = 128 / sizeof(T);
+#endif
 
 // acc[x] = Op of acc[x] (unless `initialise`) and base[offsets[k] + x] over every k, x < w.
 // A strip of four registers stays in registers across all the sources, so each source costs
@@ -459,10 +464,12 @@ void accumulate_offsets(T* __restrict acc, const T* __restrict base, const std::
 }
 
 // Runs of increasing length, a tile of output pixels at a time. The tile's source pixels are
-// read in place, or near the border copied into a buffer with the pixels off `src` neutral, so
-// that no read needs clipping. run(x) of length l + 1 is run(x) of length l combined with the
-// pixel l steps along: every length costs one operation per pixel, in the L2 cache. All shifts
-// of one length are then accumulated in registers (accumulate_offsets).
+// copied into a buffer, with the pixels off `src` neutral, so that no read needs clipping, and
+// at a row stride that is not a multiple of 4 KiB (in place, the 64 rows a mask reads for one
+// output row fell into the same L1 sets). run(x) of length l + 1 is run(x) of length l
+// combined with the pixel l steps along: every length costs one operation per pixel. The tile
+// is narrow enough that the rows one output row reads of a buffer stay in the L1 cache while
+// all shifts of one length are accumulated in registers (accumulate_offsets).
 template <class Op, class T>
 void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::vector<detail::shifted_runs>& runs,
                          bool vertical, bool maximum, bool initialise) {
@@ -475,56 +482,48 @@ void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::ve
             max_x = std::max(max_x, s.x);
     }
     const T neutral = detail::neutral_value<T>(maximum);
-    constexpr std::int64_t tile_rows = 128, tile_columns = 512;
+    constexpr std::int64_t tile_rows = 256, tile_columns = 256 / sizeof(T);
     const std::int64_t row_tiles = (height + tile_rows - 1) / tile_rows;
     const std::int64_t column_tiles = (width + tile_columns - 1) / tile_columns;
     detail::parallel_for(row_tiles * column_tiles, acc.pixel_count() * (work + longest), [&](std::int64_t tile) {
         const std::int64_t y0 = tile / column_tiles * tile_rows, y1 = std::min(height, y0 + tile_rows);
         const std::int64_t c0 = tile % column_tiles * tile_columns, c1 = std::min(width, c0 + tile_columns);
-        // Grown pixel (j, i) is the run starting at source pixel (c0 + min_x + j, y0 + min_y + i);
-        // the raw buffer holds the source from there, longest - 1 pixels more along the runs.
-        const std::int64_t rows = y1 - y0 + max_y - min_y, bw = c1 - c0 + max_x - min_x;
-        const std::int64_t raw_rows = rows + (vertical ? longest - 1 : 0), raw_w = bw + (vertical ? 0 : longest - 1);
-        // A tile whose source lies inside src (with a strip to spare for accumulate_offsets'
-        // last strip) reads it in place.
-        const std::int64_t xs = c0 + min_x, ys = y0 + min_y;
-        const bool in_place = xs >= 0 && ys >= 0 && ys + raw_rows <= src.height() &&
-                              xs + raw_w + offsets_strip<T> <= src.width();
-        const std::int64_t raw_stride = in_place ? src.stride() : raw_w, step = vertical ? raw_stride : 1;
-        const T* raw = in_place ? src.row(ys) + xs : nullptr;
-        if (!in_place) {
-            T* const buffer = thread_scratch<T>(slot_runs, raw_rows * raw_w + offsets_strip<T>);
-            for (std::int64_t i = 0; i < raw_rows; ++i) {
-                T* r = buffer + i * raw_w;
-                if (ys + i < 0 || ys + i >= src.height()) {
-                    std::fill_n(r, raw_w, neutral);
-                    continue;
-                }
-                const std::int64_t a = std::clamp<std::int64_t>(-xs, 0, raw_w);
-                const std::int64_t b = std::clamp(src.width() - xs, a, raw_w);
-                std::fill_n(r, a, neutral);
-                std::memcpy(r + a, src.row(ys + i) + xs + a, (b - a) * sizeof(T));
-                std::fill_n(r + b, raw_w - b, neutral);
+        // Buffer pixel (j, i) is source pixel (c0 + min_x + j, y0 + min_y + i); grown pixel (j, i)
+        // the run starting there. Both have one stride, so a growth step is one loop over the
+        // whole buffer (the columns past a row's runs compute values nobody reads).
+        const std::int64_t rows = y1 - y0 + max_y - min_y;
+        const std::int64_t raw_rows = rows + (vertical ? longest - 1 : 0);
+        const std::int64_t stride = c1 - c0 + max_x - min_x + (vertical ? 0 : longest - 1);
+        const std::int64_t step = vertical ? stride : 1, xs = c0 + min_x, ys = y0 + min_y;
+        // Slack past the last row: the growth's reads one run along, accumulate_offsets' last strip.
+        const std::int64_t slack = longest + offsets_strip<T>;
+        T* const raw = thread_scratch<T>(slot_runs, raw_rows * stride + slack);
+        for (std::int64_t i = 0; i < raw_rows; ++i) {
+            T* r = raw + i * stride;
+            if (ys + i < 0 || ys + i >= src.height()) {
+                std::fill_n(r, stride, neutral);
+                continue;
             }
-            raw = buffer;
+            const std::int64_t a = std::clamp<std::int64_t>(-xs, 0, stride);
+            const std::int64_t b = std::clamp(src.width() - xs, a, stride);
+            std::fill_n(r, a, neutral);
+            std::memcpy(r + a, src.row(ys + i) + xs + a, (b - a) * sizeof(T));
+            std::fill_n(r + b, stride - b, neutral);
         }
-        T* const grown = longest > 1 ? thread_scratch<T>(slot_grown, rows * bw + offsets_strip<T>) : nullptr;
+        std::fill_n(raw + raw_rows * stride, slack, neutral);
+        T* const grown = longest > 1 ? thread_scratch<T>(slot_grown, rows * stride + offsets_strip<T>) : nullptr;
         std::vector<std::int64_t> offsets;
         std::int64_t length = 1;
         bool written = !initialise;
         for (const auto& r : runs) {
-            for (; length < r.length; ++length)
-                for (std::int64_t i = 0; i < rows; ++i) {
-                    T* __restrict e = grown + i * bw;
-                    const T* __restrict f = raw + i * raw_stride;
-                    if (length == 1)
-                        combine<Op, 0>(e, f, f + step, bw);
-                    else
-                        accumulate<Op, 0>(e, f + length * step, bw);
-                }
+            for (; length < r.length; ++length) {
+                if (length == 1)
+                    combine<Op, 0>(grown, raw, raw + step, rows * stride);
+                else
+                    accumulate<Op, 0>(grown, raw + length * step, rows * stride);
+            }
             // Runs of one pixel read the raw buffer; longer ones the grown one.
             const T* const base = r.length == 1 ? raw : grown;
-            const std::int64_t stride = r.length == 1 ? raw_stride : bw;
             offsets.clear();
             for (const auto& s : r.shifts) offsets.push_back((s.y - min_y) * stride + s.x - min_x);
             for (std::int64_t y = y0; y < y1; ++y)
