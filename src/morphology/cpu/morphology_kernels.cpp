@@ -266,16 +266,17 @@ void horizontal_transposed(host_view<const T> in, host_view<T> out, std::span<co
 }
 
 // ---- vertical -----------------------------------------------------------------------------------
+// Output row j is the window at image row j - top (out may have more rows than in).
 template <class Op, class T>
 void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, std::int64_t before,
-              std::int64_t L) {
-    const std::int64_t n = in.height(), width = in.width(), m = n + L - 1;
-    // Padded row i reads image row border_index(i - before) or a row of padding values.
+              std::int64_t L, std::int64_t top) {
+    const std::int64_t n = out.height(), width = in.width(), m = n + L - 1;
+    // Padded row i reads image row border_index(i - before - top) or a row of padding values.
     std::unique_ptr<const T*[]> rows(new const T*[m]);
     T* const pad_row = thread_scratch<T>(slot_pad_row, width);
     std::fill_n(pad_row, width, pass.pad);
     for (std::int64_t i = 0; i < m; ++i) {
-        const std::int64_t r = detail::border_index(i - before, n, pass.mode);
+        const std::int64_t r = detail::border_index(i - before - top, in.height(), pass.mode);
         rows[i] = r < 0 ? pad_row : in.row(r);
     }
     if (L <= direct_window_max) {
@@ -540,10 +541,11 @@ void run_horizontal_direct(host_view<const T> in, host_view<T> out, const row_wi
 }
 
 template <class T, template <class> class Op>
-void run_vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass) {
-    const std::int64_t n = in.height();
+void run_vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, std::int64_t top) {
+    // Clipped to the output's rows too: a clipped window at a row off the image still covers them.
+    const std::int64_t n = std::max(in.height(), out.height());
     const std::int64_t before = detail::clip_arm(pass.before, n), after = detail::clip_arm(pass.after, n);
-    vertical<Op<T>, T>(in, out, pass, before, before + after + 1);
+    vertical<Op<T>, T>(in, out, pass, before, before + after + 1, top);
 }
 
 }  // namespace
@@ -572,11 +574,11 @@ void horizontal_passes(host_view<const T> in, host_view<T> out, std::span<const 
 }
 
 template <class T>
-void vertical_pass(host_view<const T> in, host_view<T> out, const line_pass<T>& pass) {
+void vertical_pass(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, std::int64_t top) {
     if (pass.maximum)
-        run_vertical<T, max_op>(in, out, pass);
+        run_vertical<T, max_op>(in, out, pass, top);
     else
-        run_vertical<T, min_op>(in, out, pass);
+        run_vertical<T, min_op>(in, out, pass, top);
 }
 
 template <class T>
@@ -610,7 +612,8 @@ void accumulate_runs(host_view<T> acc, host_view<const T> src, const std::vector
 #define GRANULA_INSTANTIATE(type, name)                                                                       \
     template void horizontal_passes<type>(host_view<const type>, host_view<type>,                            \
                                           std::span<const line_pass<type>>);                                 \
-    template void vertical_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&);        \
+    template void vertical_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&,         \
+                                      std::int64_t);                                                        \
     template void sheared_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&, int, int,  \
                                      detail::pixel_shift);                                                   \
     template void accumulate_shifted<type>(host_view<type>, host_view<const type>,                           \
