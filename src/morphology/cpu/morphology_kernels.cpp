@@ -424,14 +424,15 @@ template <class T>
 constexpr std::int64_t offsets_strip = 128 / sizeof(T);
 #endif
 
-// acc[x] = Op of acc[x] (unless `initialise`) and base[offsets[k] + x] over every k, x < w.
-// A strip of four registers stays in registers across all the sources, so each source costs
-// one load and one operation per vector instead of loading and storing acc again (count >= 1).
+// acc[r][x] = Op of acc[r][x] (unless `initialise`) and base[r * row_step + offsets[k] + x] over
+// every k, x < w, for Rows output rows at once. A strip of four registers per row stays in
+// registers across all the sources, so each source costs one load and one operation per vector
+// instead of loading and storing acc again (count >= 1), and each offset read serves every row.
 // The last, partial strip goes through a buffer: base must be readable offsets_strip<T>
-// elements past every offsets[k] + w.
-template <class Op, class T>
-void accumulate_offsets(T* __restrict acc, const T* __restrict base, const std::int64_t* offsets, std::size_t count,
-                        std::int64_t w, bool initialise) {
+// elements past every offsets[k] + w (+ the rows' steps).
+template <class Op, std::int64_t Rows, class T>
+void accumulate_offsets(T* const* acc, const T* __restrict base, std::int64_t row_step, const std::int64_t* offsets,
+                        std::size_t count, std::int64_t w, bool initialise) {
     constexpr std::int64_t strip = offsets_strip<T>, lanes = strip / 4;
     using block = lane_block<T, lanes>;
     const auto load = [](const T* p) {
@@ -439,28 +440,36 @@ void accumulate_offsets(T* __restrict acc, const T* __restrict base, const std::
         std::memcpy(&v, p, sizeof(block));
         return v;
     };
-    const auto strip_at = [&](T* a, std::int64_t x) {
-        const T* p = initialise ? base + offsets[0] + x : a;
-        block a0 = load(p), a1 = load(p + lanes), a2 = load(p + 2 * lanes), a3 = load(p + 3 * lanes);
+    const auto strip_at = [&](T* const* a, std::int64_t x) {
+        block v[Rows][4];
+        for (std::int64_t r = 0; r < Rows; ++r) {
+            const T* p = initialise ? base + r * row_step + offsets[0] + x : a[r];
+            for (std::int64_t j = 0; j < 4; ++j) v[r][j] = load(p + j * lanes);
+        }
         for (std::size_t k = initialise ? 1 : 0; k < count; ++k) {
             const T* q = base + offsets[k] + x;
-            a0 = block_apply<Op>(a0, load(q));
-            a1 = block_apply<Op>(a1, load(q + lanes));
-            a2 = block_apply<Op>(a2, load(q + 2 * lanes));
-            a3 = block_apply<Op>(a3, load(q + 3 * lanes));
+            for (std::int64_t r = 0; r < Rows; ++r)
+                for (std::int64_t j = 0; j < 4; ++j)
+                    v[r][j] = block_apply<Op>(v[r][j], load(q + r * row_step + j * lanes));
         }
-        std::memcpy(a, &a0, sizeof(block));
-        std::memcpy(a + lanes, &a1, sizeof(block));
-        std::memcpy(a + 2 * lanes, &a2, sizeof(block));
-        std::memcpy(a + 3 * lanes, &a3, sizeof(block));
+        for (std::int64_t r = 0; r < Rows; ++r)
+            for (std::int64_t j = 0; j < 4; ++j) std::memcpy(a[r] + j * lanes, &v[r][j], sizeof(block));
     };
     std::int64_t x = 0;
-    for (; x + strip <= w; x += strip) strip_at(acc + x, x);
+    for (; x + strip <= w; x += strip) {
+        T* rows[Rows];
+        for (std::int64_t r = 0; r < Rows; ++r) rows[r] = acc[r] + x;
+        strip_at(rows, x);
+    }
     if (x < w) {
-        T tail[strip]{};
-        std::memcpy(tail, acc + x, (w - x) * sizeof(T));
-        strip_at(tail, x);
-        std::memcpy(acc + x, tail, (w - x) * sizeof(T));
+        T tail[Rows][strip]{};
+        T* rows[Rows];
+        for (std::int64_t r = 0; r < Rows; ++r) {
+            std::memcpy(tail[r], acc[r] + x, (w - x) * sizeof(T));
+            rows[r] = tail[r];
+        }
+        strip_at(rows, x);
+        for (std::int64_t r = 0; r < Rows; ++r) std::memcpy(acc[r] + x, tail[r], (w - x) * sizeof(T));
     }
 }
 
@@ -527,9 +536,18 @@ void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::ve
             const T* const base = r.length == 1 ? raw : grown;
             offsets.clear();
             for (const auto& s : r.shifts) offsets.push_back((s.y - min_y) * stride + s.x - min_x);
-            for (std::int64_t y = y0; y < y1; ++y)
-                accumulate_offsets<Op, T>(acc.row(y) + c0, base + (y - y0) * stride, offsets.data(), offsets.size(),
+            // Two output rows at a time: each offset read serves both (four rows spilled registers).
+            std::int64_t y = y0;
+            for (; y + 2 <= y1; y += 2) {
+                T* const rows2[2] = {acc.row(y) + c0, acc.row(y + 1) + c0};
+                accumulate_offsets<Op, 2>(rows2, base + (y - y0) * stride, stride, offsets.data(), offsets.size(),
                                           c1 - c0, !written);
+            }
+            if (y < y1) {
+                T* const row = acc.row(y) + c0;
+                accumulate_offsets<Op, 1>(&row, base + (y - y0) * stride, stride, offsets.data(), offsets.size(),
+                                          c1 - c0, !written);
+            }
             written = true;
         }
     });
