@@ -47,6 +47,7 @@ enum scratch_slot {
     slot_shear_output,
     slot_runs,
     slot_grown,
+    slot_pairs,
     slot_count
 };
 
@@ -473,6 +474,70 @@ void accumulate_offsets(T* const* acc, const T* __restrict base, std::int64_t ro
     }
 }
 
+// Shifts of one run length, split into pairs read from one pair image and the rest.
+struct paired_shifts {
+    struct pairs {
+        detail::pixel_shift d;                   // the pair image is min(run(p), run(p + d))
+        std::vector<detail::pixel_shift> starts;  // read at each start
+    };
+    std::vector<pairs> pair_images;
+    std::vector<detail::pixel_shift> singles;
+};
+
+// A pair image costs about as much as this many reads of it (one pass over the tile's buffer,
+// which is larger than the tile), so it is built only for more pairs than that.
+constexpr std::size_t min_pairs = 8;
+
+// Greedily pairs shifts s and s + d, d taken from a small window, the most frequent d first
+// (a random 64x64 mask: its ~500 single-pixel runs pair up at about 100 shifts of (2, 0), 30
+// of (3, 0), ...). Overlapping runs may pair: min is idempotent, and both are in the element.
+inline paired_shifts pair_shifts(const std::vector<detail::pixel_shift>& shifts) {
+    paired_shifts result;
+    if (shifts.size() < 2 * min_pairs) {
+        result.singles = shifts;
+        return result;
+    }
+    std::int64_t x0 = shifts[0].x, x1 = x0, y0 = shifts[0].y, y1 = y0;
+    for (const auto& s : shifts) x0 = std::min(x0, s.x), x1 = std::max(x1, s.x), y0 = std::min(y0, s.y), y1 = std::max(y1, s.y);
+    const std::int64_t w = x1 - x0 + 1, h = y1 - y0 + 1;
+    std::vector<unsigned char> left(static_cast<std::size_t>(w * h), 0);  // shifts not yet paired
+    const auto at = [&](std::int64_t x, std::int64_t y) -> unsigned char* {
+        return x < x0 || x > x1 || y < y0 || y > y1 ? nullptr : &left[static_cast<std::size_t>((y - y0) * w + x - x0)];
+    };
+    for (const auto& s : shifts) *at(s.x, s.y) = 1;
+    std::vector<detail::pixel_shift> order = shifts;
+    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
+    constexpr std::int64_t reach = 8;
+    for (;;) {
+        std::size_t best = 0;
+        detail::pixel_shift best_d{};
+        for (std::int64_t dy = 0; dy <= reach; ++dy)
+            for (std::int64_t dx = dy == 0 ? 1 : -reach; dx <= reach; ++dx) {
+                std::size_t count = 0;
+                for (const auto& s : order)
+                    if (*at(s.x, s.y)) {
+                        const unsigned char* q = at(s.x + dx, s.y + dy);
+                        count += q && *q;
+                    }
+                if (count > best) best = count, best_d = {dx, dy};
+            }
+        if (best < min_pairs) break;
+        paired_shifts::pairs p{best_d, {}};
+        for (const auto& s : order) {
+            unsigned char *a = at(s.x, s.y), *b = at(s.x + best_d.x, s.y + best_d.y);
+            if (*a && b && *b) *a = *b = 0, p.starts.push_back(s);
+        }
+        if (p.starts.size() < min_pairs) {  // fewer left disjoint than counted: undo, stop
+            for (const auto& s : p.starts) *at(s.x, s.y) = *at(s.x + best_d.x, s.y + best_d.y) = 1;
+            break;
+        }
+        result.pair_images.push_back(std::move(p));
+    }
+    for (const auto& s : shifts)
+        if (*at(s.x, s.y)) result.singles.push_back(s);
+    return result;
+}
+
 // Runs of increasing length, a tile of output pixels at a time. The tile's source pixels are
 // copied into a buffer, with the pixels off `src` neutral, so that no read needs clipping, and
 // at a row stride that is not a multiple of 4 KiB (in place, the 64 rows a mask reads for one
@@ -491,6 +556,8 @@ void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::ve
             min_y = std::min(min_y, s.y), max_y = std::max(max_y, s.y), min_x = std::min(min_x, s.x),
             max_x = std::max(max_x, s.x);
     }
+    std::vector<paired_shifts> planned;
+    for (const auto& r : runs) planned.push_back(pair_shifts(r.shifts));
     const T neutral = detail::neutral_value<T>(maximum);
     constexpr std::int64_t tile_rows = 256, tile_columns = 256 / sizeof(T);
     const std::int64_t row_tiles = (height + tile_rows - 1) / tile_rows;
@@ -522,21 +589,15 @@ void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::ve
         }
         std::fill_n(raw + raw_rows * stride, slack, neutral);
         T* const grown = longest > 1 ? thread_scratch<T>(slot_grown, rows * stride + offsets_strip<T>) : nullptr;
+        T* const pair_image = thread_scratch<T>(slot_pairs, rows * stride + offsets_strip<T>);
         std::vector<std::int64_t> offsets;
-        std::int64_t length = 1;
         bool written = !initialise;
-        for (const auto& r : runs) {
-            for (; length < r.length; ++length) {
-                if (length == 1)
-                    combine<Op, 0>(grown, raw, raw + step, rows * stride);
-                else
-                    accumulate<Op, 0>(grown, raw + length * step, rows * stride);
-            }
-            // Runs of one pixel read the raw buffer; longer ones the grown one.
-            const T* const base = r.length == 1 ? raw : grown;
+        // acc = Op of acc and base at each shift, two output rows at a time: each offset read
+        // serves both (four rows spilled registers).
+        const auto accumulate_shifts = [&](const T* base, const std::vector<detail::pixel_shift>& shifts) {
+            if (shifts.empty()) return;
             offsets.clear();
-            for (const auto& s : r.shifts) offsets.push_back((s.y - min_y) * stride + s.x - min_x);
-            // Two output rows at a time: each offset read serves both (four rows spilled registers).
+            for (const auto& s : shifts) offsets.push_back((s.y - min_y) * stride + s.x - min_x);
             std::int64_t y = y0;
             for (; y + 2 <= y1; y += 2) {
                 T* const rows2[2] = {acc.row(y) + c0, acc.row(y + 1) + c0};
@@ -549,6 +610,25 @@ void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::ve
                                           c1 - c0, !written);
             }
             written = true;
+        };
+        std::int64_t length = 1;
+        for (std::size_t k = 0; k < runs.size(); ++k) {
+            for (; length < runs[k].length; ++length) {
+                if (length == 1)
+                    combine<Op, 0>(grown, raw, raw + step, rows * stride);
+                else
+                    accumulate<Op, 0>(grown, raw + length * step, rows * stride);
+            }
+            // Runs of one pixel read the raw buffer; longer ones the grown one.
+            const T* const base = runs[k].length == 1 ? raw : grown;
+            accumulate_shifts(base, planned[k].singles);
+            for (const auto& p : planned[k].pair_images) {
+                // Every pixel a pair's start reads has its partner inside the buffer (both are
+                // shifts of the element); the pixels past them are not computed.
+                const std::int64_t d = p.d.y * stride + p.d.x;
+                combine<Op, 0>(pair_image, base, base + d, rows * stride - d);
+                accumulate_shifts(pair_image, p.starts);
+            }
         }
     });
 }
