@@ -169,13 +169,18 @@ void vertical_into_frame(host_view<const T> in, host_view<T> frame, const line_s
     const auto pass = make_pass<T>(detail::pointing_down(segment), maximum, mode);
     const std::int64_t width = in.width();
     GRANULA_SIMD_DISPATCH(vertical_pass<T>, in, frame.subview(left, 0, width, frame.height()), pass, top);
-    detail::parallel_for(frame.height(), frame.pixel_count() / std::max<std::int64_t>(1, width), [&](std::int64_t y) {
-        T* row = frame.row(y);
-        for (std::int64_t x = 0; x < frame.width(); ++x) {
-            if (x == left) x += width;
-            if (x >= frame.width()) break;
-            const std::int64_t sx = detail::border_index(x - left, width, mode.mode);
-            row[x] = sx < 0 ? pad : row[left + sx];
+    // Each padding column's source column (or -1: padding values), the same on every row.
+    std::vector<std::int64_t> columns, from;
+    for (std::int64_t x = 0; x < frame.width(); ++x)
+        if (x < left || x >= left + width)
+            columns.push_back(x), from.push_back(detail::border_index(x - left, width, mode.mode));
+    constexpr std::int64_t rows_per_task = 256;
+    const std::int64_t tasks = (frame.height() + rows_per_task - 1) / rows_per_task;
+    detail::parallel_for(tasks, frame.height() * static_cast<std::int64_t>(columns.size()), [&](std::int64_t task) {
+        const std::int64_t y_end = std::min(frame.height(), (task + 1) * rows_per_task);
+        for (std::int64_t y = task * rows_per_task; y < y_end; ++y) {
+            T* row = frame.row(y);
+            for (std::size_t c = 0; c < columns.size(); ++c) row[columns[c]] = from[c] < 0 ? pad : row[left + from[c]];
         }
     });
 }
