@@ -211,12 +211,12 @@ TYPED_TEST(MorphologyCpu, EqualsReferenceAroundBlockSizes) {
     }
 }
 
-// The general path on an image larger than its tiles (128 rows x 512 columns) and register
-// strips: lines with row and with column runs, a disk, an octagon with a long run, a mask.
+// The general path on an image larger than its tiles (256 x 256 pixels) and register strips:
+// lines with row and with column runs, a disk, an octagon with a long run, a mask.
 TYPED_TEST(MorphologyCpu, GeneralElementsAcrossTiles) {
     using T = TypeParam;
     std::mt19937_64 rng(17);
-    const auto img = make_image<T>(rng, 531, 141, 200, true);
+    const auto img = make_image<T>(rng, 531, 259, 200, true);
     footprint_mask m;
     m.width = 13, m.height = 9, m.origin_x = 4, m.origin_y = 6;
     for (std::int64_t k = 0; k < m.width * m.height; ++k) m.mask.push_back(static_cast<std::uint8_t>(rng() % 2));
@@ -239,6 +239,26 @@ TYPED_TEST(MorphologyCpu, GeneralElementsAcrossTiles) {
                         << (simd ? " simd" : " scalar");
                 }
             }
+}
+
+// A periodic-line disk whose first segment, vertical and long, runs on the whole source: that
+// pass reads the image through the border rule and writes the padded frame itself (rows from
+// its own border rule, columns by the mode's mapping). Every mode, on an image not much larger
+// than the element's reach.
+TYPED_TEST(MorphologyCpu, PeriodicDiskWritesItsPaddedFrame) {
+    using T = TypeParam;
+    std::mt19937_64 rng(23);
+    const auto img = make_image<T>(rng, 70, 45, 200, true);
+    const auto se = structuring_element::disk(20, 4);
+    for (auto mode : {border_mode::ignore, border_mode::constant, border_mode::nearest, border_mode::reflect,
+                      border_mode::mirror, border_mode::wrap})
+        for (auto op : {morphology_op::erosion, morphology_op::dilation}) {
+            const border b_mode{mode, std::is_floating_point_v<T> ? -2.5 : 9.0};
+            const auto want = reference::morphology<T>(op, img.view, se, b_mode);
+            host_image<T> got(img.view.width(), img.view.height());
+            morphology<T>(op, img.view, got.view(), se, b_mode);
+            ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << to_string(op) << " mode " << to_string(mode);
+        }
 }
 
 TEST(MorphologyCpuLarge, OddLargeImageScalarEqualsSimd) {

@@ -161,6 +161,33 @@ host_image<T> padded_copy(host_view<const T> in, std::int64_t left, std::int64_t
     return padded;
 }
 
+// A vertical segment's pass over `in` extended by `mode`, written to the padded frame `frame`
+// (in at (left, top)): the rows come from the pass's own border rule, and the columns left and
+// right of the image, which the padded copy would map to image columns by `mode`, take the
+// pass's result at those columns (a vertical window commutes with that mapping; columns of
+// padding values stay padding values).
+template <class T>
+void vertical_into_frame(host_view<const T> in, host_view<T> frame, const line_segment& segment, bool maximum,
+                         border mode, std::int64_t left, std::int64_t top, T pad) {
+    const auto pass = make_pass<T>(detail::pointing_down(segment), maximum, mode);
+    const std::int64_t width = in.width();
+    GRANULA_SIMD_DISPATCH(vertical_pass<T>, in, frame.subview(left, 0, width, frame.height()), pass, top);
+    // Each padding column's source column (or -1: padding values), the same on every row.
+    std::vector<std::int64_t> columns, from;
+    for (std::int64_t x = 0; x < frame.width(); ++x)
+        if (x < left || x >= left + width)
+            columns.push_back(x), from.push_back(detail::border_index(x - left, width, mode.mode));
+    constexpr std::int64_t rows_per_task = 256;
+    const std::int64_t tasks = (frame.height() + rows_per_task - 1) / rows_per_task;
+    detail::parallel_for(tasks, frame.height() * static_cast<std::int64_t>(columns.size()), [&](std::int64_t task) {
+        const std::int64_t y_end = std::min(frame.height(), (task + 1) * rows_per_task);
+        for (std::int64_t y = task * rows_per_task; y < y_end; ++y) {
+            T* row = frame.row(y);
+            for (std::size_t c = 0; c < columns.size(); ++c) row[columns[c]] = from[c] < 0 ? pad : row[left + from[c]];
+        }
+    });
+}
+
 // Runs at least this long, read at one place only, are not grown in cache (see below).
 constexpr std::int64_t long_run = 16;
 
@@ -187,14 +214,21 @@ void erode_or_dilate_general(host_view<const T> in, host_view<T> out, const stru
     });
     const T pad =
         mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : detail::neutral_value<T>(maximum);
+    // When the source is read only by one vertical pass (a periodic-line disk's first line),
+    // that pass reads `in` through the border rule and writes the padded frame itself: no
+    // padded copy of the source.
+    const auto& only = plan.groups.front().passes.front();
+    const bool pass_pads = plan.groups.size() == 1 && plan.groups.front().passes.size() == 1 && !grown_in_cache(only) &&
+                           only.first->vertical();
+    const bool framed = mode.mode != border_mode::ignore || whole_passes;
     host_image<T> padded;
     detail::pixel_shift origin{0, 0};  // where the output's pixel (0, 0) lies in the source
-    if (mode.mode != border_mode::ignore || whole_passes) {
-        padded = padded_copy<T>(in, plan.left, plan.right, plan.top, plan.bottom, mode, pad);
-        origin = {plan.left, plan.top};
-    }
+    if (framed) origin = {plan.left, plan.top};
+    if (framed && !pass_pads) padded = padded_copy<T>(in, plan.left, plan.right, plan.top, plan.bottom, mode, pad);
     const host_view<const T> source = padded.empty() ? in : host_view<const T>(padded.view());
     const std::int64_t width = in.width(), height = in.height();
+    const std::int64_t frame_width = width + (framed ? plan.left + plan.right : 0);
+    const std::int64_t frame_height = height + (framed ? plan.top + plan.bottom : 0);
     const border inside{border_mode::ignore, 0.0};
     const auto image_of = [](host_image<T>& image, std::int64_t w, std::int64_t h) {
         if (image.width() != w || image.height() != h) image = host_image<T>(w, h);
@@ -227,7 +261,7 @@ void erode_or_dilate_general(host_view<const T> in, host_view<T> out, const stru
                 runs.push_back(std::move(run));
             }
             std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.length < b.length; });
-            GRANULA_SIMD_DISPATCH(accumulate_runs<T>, acc, source, runs, vertical, maximum, !acc_written);
+            GRANULA_SIMD_DISPATCH_AVX512(accumulate_runs<T>, acc, source, runs, vertical, maximum, !acc_written);
             acc_written |= !runs.empty();
         }
         // The remaining segments start from acc, or from the first pass's result itself when
@@ -236,8 +270,11 @@ void erode_or_dilate_general(host_view<const T> in, host_view<T> out, const stru
         host_view<const T> chain_start = acc;
         for (const auto& pass : group.passes) {
             if (grown_in_cache(pass)) continue;
-            const host_view<T> pass_view = image_of(first_pass, source.width(), source.height());
-            apply_segment<T>(source, pass_view, *pass.first, maximum, inside);
+            const host_view<T> pass_view = image_of(first_pass, frame_width, frame_height);
+            if (pass_pads)
+                vertical_into_frame<T>(in, pass_view, *pass.first, maximum, mode, plan.left, plan.top, pad);
+            else
+                apply_segment<T>(source, pass_view, *pass.first, maximum, inside);
             if (const auto s = moved(pass.shifts).front(); group.passes.size() == 1 && pass.shifts.size() == 1 &&
                                                            !group.rest.empty() && s.x >= 0 && s.y >= 0 &&
                                                            s.x + acc.width() <= pass_view.width() &&

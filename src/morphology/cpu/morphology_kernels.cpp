@@ -47,6 +47,7 @@ enum scratch_slot {
     slot_shear_output,
     slot_runs,
     slot_grown,
+    slot_pairs,
     slot_count
 };
 
@@ -266,16 +267,17 @@ void horizontal_transposed(host_view<const T> in, host_view<T> out, std::span<co
 }
 
 // ---- vertical -----------------------------------------------------------------------------------
+// Output row j is the window at image row j - top (out may have more rows than in).
 template <class Op, class T>
 void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, std::int64_t before,
-              std::int64_t L) {
-    const std::int64_t n = in.height(), width = in.width(), m = n + L - 1;
-    // Padded row i reads image row border_index(i - before) or a row of padding values.
+              std::int64_t L, std::int64_t top) {
+    const std::int64_t n = out.height(), width = in.width(), m = n + L - 1;
+    // Padded row i reads image row border_index(i - before - top) or a row of padding values.
     std::unique_ptr<const T*[]> rows(new const T*[m]);
     T* const pad_row = thread_scratch<T>(slot_pad_row, width);
     std::fill_n(pad_row, width, pass.pad);
     for (std::int64_t i = 0; i < m; ++i) {
-        const std::int64_t r = detail::border_index(i - before, n, pass.mode);
+        const std::int64_t r = detail::border_index(i - before - top, in.height(), pass.mode);
         rows[i] = r < 0 ? pad_row : in.row(r);
     }
     if (L <= direct_window_max) {
@@ -414,18 +416,24 @@ void accumulate_rows(host_view<T> acc, host_view<const T> src, const std::vector
     });
 }
 
-// Lanes of accumulate_offsets() kept in registers: four AVX2 registers.
+// Lanes of accumulate_offsets() kept in registers: four vector registers (AVX2, or AVX-512).
+#if defined(__AVX512BW__)
+template <class T>
+constexpr std::int64_t offsets_strip = 256 / sizeof(T);
+#else
 template <class T>
 constexpr std::int64_t offsets_strip = 128 / sizeof(T);
+#endif
 
-// acc[x] = Op of acc[x] (unless `initialise`) and base[offsets[k] + x] over every k, x < w.
-// A strip of four registers stays in registers across all the sources, so each source costs
-// one load and one operation per vector instead of loading and storing acc again (count >= 1).
+// acc[r][x] = Op of acc[r][x] (unless `initialise`) and base[r * row_step + offsets[k] + x] over
+// every k, x < w, for Rows output rows at once. A strip of four registers per row stays in
+// registers across all the sources, so each source costs one load and one operation per vector
+// instead of loading and storing acc again (count >= 1), and each offset read serves every row.
 // The last, partial strip goes through a buffer: base must be readable offsets_strip<T>
-// elements past every offsets[k] + w.
-template <class Op, class T>
-void accumulate_offsets(T* __restrict acc, const T* __restrict base, const std::int64_t* offsets, std::size_t count,
-                        std::int64_t w, bool initialise) {
+// elements past every offsets[k] + w (+ the rows' steps).
+template <class Op, std::int64_t Rows, class T>
+void accumulate_offsets(T* const* acc, const T* __restrict base, std::int64_t row_step, const std::int64_t* offsets,
+                        std::size_t count, std::int64_t w, bool initialise) {
     constexpr std::int64_t strip = offsets_strip<T>, lanes = strip / 4;
     using block = lane_block<T, lanes>;
     const auto load = [](const T* p) {
@@ -433,36 +441,110 @@ void accumulate_offsets(T* __restrict acc, const T* __restrict base, const std::
         std::memcpy(&v, p, sizeof(block));
         return v;
     };
-    const auto strip_at = [&](T* a, std::int64_t x) {
-        const T* p = initialise ? base + offsets[0] + x : a;
-        block a0 = load(p), a1 = load(p + lanes), a2 = load(p + 2 * lanes), a3 = load(p + 3 * lanes);
+    const auto strip_at = [&](T* const* a, std::int64_t x) {
+        block v[Rows][4];
+        for (std::int64_t r = 0; r < Rows; ++r) {
+            const T* p = initialise ? base + r * row_step + offsets[0] + x : a[r];
+            for (std::int64_t j = 0; j < 4; ++j) v[r][j] = load(p + j * lanes);
+        }
         for (std::size_t k = initialise ? 1 : 0; k < count; ++k) {
             const T* q = base + offsets[k] + x;
-            a0 = block_apply<Op>(a0, load(q));
-            a1 = block_apply<Op>(a1, load(q + lanes));
-            a2 = block_apply<Op>(a2, load(q + 2 * lanes));
-            a3 = block_apply<Op>(a3, load(q + 3 * lanes));
+            for (std::int64_t r = 0; r < Rows; ++r)
+                for (std::int64_t j = 0; j < 4; ++j)
+                    v[r][j] = block_apply<Op>(v[r][j], load(q + r * row_step + j * lanes));
         }
-        std::memcpy(a, &a0, sizeof(block));
-        std::memcpy(a + lanes, &a1, sizeof(block));
-        std::memcpy(a + 2 * lanes, &a2, sizeof(block));
-        std::memcpy(a + 3 * lanes, &a3, sizeof(block));
+        for (std::int64_t r = 0; r < Rows; ++r)
+            for (std::int64_t j = 0; j < 4; ++j) std::memcpy(a[r] + j * lanes, &v[r][j], sizeof(block));
     };
     std::int64_t x = 0;
-    for (; x + strip <= w; x += strip) strip_at(acc + x, x);
+    for (; x + strip <= w; x += strip) {
+        T* rows[Rows];
+        for (std::int64_t r = 0; r < Rows; ++r) rows[r] = acc[r] + x;
+        strip_at(rows, x);
+    }
     if (x < w) {
-        T tail[strip]{};
-        std::memcpy(tail, acc + x, (w - x) * sizeof(T));
-        strip_at(tail, x);
-        std::memcpy(acc + x, tail, (w - x) * sizeof(T));
+        T tail[Rows][strip]{};
+        T* rows[Rows];
+        for (std::int64_t r = 0; r < Rows; ++r) {
+            std::memcpy(tail[r], acc[r] + x, (w - x) * sizeof(T));
+            rows[r] = tail[r];
+        }
+        strip_at(rows, x);
+        for (std::int64_t r = 0; r < Rows; ++r) std::memcpy(acc[r] + x, tail[r], (w - x) * sizeof(T));
     }
 }
 
+// Shifts of one run length, split into pairs read from one pair image and the rest.
+struct paired_shifts {
+    struct pairs {
+        detail::pixel_shift d;                   // the pair image is min(run(p), run(p + d))
+        std::vector<detail::pixel_shift> starts;  // read at each start
+    };
+    std::vector<pairs> pair_images;
+    std::vector<detail::pixel_shift> singles;
+};
+
+// A pair image costs about as much as this many reads of it (one pass over the tile's buffer,
+// which is larger than the tile), so it is built only for more pairs than that.
+constexpr std::size_t min_pairs = 8;
+
+// Greedily pairs shifts s and s + d, d taken from a small window, the most frequent d first
+// (a random 64x64 mask: its ~500 single-pixel runs pair up at about 100 shifts of (2, 0), 30
+// of (3, 0), ...). Overlapping runs may pair: min is idempotent, and both are in the element.
+inline paired_shifts pair_shifts(const std::vector<detail::pixel_shift>& shifts) {
+    paired_shifts result;
+    if (shifts.size() < 2 * min_pairs) {
+        result.singles = shifts;
+        return result;
+    }
+    std::int64_t x0 = shifts[0].x, x1 = x0, y0 = shifts[0].y, y1 = y0;
+    for (const auto& s : shifts) x0 = std::min(x0, s.x), x1 = std::max(x1, s.x), y0 = std::min(y0, s.y), y1 = std::max(y1, s.y);
+    const std::int64_t w = x1 - x0 + 1, h = y1 - y0 + 1;
+    std::vector<unsigned char> left(static_cast<std::size_t>(w * h), 0);  // shifts not yet paired
+    const auto at = [&](std::int64_t x, std::int64_t y) -> unsigned char* {
+        return x < x0 || x > x1 || y < y0 || y > y1 ? nullptr : &left[static_cast<std::size_t>((y - y0) * w + x - x0)];
+    };
+    for (const auto& s : shifts) *at(s.x, s.y) = 1;
+    std::vector<detail::pixel_shift> order = shifts;
+    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
+    constexpr std::int64_t reach = 8;
+    for (;;) {
+        std::size_t best = 0;
+        detail::pixel_shift best_d{};
+        for (std::int64_t dy = 0; dy <= reach; ++dy)
+            for (std::int64_t dx = dy == 0 ? 1 : -reach; dx <= reach; ++dx) {
+                std::size_t count = 0;
+                for (const auto& s : order)
+                    if (*at(s.x, s.y)) {
+                        const unsigned char* q = at(s.x + dx, s.y + dy);
+                        count += q && *q;
+                    }
+                if (count > best) best = count, best_d = {dx, dy};
+            }
+        if (best < min_pairs) break;
+        paired_shifts::pairs p{best_d, {}};
+        for (const auto& s : order) {
+            unsigned char *a = at(s.x, s.y), *b = at(s.x + best_d.x, s.y + best_d.y);
+            if (*a && b && *b) *a = *b = 0, p.starts.push_back(s);
+        }
+        if (p.starts.size() < min_pairs) {  // fewer left disjoint than counted: undo, stop
+            for (const auto& s : p.starts) *at(s.x, s.y) = *at(s.x + best_d.x, s.y + best_d.y) = 1;
+            break;
+        }
+        result.pair_images.push_back(std::move(p));
+    }
+    for (const auto& s : shifts)
+        if (*at(s.x, s.y)) result.singles.push_back(s);
+    return result;
+}
+
 // Runs of increasing length, a tile of output pixels at a time. The tile's source pixels are
-// read in place, or near the border copied into a buffer with the pixels off `src` neutral, so
-// that no read needs clipping. run(x) of length l + 1 is run(x) of length l combined with the
-// pixel l steps along: every length costs one operation per pixel, in the L2 cache. All shifts
-// of one length are then accumulated in registers (accumulate_offsets).
+// copied into a buffer, with the pixels off `src` neutral, so that no read needs clipping, and
+// at a row stride that is not a multiple of 4 KiB (in place, the 64 rows a mask reads for one
+// output row fell into the same L1 sets). run(x) of length l + 1 is run(x) of length l
+// combined with the pixel l steps along: every length costs one operation per pixel. The tile
+// is narrow enough that the rows one output row reads of a buffer stay in the L1 cache while
+// all shifts of one length are accumulated in registers (accumulate_offsets).
 template <class Op, class T>
 void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::vector<detail::shifted_runs>& runs,
                          bool vertical, bool maximum, bool initialise) {
@@ -474,63 +556,79 @@ void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::ve
             min_y = std::min(min_y, s.y), max_y = std::max(max_y, s.y), min_x = std::min(min_x, s.x),
             max_x = std::max(max_x, s.x);
     }
+    std::vector<paired_shifts> planned;
+    for (const auto& r : runs) planned.push_back(pair_shifts(r.shifts));
     const T neutral = detail::neutral_value<T>(maximum);
-    constexpr std::int64_t tile_rows = 128, tile_columns = 512;
+    constexpr std::int64_t tile_rows = 256, tile_columns = 256 / sizeof(T);
     const std::int64_t row_tiles = (height + tile_rows - 1) / tile_rows;
     const std::int64_t column_tiles = (width + tile_columns - 1) / tile_columns;
     detail::parallel_for(row_tiles * column_tiles, acc.pixel_count() * (work + longest), [&](std::int64_t tile) {
         const std::int64_t y0 = tile / column_tiles * tile_rows, y1 = std::min(height, y0 + tile_rows);
         const std::int64_t c0 = tile % column_tiles * tile_columns, c1 = std::min(width, c0 + tile_columns);
-        // Grown pixel (j, i) is the run starting at source pixel (c0 + min_x + j, y0 + min_y + i);
-        // the raw buffer holds the source from there, longest - 1 pixels more along the runs.
-        const std::int64_t rows = y1 - y0 + max_y - min_y, bw = c1 - c0 + max_x - min_x;
-        const std::int64_t raw_rows = rows + (vertical ? longest - 1 : 0), raw_w = bw + (vertical ? 0 : longest - 1);
-        // A tile whose source lies inside src (with a strip to spare for accumulate_offsets'
-        // last strip) reads it in place.
-        const std::int64_t xs = c0 + min_x, ys = y0 + min_y;
-        const bool in_place = xs >= 0 && ys >= 0 && ys + raw_rows <= src.height() &&
-                              xs + raw_w + offsets_strip<T> <= src.width();
-        const std::int64_t raw_stride = in_place ? src.stride() : raw_w, step = vertical ? raw_stride : 1;
-        const T* raw = in_place ? src.row(ys) + xs : nullptr;
-        if (!in_place) {
-            T* const buffer = thread_scratch<T>(slot_runs, raw_rows * raw_w + offsets_strip<T>);
-            for (std::int64_t i = 0; i < raw_rows; ++i) {
-                T* r = buffer + i * raw_w;
-                if (ys + i < 0 || ys + i >= src.height()) {
-                    std::fill_n(r, raw_w, neutral);
-                    continue;
-                }
-                const std::int64_t a = std::clamp<std::int64_t>(-xs, 0, raw_w);
-                const std::int64_t b = std::clamp(src.width() - xs, a, raw_w);
-                std::fill_n(r, a, neutral);
-                std::memcpy(r + a, src.row(ys + i) + xs + a, (b - a) * sizeof(T));
-                std::fill_n(r + b, raw_w - b, neutral);
+        // Buffer pixel (j, i) is source pixel (c0 + min_x + j, y0 + min_y + i); grown pixel (j, i)
+        // the run starting there. Both have one stride, so a growth step is one loop over the
+        // whole buffer (the columns past a row's runs compute values nobody reads).
+        const std::int64_t rows = y1 - y0 + max_y - min_y;
+        const std::int64_t raw_rows = rows + (vertical ? longest - 1 : 0);
+        const std::int64_t stride = c1 - c0 + max_x - min_x + (vertical ? 0 : longest - 1);
+        const std::int64_t step = vertical ? stride : 1, xs = c0 + min_x, ys = y0 + min_y;
+        // Slack past the last row: the growth's reads one run along, accumulate_offsets' last strip.
+        const std::int64_t slack = longest + offsets_strip<T>;
+        T* const raw = thread_scratch<T>(slot_runs, raw_rows * stride + slack);
+        for (std::int64_t i = 0; i < raw_rows; ++i) {
+            T* r = raw + i * stride;
+            if (ys + i < 0 || ys + i >= src.height()) {
+                std::fill_n(r, stride, neutral);
+                continue;
             }
-            raw = buffer;
+            const std::int64_t a = std::clamp<std::int64_t>(-xs, 0, stride);
+            const std::int64_t b = std::clamp(src.width() - xs, a, stride);
+            std::fill_n(r, a, neutral);
+            std::memcpy(r + a, src.row(ys + i) + xs + a, (b - a) * sizeof(T));
+            std::fill_n(r + b, stride - b, neutral);
         }
-        T* const grown = longest > 1 ? thread_scratch<T>(slot_grown, rows * bw + offsets_strip<T>) : nullptr;
+        std::fill_n(raw + raw_rows * stride, slack, neutral);
+        T* const grown = longest > 1 ? thread_scratch<T>(slot_grown, rows * stride + offsets_strip<T>) : nullptr;
+        T* const pair_image = thread_scratch<T>(slot_pairs, rows * stride + offsets_strip<T>);
         std::vector<std::int64_t> offsets;
-        std::int64_t length = 1;
         bool written = !initialise;
-        for (const auto& r : runs) {
-            for (; length < r.length; ++length)
-                for (std::int64_t i = 0; i < rows; ++i) {
-                    T* __restrict e = grown + i * bw;
-                    const T* __restrict f = raw + i * raw_stride;
-                    if (length == 1)
-                        combine<Op, 0>(e, f, f + step, bw);
-                    else
-                        accumulate<Op, 0>(e, f + length * step, bw);
-                }
-            // Runs of one pixel read the raw buffer; longer ones the grown one.
-            const T* const base = r.length == 1 ? raw : grown;
-            const std::int64_t stride = r.length == 1 ? raw_stride : bw;
+        // acc = Op of acc and base at each shift, two output rows at a time: each offset read
+        // serves both (four rows spilled registers).
+        const auto accumulate_shifts = [&](const T* base, const std::vector<detail::pixel_shift>& shifts) {
+            if (shifts.empty()) return;
             offsets.clear();
-            for (const auto& s : r.shifts) offsets.push_back((s.y - min_y) * stride + s.x - min_x);
-            for (std::int64_t y = y0; y < y1; ++y)
-                accumulate_offsets<Op, T>(acc.row(y) + c0, base + (y - y0) * stride, offsets.data(), offsets.size(),
+            for (const auto& s : shifts) offsets.push_back((s.y - min_y) * stride + s.x - min_x);
+            std::int64_t y = y0;
+            for (; y + 2 <= y1; y += 2) {
+                T* const rows2[2] = {acc.row(y) + c0, acc.row(y + 1) + c0};
+                accumulate_offsets<Op, 2>(rows2, base + (y - y0) * stride, stride, offsets.data(), offsets.size(),
                                           c1 - c0, !written);
+            }
+            if (y < y1) {
+                T* const row = acc.row(y) + c0;
+                accumulate_offsets<Op, 1>(&row, base + (y - y0) * stride, stride, offsets.data(), offsets.size(),
+                                          c1 - c0, !written);
+            }
             written = true;
+        };
+        std::int64_t length = 1;
+        for (std::size_t k = 0; k < runs.size(); ++k) {
+            for (; length < runs[k].length; ++length) {
+                if (length == 1)
+                    combine<Op, 0>(grown, raw, raw + step, rows * stride);
+                else
+                    accumulate<Op, 0>(grown, raw + length * step, rows * stride);
+            }
+            // Runs of one pixel read the raw buffer; longer ones the grown one.
+            const T* const base = runs[k].length == 1 ? raw : grown;
+            accumulate_shifts(base, planned[k].singles);
+            for (const auto& p : planned[k].pair_images) {
+                // Every pixel a pair's start reads has its partner inside the buffer (both are
+                // shifts of the element); the pixels past them are not computed.
+                const std::int64_t d = p.d.y * stride + p.d.x;
+                combine<Op, 0>(pair_image, base, base + d, rows * stride - d);
+                accumulate_shifts(pair_image, p.starts);
+            }
         }
     });
 }
@@ -541,10 +639,11 @@ void run_horizontal_direct(host_view<const T> in, host_view<T> out, const row_wi
 }
 
 template <class T, template <class> class Op>
-void run_vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass) {
-    const std::int64_t n = in.height();
+void run_vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, std::int64_t top) {
+    // Clipped to the output's rows too: a clipped window at a row off the image still covers them.
+    const std::int64_t n = std::max(in.height(), out.height());
     const std::int64_t before = detail::clip_arm(pass.before, n), after = detail::clip_arm(pass.after, n);
-    vertical<Op<T>, T>(in, out, pass, before, before + after + 1);
+    vertical<Op<T>, T>(in, out, pass, before, before + after + 1, top);
 }
 
 }  // namespace
@@ -573,11 +672,11 @@ void horizontal_passes(host_view<const T> in, host_view<T> out, std::span<const 
 }
 
 template <class T>
-void vertical_pass(host_view<const T> in, host_view<T> out, const line_pass<T>& pass) {
+void vertical_pass(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, std::int64_t top) {
     if (pass.maximum)
-        run_vertical<T, max_op>(in, out, pass);
+        run_vertical<T, max_op>(in, out, pass, top);
     else
-        run_vertical<T, min_op>(in, out, pass);
+        run_vertical<T, min_op>(in, out, pass, top);
 }
 
 template <class T>
@@ -611,7 +710,8 @@ void accumulate_runs(host_view<T> acc, host_view<const T> src, const std::vector
 #define GRANULA_INSTANTIATE(type, name)                                                                       \
     template void horizontal_passes<type>(host_view<const type>, host_view<type>,                            \
                                           std::span<const line_pass<type>>);                                 \
-    template void vertical_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&);        \
+    template void vertical_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&,         \
+                                      std::int64_t);                                                        \
     template void sheared_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&, int, int,  \
                                      detail::pixel_shift);                                                   \
     template void accumulate_shifted<type>(host_view<type>, host_view<const type>,                           \

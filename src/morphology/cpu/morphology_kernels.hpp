@@ -37,7 +37,8 @@ struct line_pass {
 
 // horizontal_passes: windows along rows, any border mode, each pass on the previous one's result
 //   (in may be out); the strips of a chain stay in cache between its passes.
-// vertical_pass: windows along columns, any border mode (in must not be out).
+// vertical_pass: windows along columns, any border mode (in must not be out); out row j is the window at
+//   image row j - top, so out may have more rows than in (the rows of a padded frame).
 // sheared_pass: windows along the periodic paths p, p + (dx, dy), p + 2 (dx, dy), ... (dy >= 1),
 //   with pixels off the image taking `pad` (border mode ignore or constant only); out(p) is the
 //   window at p + at (out may be a crop of in's frame).
@@ -52,7 +53,8 @@ struct line_pass {
     template <class T>                                                                                         \
     void horizontal_passes(host_view<const T> in, host_view<T> out, std::span<const detail::line_pass<T>> passes); \
     template <class T>                                                                                         \
-    void vertical_pass(host_view<const T> in, host_view<T> out, const detail::line_pass<T>& pass);            \
+    void vertical_pass(host_view<const T> in, host_view<T> out, const detail::line_pass<T>& pass,            \
+                       std::int64_t top = 0);                                                                 \
     template <class T>                                                                                         \
     void sheared_pass(host_view<const T> in, host_view<T> out, const detail::line_pass<T>& pass, int dx, int dy,  \
                       detail::pixel_shift at);                                                                 \
@@ -67,4 +69,5 @@ struct line_pass {
 GRANULA_DECLARE_MORPHOLOGY_KERNELS(simd_scalar)
 GRANULA_DECLARE_MORPHOLOGY_KERNELS(simd_baseline)
 GRANULA_DECLARE_MORPHOLOGY_KERNELS(simd_avx2)
+GRANULA_DECLARE_MORPHOLOGY_KERNELS(simd_avx512)
 #undef GRANULA_DECLARE_MORPHOLOGY_KERNELS
