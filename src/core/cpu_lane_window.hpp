@@ -37,6 +37,16 @@ struct max_op {
     }
 };
 
+// Elements of four vector registers (AVX-512 or AVX2 width): the lanes a kernel keeps in
+// registers across all its reads.
+#if defined(__AVX512BW__)
+template <class T>
+constexpr std::int64_t register_strip = 256 / sizeof(T);
+#else
+template <class T>
+constexpr std::int64_t register_strip = 128 / sizeof(T);
+#endif
+
 // Lane-wise operations over w lanes. Lanes > 0 fixes w at compile time, so that a transposed
 // strip's row (one or two vector registers) is a single unrolled operation with no loop
 // overhead; Lanes == 0 takes w at run time (whole image rows).

@@ -416,25 +416,16 @@ void accumulate_rows(host_view<T> acc, host_view<const T> src, const std::vector
     });
 }
 
-// Lanes of accumulate_offsets() kept in registers: four vector registers (AVX2, or AVX-512).
-#if defined(__AVX512BW__)
-template <class T>
-constexpr std::int64_t offsets_strip = 256 / sizeof(T);
-#else
-template <class T>
-constexpr std::int64_t offsets_strip = 128 / sizeof(T);
-#endif
-
 // acc[r][x] = Op of acc[r][x] (unless `initialise`) and base[r * row_step + offsets[k] + x] over
 // every k, x < w, for Rows output rows at once. A strip of four registers per row stays in
 // registers across all the sources, so each source costs one load and one operation per vector
 // instead of loading and storing acc again (count >= 1), and each offset read serves every row.
-// The last, partial strip goes through a buffer: base must be readable offsets_strip<T>
+// The last, partial strip goes through a buffer: base must be readable register_strip<T>
 // elements past every offsets[k] + w (+ the rows' steps).
 template <class Op, std::int64_t Rows, class T>
 void accumulate_offsets(T* const* acc, const T* __restrict base, std::int64_t row_step, const std::int64_t* offsets,
                         std::size_t count, std::int64_t w, bool initialise) {
-    constexpr std::int64_t strip = offsets_strip<T>, lanes = strip / 4;
+    constexpr std::int64_t strip = register_strip<T>, lanes = strip / 4;
     using block = lane_block<T, lanes>;
     const auto load = [](const T* p) {
         block v;
@@ -573,7 +564,7 @@ void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::ve
         const std::int64_t stride = c1 - c0 + max_x - min_x + (vertical ? 0 : longest - 1);
         const std::int64_t step = vertical ? stride : 1, xs = c0 + min_x, ys = y0 + min_y;
         // Slack past the last row: the growth's reads one run along, accumulate_offsets' last strip.
-        const std::int64_t slack = longest + offsets_strip<T>;
+        const std::int64_t slack = longest + register_strip<T>;
         T* const raw = thread_scratch<T>(slot_runs, raw_rows * stride + slack);
         for (std::int64_t i = 0; i < raw_rows; ++i) {
             T* r = raw + i * stride;
@@ -588,8 +579,8 @@ void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::ve
             std::fill_n(r + b, stride - b, neutral);
         }
         std::fill_n(raw + raw_rows * stride, slack, neutral);
-        T* const grown = longest > 1 ? thread_scratch<T>(slot_grown, rows * stride + offsets_strip<T>) : nullptr;
-        T* const pair_image = thread_scratch<T>(slot_pairs, rows * stride + offsets_strip<T>);
+        T* const grown = longest > 1 ? thread_scratch<T>(slot_grown, rows * stride + register_strip<T>) : nullptr;
+        T* const pair_image = thread_scratch<T>(slot_pairs, rows * stride + register_strip<T>);
         std::vector<std::int64_t> offsets;
         bool written = !initialise;
         // acc = Op of acc and base at each shift, two output rows at a time: each offset read

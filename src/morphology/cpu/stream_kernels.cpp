@@ -22,15 +22,6 @@
 namespace granula::GRANULA_SIMD_NAMESPACE {
 namespace {
 
-// Elements per step of combine(): four vector registers, kept across the reads.
-#if defined(__AVX512BW__)
-template <class T>
-constexpr std::int64_t strip = 256 / sizeof(T);
-#else
-template <class T>
-constexpr std::int64_t strip = 128 / sizeof(T);
-#endif
-
 // Source rows fetched this many steps before they are copied (2 to 8 measured alike).
 constexpr std::int64_t source_prefetch_rows = 4;
 
@@ -60,10 +51,10 @@ inline void store_through(void* dst, const B& v) {
     std::memcpy(dst, &v, sizeof(B));
 }
 
-// dst[x] = Op over k of src[k][x], x < n (a multiple of strip<T>), count >= 1.
+// dst[x] = Op over k of src[k][x], x < n (a multiple of register_strip<T>), count >= 1.
 template <class Op, class T, std::size_t Count, bool Through = false>
 inline void combine(T* __restrict dst, const T* const* src, std::size_t count, std::int64_t n) {
-    constexpr std::int64_t lanes = strip<T> / 4;
+    constexpr std::int64_t lanes = register_strip<T> / 4;
     using block = lane_block<T, lanes>;
     const auto load = [](const T* p) {
         block v;
@@ -71,7 +62,7 @@ inline void combine(T* __restrict dst, const T* const* src, std::size_t count, s
         return v;
     };
     if constexpr (Count > 0) count = Count;
-    for (std::int64_t x = 0; x < n; x += strip<T>) {
+    for (std::int64_t x = 0; x < n; x += register_strip<T>) {
         const T* p = src[0] + x;
         block a0 = load(p), a1 = load(p + lanes), a2 = load(p + 2 * lanes), a3 = load(p + 3 * lanes);
         for (std::size_t k = 1; k < count; ++k) {
@@ -148,7 +139,7 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
                        border_mode mode, T pad, T clip_pad) {
     const std::vector<stage_layout> layout = layout_of(program);
     const std::size_t count = layout.size(), last = count - 1;
-    const std::int64_t width = in.width(), height = in.height(), S = strip<T>;
+    const std::int64_t width = in.width(), height = in.height(), S = register_strip<T>;
     const auto round_up = [S](std::int64_t n) { return (n + S - 1) / S * S; };
     // Bands of whole rows while the rings fit the budget (narrower bands recompute the
     // stages' margins: line:255:30 took 7.0 ms in bands of 2048 bytes against 5.7 in one);
