@@ -1,5 +1,7 @@
 #include "granula/core/image.hpp"
 
+#include "core/huge_pages.hpp"
+
 #include <cstdint>
 #include <limits>
 #if defined(__linux__)
@@ -14,6 +16,17 @@
 namespace granula::detail {
 
 void throw_bad_view(const std::string& what) { throw invalid_argument(what); }
+
+void advise_huge_pages(void* p, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
+    const auto begin = (reinterpret_cast<std::uintptr_t>(p) + huge - 1) & ~(huge - 1);
+    const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(huge - 1);
+    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+    static_cast<void>(p), static_cast<void>(bytes);
+#endif
+}
 
 void check_view_shape(std::int64_t width, std::int64_t height, std::int64_t stride, const void* data) {
     if (width < 0 || height < 0)
@@ -98,17 +111,6 @@ public:
     }
 
 private:
-    static void advise_huge_pages(void* p, std::size_t bytes) {
-#if defined(__linux__)
-        constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
-        const auto begin = (reinterpret_cast<std::uintptr_t>(p) + huge - 1) & ~(huge - 1);
-        const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(huge - 1);
-        if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // advice only
-#else
-        static_cast<void>(p), static_cast<void>(bytes);
-#endif
-    }
-
     std::mutex mutex_;
     std::unordered_map<void*, std::size_t> live_;
     std::vector<std::pair<void*, std::size_t>> free_;

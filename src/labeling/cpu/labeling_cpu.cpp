@@ -28,10 +28,7 @@
 #include <emmintrin.h>
 #endif
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
+#include "core/huge_pages.hpp"
 #include "core/parallel.hpp"
 #include "granula/core/config.hpp"
 
@@ -43,24 +40,11 @@ struct run {
     std::int32_t label;       // provisional, then final
 };
 
-// Asks for transparent huge pages over the whole 2 MiB pages inside [p, p + bytes): the run and
-// label arrays are fresh memory on every call, and 4 KiB page faults on them cost (Linux only).
-inline void advise_huge_pages(void* p, std::size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    constexpr std::uintptr_t huge = std::uintptr_t{1} << 21;
-    const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + huge - 1) & ~(huge - 1);
-    const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(huge - 1);
-    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#else
-    static_cast<void>(p), static_cast<void>(bytes);
-#endif
-}
-
 // Union-find over provisional labels; parent[l] <= l always.
 class forest {
 public:
     explicit forest(std::int64_t n) : parent_(new std::int32_t[static_cast<std::size_t>(n)]) {
-        advise_huge_pages(parent_.get(), static_cast<std::size_t>(n) * sizeof(std::int32_t));
+        detail::advise_huge_pages(parent_.get(), static_cast<std::size_t>(n) * sizeof(std::int32_t));
     }
     std::int32_t make(std::int32_t l) { return parent_[l] = l; }
     std::int32_t find(std::int32_t l) {
@@ -293,7 +277,7 @@ struct run_stats {
     template <class V>
     static void filled(std::vector<V>& a, std::size_t n, std::type_identity_t<V> v) {
         a.reserve(n);
-        advise_huge_pages(a.data(), n * sizeof(V));
+        detail::advise_huge_pages(a.data(), n * sizeof(V));
         a.assign(n, v);
     }
 };
@@ -325,7 +309,7 @@ std::int64_t label_rows(const Rows& in, host_view<std::int32_t> out, int connect
         // Room for a binary chessboard (width / 2 runs a row) up front: untouched capacity costs
         // no memory, while growing by doubling copies the runs and faults fresh pages each time.
         s.runs.reserve(static_cast<std::size_t>((s.y1 - s.y0) * ((width + 1) / 2)));
-        advise_huge_pages(s.runs.data(), s.runs.capacity() * sizeof(run));
+        detail::advise_huge_pages(s.runs.data(), s.runs.capacity() * sizeof(run));
         for (std::int64_t y = s.y0; y < s.y1; ++y) {
             const std::size_t first = s.runs.size();
             in.extract(y, s.runs);
