@@ -36,9 +36,11 @@ def label(image, connectivity=2, background=0, *, return_num=False, statistics=F
         ``skimage.measure.regionprops``), ``centroid_row``, ``centroid_col``, ``value``. numpy
         arrays for numpy input; CuPy arrays for CuPy input, computed and left on the GPU (queued
         on the current stream, like the labels).
-    intensity_image : (M, N) numpy array, optional
-        With ``statistics`` on the CPU: adds ``mean_intensity``, ``min_intensity`` and
-        ``max_intensity`` of this image over each component.
+    intensity_image : (M, N) array of uint8, uint16 or float32, optional
+        With ``statistics``: adds ``mean_intensity``, ``min_intensity`` and ``max_intensity`` of
+        this image over each component (NaN pixels make the mean NaN and are skipped by min and
+        max). In the image's memory: numpy with numpy input, CuPy (computed on the GPU) with
+        CuPy input.
 
     Returns
     -------
@@ -89,14 +91,12 @@ def label(image, connectivity=2, background=0, *, return_num=False, statistics=F
             return _label_result(out, num, stats, return_num, statistics)
     rows, cols, _, on_device = _core.describe_image(image)
     if on_device:
-        if intensity_image is not None:
-            raise ValueError("intensity_image is supported for host (numpy) input only")
         if _framework(image) != "cupy":
             raise ValueError("granula.label on the GPU takes CuPy arrays")
         cupy = sys.modules["cupy"]
         out = cupy.empty((rows, cols), dtype=cupy.int32)
         num, stats = _core.label_device(image, out.data.ptr, out.strides[0] // 4, connectivity, int(background),
-                                        statistics, _cuda_stream(image), image.device.id)
+                                        statistics, intensity_image, _cuda_stream(image), image.device.id)
     else:
         out = np.empty((rows, cols), dtype=np.int32)
         num, stats = _core.label_host(image, out, connectivity, int(background), statistics, intensity_image)

@@ -111,6 +111,11 @@ nb::object device_statistics_dict(device_region_statistics&& s, int device_id) {
     d["centroid_row"] = to_cupy(owned->centroid_row(), n, owner, device_id);
     d["centroid_col"] = to_cupy(owned->centroid_col(), n, owner, device_id);
     d["value"] = to_cupy(owned->value(), n, owner, device_id);
+    if (owned->mean_intensity()) {
+        d["mean_intensity"] = to_cupy(owned->mean_intensity(), n, owner, device_id);
+        d["min_intensity"] = to_cupy(owned->min_intensity(), n, owner, device_id);
+        d["max_intensity"] = to_cupy(owned->max_intensity(), n, owner, device_id);
+    }
     return d;
 }
 
@@ -118,7 +123,7 @@ nb::object device_statistics_dict(device_region_statistics&& s, int device_id) {
 // statistics stay on the device, as CuPy arrays queued on `cuda_stream` after the labels.
 std::pair<std::int64_t, nb::object> label_device(nb::handle image, std::uintptr_t out_ptr, std::int64_t out_stride,
                                                  int connectivity, std::uint32_t background, bool statistics,
-                                                 std::uintptr_t cuda_stream, int device_id) {
+                                                 nb::handle intensity, std::uintptr_t cuda_stream, int device_id) {
     const image_arg in = import_image(image, "image", false);
     if (!in.on_device) throw invalid_argument("label_device needs a CUDA image");
     const device_view<std::int32_t> labels(reinterpret_cast<std::int32_t*>(out_ptr), in.width, in.height, out_stride);
@@ -131,6 +136,12 @@ std::pair<std::int64_t, nb::object> label_device(nb::handle image, std::uintptr_
                        : label(in.view<device_memory>(), labels, connectivity, background, nullptr, s);
     }
     if (!statistics) return {n, nb::none()};
+    if (!intensity.is_none()) {
+        const image_arg extra = import_image(intensity, "intensity_image", false);
+        if (!extra.on_device) throw invalid_argument("intensity_image must be a CUDA array like image");
+        nb::gil_scoped_release released;
+        intensity_statistics(labels, extra.view<device_memory>(), stats, s);
+    }
     return {n, device_statistics_dict(std::move(stats), device_id)};
 }
 
@@ -143,7 +154,7 @@ void bind_labeling(nb::module_& m) {
     m.def("label_bits", &label_bits, "address"_a, "width"_a, "height"_a, "stride"_a, "out"_a, "connectivity"_a,
           "statistics"_a, "Labels the set bits of a host bit image into out (int32), without unpacking.");
     m.def("label_device", &label_device, "image"_a.none(), "out_ptr"_a, "out_stride"_a, "connectivity"_a,
-          "background"_a, "statistics"_a, "cuda_stream"_a, "device_id"_a,
+          "background"_a, "statistics"_a, "intensity"_a.none(), "cuda_stream"_a, "device_id"_a,
           "Labels a CUDA image into the int32 device buffer at out_ptr; returns (count, dict of CuPy arrays or "
           "None).");
 }

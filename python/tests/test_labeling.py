@@ -138,3 +138,17 @@ def test_packed_images_on_the_gpu_are_unpacked_and_labelled():
     image = blocks(np.random.default_rng(6308), (64, 130), 0.6, 2, 1)
     labels = granula.label(granula.binary.pack(cupy.asarray(image)))
     np.testing.assert_array_equal(cupy.asnumpy(labels), granula.label(image))
+
+
+def test_gpu_intensity_statistics_equal_cpu():
+    cupy = _cupy()
+    rng = np.random.default_rng(7)
+    image = (rng.random((301, 257)) < 0.6).astype(np.uint8)
+    for intensity in [rng.integers(0, 65535, image.shape, dtype=np.uint16), rng.random(image.shape, dtype=np.float32)]:
+        _, cpu_stats = granula.label(image, statistics=True, intensity_image=intensity)
+        _, gpu_stats = granula.label(cupy.asarray(image), statistics=True, intensity_image=cupy.asarray(intensity))
+        for key in ["mean_intensity", "min_intensity", "max_intensity"]:
+            assert isinstance(gpu_stats[key], cupy.ndarray), key
+            np.testing.assert_allclose(cupy.asnumpy(gpu_stats[key]), cpu_stats[key], rtol=1e-12, err_msg=key)
+    with pytest.raises(ValueError, match="CUDA array"):
+        granula.label(cupy.asarray(image), statistics=True, intensity_image=intensity)

@@ -109,6 +109,11 @@ region_statistics device_region_statistics::download(stream s) const {
     get(st.centroid_row, centroid_row());
     get(st.centroid_col, centroid_col());
     get(st.value, value());
+    if (mean_intensity()) {
+        get(st.mean_intensity, mean_intensity());
+        get(st.min_intensity, min_intensity());
+        get(st.max_intensity, max_intensity());
+    }
     s.synchronize();
     return st;
 }
@@ -193,6 +198,23 @@ void intensity_statistics(host_view<const std::int32_t> labels, const any_host_v
     for (std::size_t c = 0; c < n; ++c) statistics.mean_intensity[c] = sum[c] / static_cast<double>(statistics.area[c]);
     statistics.min_intensity = std::move(lo);
     statistics.max_intensity = std::move(hi);
+}
+
+void intensity_statistics(device_view<const std::int32_t> labels, const any_device_view& intensity,
+                          device_region_statistics& statistics, stream s) {
+    if (intensity.width != labels.width() || intensity.height != labels.height())
+        throw invalid_argument("intensity_statistics: the intensity image is " +
+                               size_text(intensity.width, intensity.height) + " but the labels are " +
+                               size_text(labels.width(), labels.height()) + "; they must match");
+    resolve_device(device::cuda);  // throws when there is no CUDA backend or device
+#if defined(GRANULA_HAVE_CUDA)
+    visit_pixel_type(intensity.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        cuda::intensity_statistics<T>(labels, intensity.as<const T>(), statistics, s);
+    });
+#else
+    static_cast<void>(statistics), static_cast<void>(s);
+#endif
 }
 
 #define GRANULA_INSTANTIATE(type)                                                                              \

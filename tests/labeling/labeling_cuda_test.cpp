@@ -4,6 +4,7 @@
 // of the tile or warp, and strided device sub-views. Every test skips without a GPU.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <sstream>
 #include <string>
@@ -147,6 +148,69 @@ TEST(LabelingCuda, LargeImages) {
     const auto ones = random_blocks<std::uint8_t>(rng, 2000, 1500, 1.0, 1);
     expect_same_as_cpu<std::uint8_t>(ones.view(), 2, 0, "all ones");
     expect_same_as_cpu<std::uint8_t>(rings<std::uint8_t>(1023, 1999).view(), 1, 0, "rings");
+}
+
+// Intensity statistics on the GPU against the CPU's: equal for integer pixels (their sums are
+// exact in double), the mean within rounding for float pixels; NaN pixels skipped by min and max.
+TEST(LabelingCuda, IntensityStatisticsEqualTheCpu) {
+    GRANULA_REQUIRE_GPU();
+    std::mt19937_64 rng(6105);
+    for (double density : {0.3, 0.7, 1.0}) {
+        const auto img = random_blocks<std::uint8_t>(rng, 1031, 517, density, 2);
+        host_image<std::int32_t> labels(img.width(), img.height());
+        region_statistics cpu_stats;
+        label<std::uint8_t>(img.view(), labels.view(), 2, 0, &cpu_stats);
+        host_image<std::uint16_t> grey(img.width(), img.height());
+        host_image<float> real(img.width(), img.height());
+        std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+        for (std::int64_t y = 0; y < img.height(); ++y)
+            for (std::int64_t x = 0; x < img.width(); ++x) {
+                grey.view()(y, x) = static_cast<std::uint16_t>(rng() % 65536);
+                real.view()(y, x) = (x + y) % 97 == 0 ? std::nanf("") : unit(rng);
+            }
+        const auto d_labels = upload<std::int32_t>(host_view<const std::int32_t>(labels.view()));
+        device_region_statistics on_device;
+        label<std::uint8_t>(device_view<const std::uint8_t>(upload<std::uint8_t>(img.view()).view()),
+                            device_image<std::int32_t>(img.width(), img.height()).view(), 2, 0, on_device);
+        EXPECT_EQ(on_device.mean_intensity(), nullptr);
+        for (int kind : {0, 1}) {
+            SCOPED_TRACE("density " + std::to_string(density) + (kind ? " float32" : " uint16"));
+            region_statistics want = cpu_stats;
+            const any_host_view intensity = kind ? any_host_view(host_view<const float>(real.view()))
+                                                 : any_host_view(host_view<const std::uint16_t>(grey.view()));
+            intensity_statistics(host_view<const std::int32_t>(labels.view()), intensity, want);
+            const auto d_grey = upload<std::uint16_t>(host_view<const std::uint16_t>(grey.view()));
+            const auto d_real = upload<float>(host_view<const float>(real.view()));
+            const any_device_view d_intensity = kind ? any_device_view(device_view<const float>(d_real.view()))
+                                                     : any_device_view(device_view<const std::uint16_t>(d_grey.view()));
+            intensity_statistics(device_view<const std::int32_t>(d_labels.view()), d_intensity, on_device);
+            const region_statistics got = on_device.download();
+            ASSERT_EQ(got.mean_intensity.size(), want.mean_intensity.size());
+            for (std::size_t c = 0; c < want.mean_intensity.size(); ++c) {
+                if (kind == 0)
+                    ASSERT_EQ(got.mean_intensity[c], want.mean_intensity[c]) << "component " << c + 1;
+                else if (std::isnan(want.mean_intensity[c]))
+                    ASSERT_TRUE(std::isnan(got.mean_intensity[c])) << "component " << c + 1;
+                else
+                    ASSERT_NEAR(got.mean_intensity[c], want.mean_intensity[c], 1e-12) << "component " << c + 1;
+                ASSERT_EQ(got.min_intensity[c], want.min_intensity[c]) << "component " << c + 1;
+                ASSERT_EQ(got.max_intensity[c], want.max_intensity[c]) << "component " << c + 1;
+            }
+        }
+    }
+    // A label beyond the statistics' components is an error, as on the CPU.
+    host_image<std::uint8_t> zeros(4, 2);
+    fill<std::uint8_t>(zeros.view(), 0);
+    host_image<std::int32_t> sevens(4, 2);
+    fill<std::int32_t>(sevens.view(), 7);
+    const auto d_zeros = upload<std::uint8_t>(host_view<const std::uint8_t>(zeros.view()));
+    const auto d_sevens = upload<std::int32_t>(host_view<const std::int32_t>(sevens.view()));
+    device_image<std::int32_t> d_zero_labels(4, 2);
+    device_region_statistics none;
+    ASSERT_EQ(label<std::uint8_t>(device_view<const std::uint8_t>(d_zeros.view()), d_zero_labels.view(), 2, 0, none), 0);
+    EXPECT_THROW(intensity_statistics(device_view<const std::int32_t>(d_sevens.view()),
+                                      any_device_view(device_view<const std::uint8_t>(d_zeros.view())), none),
+                 invalid_argument);
 }
 
 TEST(LabelingCuda, Errors) {

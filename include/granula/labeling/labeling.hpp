@@ -44,11 +44,12 @@ struct region_statistics {
     std::int64_t size() const { return static_cast<std::int64_t>(area.size()); }
 };
 
-// The statistics of a GPU label() left in device memory: the fields of region_statistics (not
-// the intensity ones), each an array of size() elements in device memory indexed by label - 1,
-// with region_statistics's types. label() returns once the labels are ready; the statistics are
-// queued on its stream after them, so read the arrays on that stream or after synchronising it.
-// Copies share the arrays; the memory is freed in that stream's order when the last copy goes.
+// The statistics of a GPU label() left in device memory: the fields of region_statistics, each
+// an array of size() elements in device memory indexed by label - 1, with region_statistics's
+// types; the intensity arrays are null until intensity_statistics() fills them. label() returns
+// once the labels are ready; the statistics are queued on its stream after them, so read the
+// arrays on that stream or after synchronising it. Copies share the arrays; the memory is freed
+// in that stream's order when the last copy goes.
 class device_region_statistics {
 public:
     static constexpr std::size_t bytes_per_component = 7 * sizeof(std::int64_t) + sizeof(std::uint32_t);
@@ -68,6 +69,13 @@ public:
     double* centroid_row() const { return field<double>(5); }
     double* centroid_col() const { return field<double>(6); }
     std::uint32_t* value() const { return field<std::uint32_t>(7); }
+    double* mean_intensity() const { return intensity_field(0); }
+    double* min_intensity() const { return intensity_field(1); }
+    double* max_intensity() const { return intensity_field(2); }
+
+    // Adopts `memory` as the intensity arrays: 3 * size() doubles (at least 3), mean, min, max
+    // (intensity_statistics() makes these).
+    void set_intensity(std::shared_ptr<void> memory) { intensity_memory_ = std::move(memory); }
 
     // Copies the arrays into host vectors after the work queued on `s`; waits for the copy.
     region_statistics download(stream s = {}) const;
@@ -79,7 +87,12 @@ private:
         const std::size_t room = static_cast<std::size_t>(size_ > 0 ? size_ : 1);
         return reinterpret_cast<U*>(static_cast<char*>(memory_.get()) + k * room * sizeof(std::int64_t));
     }
+    double* intensity_field(int k) const {
+        if (!intensity_memory_) return nullptr;
+        return static_cast<double*>(intensity_memory_.get()) + k * (size_ > 0 ? size_ : 1);
+    }
     std::shared_ptr<void> memory_;
+    std::shared_ptr<void> intensity_memory_;
     std::int64_t size_ = 0;
 };
 
@@ -119,5 +132,10 @@ std::int64_t label(const_host_bit_view in, host_view<std::int32_t> out, int conn
 // (a result of label()) from `intensity`, an image of the same size and any pixel type.
 void intensity_statistics(host_view<const std::int32_t> labels, const any_host_view& intensity,
                           region_statistics& statistics);
+// The same on the GPU, on stream `s`, into statistics' intensity arrays (the same numbers: sums
+// in double, NaN pixels skipped by min and max). Waits for the work it queued: it throws
+// invalid_argument, like the CPU, for a label beyond statistics.size().
+void intensity_statistics(device_view<const std::int32_t> labels, const any_device_view& intensity,
+                          device_region_statistics& statistics, stream s = {});
 
 }  // namespace granula

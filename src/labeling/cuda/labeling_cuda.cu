@@ -33,6 +33,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+
+#include <math_constants.h>
 
 #include "core/cuda/check.cuh"
 #include "core/cuda/stream_buffer.cuh"
@@ -406,7 +409,111 @@ __global__ void finish_stats(device_stats s, int n) {
     reinterpret_cast<double*>(s.sum_col)[c] = static_cast<double>(s.sum_col[c]) / area;
 }
 
+// ---- intensity statistics ------------------------------------------------------------------------
+// Doubles as unsigned keys in the same order, for 64-bit atomicMin/atomicMax: a positive
+// number's sign bit set, a negative one's bits flipped.
+__device__ __forceinline__ unsigned long long order_key(double d) {
+    const auto b = static_cast<unsigned long long>(__double_as_longlong(d));
+    return (b >> 63) ? ~b : b | (1ull << 63);
+}
+__device__ __forceinline__ double from_order_key(unsigned long long k) {
+    return __longlong_as_double(static_cast<long long>((k >> 63) ? k & ~(1ull << 63) : ~k));
+}
+
+struct intensity_arrays {
+    double* sum;  // becomes the mean
+    unsigned long long *lo, *hi;  // keys, become min and max
+    std::int64_t n;
+    int* bad_label;  // set when a label exceeds n
+};
+
+__global__ void init_intensity(intensity_arrays a) {
+    const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (c >= a.n) return;
+    a.sum[c] = 0;
+    a.lo[c] = order_key(__longlong_as_double(0x7ff0000000000000ll));   // +inf
+    a.hi[c] = order_key(__longlong_as_double(static_cast<long long>(0xfff0000000000000ull)));  // -inf
+}
+
+// As accumulate_stats: each lane walks stats_run pixels of a row and adds its run of one label
+// (background does not end it) with one atomic per field. NaN pixels enter the sum (the mean is
+// NaN, as on the CPU) and are skipped by min and max.
+template <class T>
+__global__ void accumulate_intensity(const int* __restrict__ labels, int label_stride, const T* __restrict__ in,
+                                     std::int64_t in_stride, int width, int blocks_per_row, intensity_arrays a) {
+    const int y = blockIdx.x / blocks_per_row;
+    const int x_begin = (blockIdx.x % blocks_per_row) * blockDim.x * stats_run + threadIdx.x * stats_run;
+    int current = 0;
+    double sum = 0, lo = CUDART_INF, hi = -CUDART_INF;
+    auto flush = [&] {
+        if (current <= 0) return;
+        if (current > a.n) {
+            *a.bad_label = 1;
+            return;
+        }
+        atomicAdd(a.sum + current - 1, sum);
+        if (lo <= hi) {
+            atomicMin(a.lo + current - 1, order_key(lo));
+            atomicMax(a.hi + current - 1, order_key(hi));
+        }
+    };
+    for (int i = 0; i < stats_run; ++i) {
+        const int x = x_begin + i;
+        const int l = x < width ? labels[static_cast<std::int64_t>(y) * label_stride + x] : 0;
+        if (l <= 0) continue;
+        if (l != current) {
+            flush();
+            current = l, sum = 0, lo = CUDART_INF, hi = -CUDART_INF;
+        }
+        const double d = static_cast<double>(in[y * in_stride + x]);
+        sum += d;
+        if (!isnan(d)) lo = fmin(lo, d), hi = fmax(hi, d);
+    }
+    flush();
+}
+
+__global__ void finish_intensity(intensity_arrays a, const std::int64_t* __restrict__ area) {
+    const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (c >= a.n) return;
+    a.sum[c] /= static_cast<double>(area[c]);
+    reinterpret_cast<double*>(a.lo)[c] = from_order_key(a.lo[c]);
+    reinterpret_cast<double*>(a.hi)[c] = from_order_key(a.hi[c]);
+}
+
 }  // namespace
+
+template <class T>
+void intensity_statistics(device_view<const std::int32_t> labels, device_view<const T> intensity,
+                          device_region_statistics& statistics, stream st) {
+    const cudaStream_t s = to_cuda(st.native_handle());
+    const std::int64_t n = statistics.size();
+    const std::size_t room = static_cast<std::size_t>(n > 0 ? n : 1);
+    auto memory = std::make_shared<stream_buffer>(3 * room * sizeof(double), s, "cudaMallocAsync (intensity statistics)");
+    stream_buffer flag(sizeof(int), s, scratch_what);
+    double* mean = memory->as<double>();
+    const intensity_arrays a{mean, reinterpret_cast<unsigned long long*>(mean + room),
+                             reinterpret_cast<unsigned long long*>(mean + 2 * room), n, flag.as<int>()};
+    check_cuda(cudaMemsetAsync(a.bad_label, 0, sizeof(int), s), "cudaMemsetAsync (intensity statistics)");
+    const int width = static_cast<int>(labels.width()), height = static_cast<int>(labels.height());
+    const auto component_blocks = static_cast<unsigned>((room + 255) / 256);
+    init_intensity<<<component_blocks, 256, 0, s>>>(a);
+    check_launch("init_intensity");
+    const int blocks_per_row = (width + 128 * stats_run - 1) / (128 * stats_run);
+    accumulate_intensity<T><<<static_cast<unsigned>(blocks_per_row) * height, 128, 0, s>>>(
+        labels.data(), static_cast<int>(labels.stride()), intensity.data(), intensity.stride(), width, blocks_per_row,
+        a);
+    check_launch("accumulate_intensity");
+    finish_intensity<<<component_blocks, 256, 0, s>>>(a, statistics.area());
+    check_launch("finish_intensity");
+    int bad = 0;
+    check_cuda(cudaMemcpyAsync(&bad, a.bad_label, sizeof(int), cudaMemcpyDeviceToHost, s),
+               "cudaMemcpyAsync (intensity statistics check)");
+    check_cuda(cudaStreamSynchronize(s), "cudaStreamSynchronize (intensity statistics)");
+    if (bad)
+        throw invalid_argument("intensity_statistics: a label exceeds the statistics' " + std::to_string(n) +
+                               " components");
+    statistics.set_intensity(std::shared_ptr<void>(memory, memory->as<void>()));
+}
 
 template <class T>
 std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity, T background,
@@ -490,5 +597,11 @@ template std::int64_t label<std::uint16_t>(device_view<const std::uint16_t>, dev
                                            std::uint16_t, device_region_statistics*, stream);
 template std::int64_t label<std::uint32_t>(device_view<const std::uint32_t>, device_view<std::int32_t>, int,
                                            std::uint32_t, device_region_statistics*, stream);
+template void intensity_statistics<std::uint8_t>(device_view<const std::int32_t>, device_view<const std::uint8_t>,
+                                                 device_region_statistics&, stream);
+template void intensity_statistics<std::uint16_t>(device_view<const std::int32_t>, device_view<const std::uint16_t>,
+                                                  device_region_statistics&, stream);
+template void intensity_statistics<float>(device_view<const std::int32_t>, device_view<const float>,
+                                          device_region_statistics&, stream);
 
 }  // namespace granula::cuda

@@ -11,4 +11,10 @@ template <class T>
 std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity, T background,
                    device_region_statistics* statistics, stream s);
 
+// Intensity statistics of `labels` (a label() result with `statistics`) into statistics'
+// intensity arrays; waits for its work and throws invalid_argument for a label beyond size().
+template <class T>
+void intensity_statistics(device_view<const std::int32_t> labels, device_view<const T> intensity,
+                          device_region_statistics& statistics, stream s);
+
 }  // namespace granula::cuda
