@@ -33,7 +33,7 @@ constexpr std::array<std::pair<gaussian_split, std::string_view>, 3> split_names
 
 std::string num(double v) { return std::to_string(v); }
 
-void validate_params(const gaussian_params& p) {
+void validate_params(const gaussian_params& p, device backend) {
     for (int axis = 0; axis < 2; ++axis) {
         const std::string where = " on axis " + std::to_string(axis);
         const double sigma = p.sigma[axis];
@@ -49,7 +49,7 @@ void validate_params(const gaussian_params& p) {
             throw invalid_argument("radius" + where + " is " + std::to_string(p.radius[axis]) +
                                    "; it must be >= 0, or -1 to take it from truncate");
         if (sigma == 0) continue;
-        const gaussian_method m = resolve_gaussian_method(p.method, sigma);
+        const gaussian_method m = resolve_gaussian_method(p.method, sigma, backend);
         const bool yvv = m == gaussian_method::yvv1995 || m == gaussian_method::yvv2002;
         if (yvv && p.order[axis] != 0)
             throw invalid_argument("order" + where + " is " + std::to_string(p.order[axis]) + " but method '" +
@@ -75,7 +75,7 @@ void validate(const image_view<const T, Space>& in, const image_view<U, Space>& 
         throw invalid_argument("output is " + std::to_string(out.width()) + "x" + std::to_string(out.height()) +
                                " but the input is " + std::to_string(in.width()) + "x" +
                                std::to_string(in.height()) + "; they must match");
-    validate_params(p);
+    validate_params(p, std::is_same_v<Space, device_memory> ? device::cuda : device::cpu);
 }
 
 std::array<detail::axis_plan, 2> plans(const gaussian_params& p, device where) {

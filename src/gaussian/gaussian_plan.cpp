@@ -200,7 +200,7 @@ axis_plan make_axis_plan(gaussian_method method, double sigma, int order, border
     p.cval = static_cast<float>(cval);
     p.order = order;
     if (sigma == 0) return p;  // identity
-    switch (resolve_gaussian_method(method, sigma)) {
+    switch (method) {
     case gaussian_method::fir: {
         p.kind = gaussian_kind::fir;
         const std::int64_t r = fir_radius(sigma, truncate, radius);
@@ -219,7 +219,7 @@ axis_plan make_axis_plan(gaussian_method method, double sigma, int order, border
     default: {
         p.kind = gaussian_kind::yvv;
         std::int64_t decay = 0;
-        p.yvv = make_yvv(sigma, resolve_gaussian_method(method, sigma) == gaussian_method::yvv2002, decay);
+        p.yvv = make_yvv(sigma, method == gaussian_method::yvv2002, decay);
         p.pad = pad_for(mode, decay);
         p.split = split;
         if (split == gaussian_split::two_way) {

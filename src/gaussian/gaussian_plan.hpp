@@ -53,6 +53,7 @@ struct axis_plan {
 // Taps of scipy's gaussian_filter1d kernel (correlation weights), radius r.
 std::vector<double> gaussian_fir_taps(double sigma, int order, std::int64_t radius);
 
+// `method` is resolved already (resolve_gaussian_method for the backend that runs the plan).
 axis_plan make_axis_plan(gaussian_method method, double sigma, int order, border_mode mode, double cval,
                          double truncate, std::int64_t radius, gaussian_split split);
 
