@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Gaussian smoothing side by side with its peers, in one run on one machine.
 
-CPU (default): granula.gaussian (auto, deriche, fir) against cv2.GaussianBlur and
+CPU (default): granula.gaussian (auto, recursive6, deriche, fir) against cv2.GaussianBlur and
 scipy.ndimage.gaussian_filter on an N x N float32 image, same thread count, with each
 result's error against the exact sampled Gaussian (scipy in float64, truncate 8, the same
 border: reflect = cv2.BORDER_REFLECT). cv2's kernel size is its own default for sigma
-(ksize 0: round(sigma * 8 + 1) | 1 for float32).
+(ksize 0: round(sigma * 8 + 1) | 1 for float32). cv2 and granula's methods run in turn within
+each repetition (median of --reps), so load on a shared machine falls on all of them alike.
 
 GPU (--gpu): cupyx.scipy.ndimage.gaussian_filter timed with CUDA events (median of --reps
 runs after warm-up, inputs rotated); granula's GPU figures come from bench_gpu_gaussian in
@@ -22,13 +23,21 @@ import numpy as np
 
 
 def timed(fn, reps):
-    fn()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
+    return interleaved([fn], reps)[0]
+
+
+def interleaved(fns, reps):
+    """Median ms of each function, run in turn within every repetition (A/B alternated, so a
+    load that comes and goes on a shared machine falls on all of them alike)."""
+    for fn in fns:
         fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e3
+    times = [[] for _ in fns]
+    for _ in range(reps):
+        for fn, t in zip(fns, times):
+            t0 = time.perf_counter()
+            fn()
+            t.append(time.perf_counter() - t0)
+    return [statistics.median(t) * 1e3 for t in times]
 
 
 def cpu(args):
@@ -54,19 +63,19 @@ def cpu(args):
             d = r.astype(np.float64) - exact
             return np.abs(d).max(), np.linalg.norm(d) / np.linalg.norm(exact)
 
-        rows = []
+        # cv2 and granula's methods alternate rep by rep; scipy (slow) is timed on its own.
         out_cv = np.empty_like(img)
-        t_cv = timed(lambda: cv2.GaussianBlur(img, (0, 0), sigma, dst=out_cv, borderType=cv2.BORDER_REFLECT),
-                     args.reps)
-        rows.append(("cv2.GaussianBlur", t_cv, out_cv))
+        outs = [np.empty_like(img) for _ in args.methods]
+        fns = [lambda: cv2.GaussianBlur(img, (0, 0), sigma, dst=out_cv, borderType=cv2.BORDER_REFLECT)]
+        fns += [lambda m=m, o=o: granula.gaussian(img, sigma, method=m, out=o) for m, o in zip(args.methods, outs)]
+        ts = interleaved(fns, args.reps)
+        t_cv = ts[0]
+        rows = [("cv2.GaussianBlur", t_cv, out_cv)]
         if sigma <= args.scipy_max_sigma:
             out_sp = np.empty_like(img)
             t_sp = timed(lambda: ndi.gaussian_filter(img, sigma, output=out_sp, mode="reflect"), max(1, args.reps // 3))
             rows.append(("scipy.ndimage.gaussian_filter", t_sp, out_sp))
-        for method in args.methods:
-            out = np.empty_like(img)
-            t = timed(lambda: granula.gaussian(img, sigma, method=method, out=out), args.reps)
-            rows.append((f"granula {method}", t, out))
+        rows += [(f"granula {m}", t, o) for m, t, o in zip(args.methods, ts[1:], outs)]
         for name, t, out in rows:
             mx, l2 = err(out)
             speed = f"{t_cv / t:.1f}x" if name.startswith("granula") else ""
@@ -106,7 +115,7 @@ def main():
     p.add_argument("--size", type=int, default=4096)
     p.add_argument("--gpu-size", type=int, default=8192)
     p.add_argument("--sigmas", type=lambda s: [float(v) for v in s.split(",")], default=[1, 2, 5, 20])
-    p.add_argument("--methods", type=lambda s: s.split(","), default=["auto", "deriche", "fir"])
+    p.add_argument("--methods", type=lambda s: s.split(","), default=["auto", "recursive6", "deriche", "fir"])
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--reps", type=int, default=5)
     p.add_argument("--scipy-max-sigma", type=float, default=5.0, help="skip scipy above this sigma (slow)")

@@ -1,5 +1,5 @@
-"""granula.gaussian against scipy.ndimage.gaussian_filter (fir: to float rounding; deriche:
-within its stated accuracy), OpenCV, the dtype rules, and every documented error."""
+"""granula.gaussian against scipy.ndimage.gaussian_filter (fir: to float rounding; deriche and
+recursive6: within their stated accuracy), OpenCV, the dtype rules, and every documented error."""
 
 import numpy as np
 import pytest
@@ -36,6 +36,20 @@ def test_deriche_within_its_accuracy_of_scipy(mode, shape):
     got = granula.gaussian(img, 6.0, mode=mode, method="deriche")
     want = ndi.gaussian_filter(img.astype(np.float64), 6.0, mode=mode, truncate=12.0)
     assert np.abs(got - want).max() <= 2e-3 * np.abs(img).max()
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("order", [(0, 0), (1, 0), (0, 2)])
+def test_recursive6_within_its_accuracy_of_scipy(mode, order):
+    img = _image((90, 71))
+    got = granula.gaussian(img, (5.0, 9.0), order=order, mode=mode, cval=2.0, method="recursive6")
+    want = ndi.gaussian_filter(img.astype(np.float64), (5.0, 9.0), order=order, mode=mode, cval=2.0, truncate=12.0)
+    assert np.abs(got - want).max() <= (1e-4 if 2 in order else 2e-5) * np.abs(img).max()
+
+
+def test_auto_is_recursive6_on_the_cpu():
+    img = _image((40, 50))
+    assert np.array_equal(granula.gaussian(img, 6.0), granula.gaussian(img, 6.0, method="recursive6"))
 
 
 def test_truncate_radius_and_sigma_zero():
@@ -106,6 +120,14 @@ def test_gpu_equals_cpu():
         got = granula.gaussian(cp.asarray(img), (4.0, 7.0), order=(0, 1), method=method)
         assert isinstance(got, cp.ndarray)
         assert np.abs(cp.asnumpy(got) - want).max() <= 1e-5 * np.abs(img).max()
+
+
+def test_recursive6_is_cpu_only_for_now():
+    cp = pytest.importorskip("cupy")
+    if not granula.cuda_available():
+        pytest.skip("no CUDA device")
+    with pytest.raises(RuntimeError, match="recursive6"):
+        granula.gaussian(cp.asarray(_image()), 5.0, method="recursive6")
 
 
 def test_yvv_split_on_the_cpu():

@@ -19,15 +19,30 @@ constexpr double decay_tolerance = 1e-7;
 // Floor on the extension so that the recursions' start states read padded samples only.
 constexpr std::int64_t min_recursive_pad = 3;
 
-// Deriche (1993) 4th-order fit of the Gaussian (order 0) and its derivatives for x >= 0:
-//   h(x) = (a0 cos(w0 x/s) + a1 sin(w0 x/s)) e^(-b0 x/s) + (c0 cos(w1 x/s) + c1 sin(w1 x/s)) e^(-b1 x/s)
-struct deriche_fit {
-    double a0, a1, b0, w0, c0, c1, b1, w1;
+// Fits of the Gaussian (order 0) and its derivatives for x >= 0 as sums of damped cosines, one
+// term per second-order section:
+//   h(x) = sum_i (a_i cos(w_i x/s) + b_i sin(w_i x/s)) e^(-lam_i x/s)
+struct section_fit {
+    double a, b, lam, w;
 };
-constexpr deriche_fit deriche_fits[3] = {
-    {1.680, 3.735, 1.783, 0.6318, -0.6803, -0.2598, 1.723, 1.997},
-    {-0.6472, -4.531, 1.527, 0.6719, 0.6494, 0.9557, 1.516, 2.072},
-    {-1.331, 3.661, 1.240, 0.748, 0.3225, -1.738, 1.314, 2.166},
+// deriche: Deriche (1993), 4th order.
+constexpr section_fit deriche_fits[3][2] = {
+    {{1.680, 3.735, 1.783, 0.6318}, {-0.6803, -0.2598, 1.723, 1.997}},
+    {{-0.6472, -4.531, 1.527, 0.6719}, {0.6494, 0.9557, 1.516, 2.072}},
+    {{-1.331, 3.661, 1.240, 0.748}, {0.3225, -1.738, 1.314, 2.166}},
+};
+// recursive6: 6th order, fitted by scripts/gaussian_fit6.py (relative l2 of the impulse response
+// in double: order 0 2e-6 .. 4e-6, order 1 2e-5 .. 3e-5, order 2 1e-4 .. 2e-4, sigma 1 .. 1000).
+constexpr section_fit recursive6_fits[3][3] = {
+    {{2.21859417, 5.227181931, 2.202937948, 0.5236005411},
+     {-1.649445616, -0.6849521285, 2.169019876, 1.60873302},
+     {0.1155103812, -0.02923174781, 2.093514888, 2.846978003}},
+    {{-0.9397303759, -4.357172715, 1.986041439, 0.5483244005},
+     {1.070381997, 1.287952446, 1.97746205, 1.668128904},
+     {-0.1306115908, -0.05525427363, 1.930365786, 2.922031858}},
+    {{-0.2796943196, 4.755572507, 1.740905841, 0.5805234772},
+     {-0.2468324759, -2.421692852, 1.768486754, 1.735987153},
+     {0.1274089961, 0.2494880636, 1.75284262, 3.001163257}},
 };
 
 std::int64_t fir_radius(double sigma, double truncate, std::int64_t radius) {
@@ -39,43 +54,47 @@ std::int64_t pad_for(border_mode mode, std::int64_t decay) {
     return periodic ? std::max(decay, min_recursive_pad) : min_recursive_pad;
 }
 
-deriche_coeffs make_deriche(double sigma, int order, std::int64_t& decay) {
-    const deriche_fit& f = deriche_fits[order];
-    // h(k) = Re(alpha_i z_i^k) summed over the two terms.
-    const cplx z[2] = {std::exp(cplx(-f.b0, f.w0) / sigma), std::exp(cplx(-f.b1, f.w1) / sigma)};
-    const cplx alpha[2] = {cplx(f.a0, -f.a1), cplx(f.c0, -f.c1)};
+deriche_coeffs make_deriche(const section_fit* fits, int sections, double sigma, int order, std::int64_t& decay) {
+    constexpr int max_s = deriche_coeffs::max_sections;
+    // h(k) = Re(alpha_i z_i^k) summed over the sections.
+    cplx z[max_s], alpha[max_s];
     double h0 = 0, sum = 0;  // h(0) and the sum of h over k >= 0
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < sections; ++i) {
+        z[i] = std::exp(cplx(-fits[i].lam, fits[i].w) / sigma);
+        alpha[i] = cplx(fits[i].a, -fits[i].b);
         h0 += alpha[i].real();
         sum += (alpha[i] / (1.0 - z[i])).real();
     }
     // The full response F(k) = h(|k|), odd (sign(k) h(|k|)) for order 1.
     const double side = order == 1 ? -1.0 : 1.0;  // anticausal sign
-    double scale[2] = {1.0 / (2 * sum - h0), 1.0 / (2 * sum - h0)}, direct = 0;  // order 0: unit DC gain
+    double scale[max_s], direct = 0;
+    std::fill_n(scale, max_s, 1.0 / (2 * sum - h0));  // order 0: unit DC gain
     if (order > 0) {
         // Derivatives: one scale per section (and for order 2 the centre tap) fitted to scipy's
         // sampled derivative kernel by least squares, under the constraint of an exact zero DC
         // gain. Normalising a moment instead, or fixing the DC at the centre tap alone, puts
-        // order 2 4% off, growing with sigma (measured); this fit gives 0.6% at every sigma.
+        // Deriche's order 2 4% off, growing with sigma (measured); this fit gives 0.6% at every sigma.
         const auto r = static_cast<std::int64_t>(std::ceil(20 * sigma)) + 4;
         const auto t = gaussian_fir_taps(sigma, order, r);  // correlation weights: t[r + j] = F(-j)
-        const int n = order == 1 ? 2 : 3;                    // parameters: section scales (+ centre)
-        double m[4][5] = {};                                 // normal equations (+ DC constraint row)
+        const int n = sections + (order == 2 ? 1 : 0);       // parameters: section scales (+ centre)
+        const int rows = n + (order == 2 ? 1 : 0);           // normal equations (+ DC constraint row)
+        constexpr int cols = max_s + 3;                      // up to max_s + 2 rows, then the right side
+        double m[max_s + 2][cols] = {};
         for (std::int64_t k = -r; k <= r; ++k) {
             const std::int64_t a = k < 0 ? -k : k;
-            double col[3] = {0, 0, k == 0 ? 1.0 : 0.0};
-            for (int i = 0; i < 2; ++i) {
+            double col[max_s + 1] = {};
+            for (int i = 0; i < sections; ++i) {
                 col[i] = (alpha[i] * std::pow(z[i], static_cast<double>(a))).real() * (k < 0 ? side : 1.0);
                 if (order == 1 && k == 0) col[i] = 0;  // the centre of an odd kernel is set to 0 below
             }
+            if (order == 2) col[sections] = k == 0 ? 1.0 : 0.0;
             const double target = t[static_cast<std::size_t>(r - k)];
             for (int u = 0; u < n; ++u) {
                 for (int v = 0; v < n; ++v) m[u][v] += col[u] * col[v];
-                m[u][4] += col[u] * target;
-                if (order == 2) m[u][3] += col[u], m[3][u] += col[u];  // Lagrange row/column: sum F = 0
+                m[u][cols - 1] += col[u] * target;
+                if (order == 2) m[u][n] += col[u], m[n][u] += col[u];  // Lagrange row/column: sum F = 0
             }
         }
-        const int rows = order == 2 ? 4 : 2;
         for (int u = 0; u < rows; ++u) {  // Gauss-Jordan with partial pivoting
             int best = u;
             for (int v = u + 1; v < rows; ++v)
@@ -84,17 +103,22 @@ deriche_coeffs make_deriche(double sigma, int order, std::int64_t& decay) {
             for (int v = 0; v < rows; ++v) {
                 if (v == u) continue;
                 const double f = m[v][u] / m[u][u];
-                for (int w = 0; w < 5; ++w) m[v][w] -= f * m[u][w];
+                for (int w = 0; w < cols; ++w) m[v][w] -= f * m[u][w];
             }
         }
-        auto solution = [&](int u) { return m[u][4] / m[u][u]; };
-        scale[0] = solution(0), scale[1] = solution(1);
-        direct = order == 2 ? solution(2) : -(scale[0] * alpha[0].real() + scale[1] * alpha[1].real());
+        auto solution = [&](int u) { return m[u][cols - 1] / m[u][u]; };
+        direct = 0;
+        for (int i = 0; i < sections; ++i) {
+            scale[i] = solution(i);
+            direct -= scale[i] * alpha[i].real();
+        }
+        if (order == 2) direct = solution(sections);
     }
     deriche_coeffs c{};
+    c.sections = sections;
     c.direct = static_cast<float>(direct);
     decay = 0;
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < sections; ++i) {
         const double r = std::abs(z[i]);
         const double theta = std::arg(z[i]);
         const cplx a = alpha[i] * scale[i];
@@ -209,10 +233,12 @@ axis_plan make_axis_plan(gaussian_method method, double sigma, int order, border
         p.pad = r;
         break;
     }
-    case gaussian_method::deriche: {
+    case gaussian_method::deriche:
+    case gaussian_method::recursive6: {
         p.kind = gaussian_kind::deriche;
         std::int64_t decay = 0;
-        p.deriche = make_deriche(sigma, order, decay);
+        p.deriche = method == gaussian_method::deriche ? make_deriche(deriche_fits[order], 2, sigma, order, decay)
+                                                       : make_deriche(recursive6_fits[order], 3, sigma, order, decay);
         p.pad = pad_for(mode, decay);
         break;
     }

@@ -12,11 +12,16 @@
 //            response to x and x^2/2 for the derivatives), run as second-order sections; cost
 //            does not depend on sigma. Relative l2 error of the impulse response <= 1e-3 for
 //            sigma in [1, 200] (docs/gaussian.md has the measured table).
+//   recursive6  the same kind of filter of 6th order (three sections per direction, orders 0..2,
+//            coefficients fitted by scripts/gaussian_fit6.py): relative l2 error of the impulse
+//            response about 4e-6 for order 0 (below cv2.GaussianBlur's truncated kernel), 3e-5
+//            for order 1, 2e-4 for order 2, sigma 1 to 1000 (docs/gaussian.md). CPU only for
+//            now: the CUDA backend throws unsupported.
 //   yvv1995, yvv2002  Young-van Vliet's 3rd-order filter with the 1995 or 2002 coefficients and
 //            Triggs-Sdika's right-border initialisation (order 0 only): the filter of the
 //            seed paper (Lee 2014), kept so its results can be reproduced; 2-12% off.
-//   automatic  fir below sigma gaussian_fir_max_sigma (on the GPU gaussian_fir_max_sigma_cuda),
-//            deriche from there on: the exact method wherever it is also the faster one.
+//   automatic  fir below sigma gaussian_fir_max_sigma, recursive6 from there on on the CPU; on the
+//            GPU fir below gaussian_fir_max_sigma_cuda, deriche from there on.
 // Recursive methods start at each border with the state the mode's extension gives: exactly
 // for constant and nearest, by running the recursion over the extension until the filter's
 // response has decayed below float precision for reflect, mirror and wrap.
@@ -42,10 +47,10 @@
 
 namespace granula {
 
-enum class gaussian_method { automatic, fir, deriche, yvv1995, yvv2002 };
+enum class gaussian_method { automatic, fir, deriche, recursive6, yvv1995, yvv2002 };
 
 std::string_view to_string(gaussian_method method);
-// Parses "auto", "fir", "deriche", "yvv" (= yvv1995, the seed paper's), "yvv1995", "yvv2002";
+// Parses "auto", "fir", "deriche", "recursive6", "yvv" (= yvv1995, the seed paper's), "yvv1995", "yvv2002";
 // throws invalid_argument listing the names.
 gaussian_method parse_gaussian_method(std::string_view name);
 
@@ -90,14 +95,16 @@ struct gaussian_params {
     }
 };
 
-// The method `method` resolves to for one axis on `where` (cpu or cuda; automatic -> fir or deriche).
+// The method `method` resolves to for one axis on `where` (automatic -> fir, or recursive6 on
+// the CPU and deriche on the GPU).
 gaussian_method resolve_gaussian_method(gaussian_method method, double sigma, device where = device::cpu);
 
 // out = Gaussian of in. U is float or T (other pairs do not compile). Sizes must
 // match; in and out may overlap. Throws invalid_argument for negative or non-finite sigma,
 // order outside 0..2 (outside 0 for yvv), the ignore mode, a negative radius other than -1,
 // truncate <= 0 or non-finite, a cval a float cannot hold, or a split other than one_way with
-// a method other than yvv; unsupported for the two_way split on the CPU.
+// a method other than yvv; unsupported for the two_way split on the CPU (and for recursive6 on
+// the GPU).
 template <pixel T, pixel U>
     requires(std::is_same_v<U, float> || std::is_same_v<U, T>)
 void gaussian(host_view<const T> in, host_view<U> out, const gaussian_params& params);

@@ -264,49 +264,64 @@ inline void stream_fence() {
 #endif
 }
 
-// Deriche's two second-order sections (gaussian_plan.hpp) over NV lane vectors at once.
-template <int NV>
+// S second-order sections (gaussian_plan.hpp: 2 for deriche, 3 for recursive6) over NV lane
+// vectors at once.
+template <int S, int NV>
 struct deriche_sweep {
     using V = lanes;
-    V g0, g1, p0, p1, q0, q1, e0, e1, a0, a1;  // steady-state gains, input taps, feedback
-    V y0[NV], y1[NV], d0[NV], d1[NV], xa[NV], xb[NV];
+    V g[S], p[S], q[S], e[S], a[S];  // steady-state gains, input taps, feedback
+    V y[S][NV], d[S][NV], xa[NV], xb[NV];
 
     // causal: taps b0, b1 on x[k], x[k-1]; anticausal: c1, c2 on x[k+1], x[k+2].
     deriche_sweep(const detail::deriche_coeffs& c, bool causal) {
-        g0 = splat<V>(causal ? c.causal_gain[0] : c.anticausal_gain[0]);
-        g1 = splat<V>(causal ? c.causal_gain[1] : c.anticausal_gain[1]);
-        p0 = splat<V>(causal ? c.b0[0] : c.c1[0]), p1 = splat<V>(causal ? c.b0[1] : c.c1[1]);
-        q0 = splat<V>(causal ? c.b1[0] : c.c2[0]), q1 = splat<V>(causal ? c.b1[1] : c.c2[1]);
-        e0 = splat<V>(c.e1[0]), e1 = splat<V>(c.e1[1]);
-        a0 = splat<V>(c.a2[0]), a1 = splat<V>(c.a2[1]);
+        for (int s = 0; s < S; ++s) {
+            g[s] = splat<V>(causal ? c.causal_gain[s] : c.anticausal_gain[s]);
+            p[s] = splat<V>(causal ? c.b0[s] : c.c1[s]);
+            q[s] = splat<V>(causal ? c.b1[s] : c.c2[s]);
+            e[s] = splat<V>(c.e1[s]);
+            a[s] = splat<V>(c.a2[s]);
+        }
     }
     // Steady state of a constant input x (the first sample of the sweep).
     [[gnu::always_inline]] void start(const float* x) {
 #pragma GCC unroll 8
-        for (int g = 0; g < NV; ++g) {
-            const V v = vload<V>(x + g * lane_width);
-            y0[g] = g0 * v, y1[g] = g1 * v, d0[g] = v * 0.0f, d1[g] = d0[g], xa[g] = v, xb[g] = v;
+        for (int j = 0; j < NV; ++j) {
+            const V v = vload<V>(x + j * lane_width);
+#pragma GCC unroll 4
+            for (int s = 0; s < S; ++s) y[s][j] = g[s] * v, d[s][j] = v * 0.0f;
+            xa[j] = v, xb[j] = v;
         }
     }
-    // Causal step on x[k] (xa holds x[k-1]); returns nothing, y0 + y1 is the output at k.
+    // The sweep's output (the sum of the sections' y) for vector j.
+    [[gnu::always_inline]] V out(int j) const {
+        V r = y[0][j] + y[1][j];
+#pragma GCC unroll 4
+        for (int s = 2; s < S; ++s) r += y[s][j];
+        return r;
+    }
+    // Causal step on x[k] (xa holds x[k-1]); out() is then the output at k.
     [[gnu::always_inline]] void causal(const float* x) {
 #pragma GCC unroll 8
-        for (int g = 0; g < NV; ++g) {
-            const V v = vload<V>(x + g * lane_width);
-            d0[g] = (a0 * d0[g] + (p0 * v + q0 * xa[g])) - e0 * y0[g];
-            d1[g] = (a1 * d1[g] + (p1 * v + q1 * xa[g])) - e1 * y1[g];
-            y0[g] += d0[g], y1[g] += d1[g];
-            xa[g] = v;
+        for (int j = 0; j < NV; ++j) {
+            const V v = vload<V>(x + j * lane_width);
+#pragma GCC unroll 4
+            for (int s = 0; s < S; ++s) {
+                d[s][j] = (a[s] * d[s][j] + (p[s] * v + q[s] * xa[j])) - e[s] * y[s][j];
+                y[s][j] += d[s][j];
+            }
+            xa[j] = v;
         }
     }
     // Anticausal step at k (xa, xb hold x[k+1], x[k+2]); then loads x[k] into xa.
     [[gnu::always_inline]] void anticausal(const float* x) {
 #pragma GCC unroll 8
-        for (int g = 0; g < NV; ++g) {
-            d0[g] = (a0 * d0[g] + (p0 * xa[g] + q0 * xb[g])) - e0 * y0[g];
-            d1[g] = (a1 * d1[g] + (p1 * xa[g] + q1 * xb[g])) - e1 * y1[g];
-            y0[g] += d0[g], y1[g] += d1[g];
-            xb[g] = xa[g], xa[g] = vload<V>(x + g * lane_width);
+        for (int j = 0; j < NV; ++j) {
+#pragma GCC unroll 4
+            for (int s = 0; s < S; ++s) {
+                d[s][j] = (a[s] * d[s][j] + (p[s] * xa[j] + q[s] * xb[j])) - e[s] * y[s][j];
+                y[s][j] += d[s][j];
+            }
+            xb[j] = xa[j], xa[j] = vload<V>(x + j * lane_width);
         }
     }
 };
@@ -320,7 +335,7 @@ struct deriche_sweep {
 // 4096x4096 on one thread and 8.0 ms on two (a row copy: 2.7 and 1.5 ms; measured). Tried and
 // slower: bands of rows with the anticausal sweep by superposition (long runs, but the
 // correction pass cost 7-8 ms), and two or four bands per gathered row.
-template <int NV, class T, class U>
+template <int S, int NV, class T, class U>
 void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& p) {
     constexpr std::int64_t W = lane_width, B = NV * W;
     const std::int64_t w = in.width(), h = in.height(), pad = p.pad, nt = h + 2 * pad;
@@ -354,7 +369,7 @@ void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& 
             }
         };
 
-        deriche_sweep<NV> s(c, true);
+        deriche_sweep<S, NV> s(c, true);
         gather(0);
         s.start(xs);
         for (std::int64_t k = 0; k < pad + h; ++k) {
@@ -362,12 +377,12 @@ void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& 
             s.causal(xs + k * B);
             if (k >= pad) {
 #pragma GCC unroll 8
-                for (int g = 0; g < NV; ++g) vstore(ys + (k - pad) * B + g * W, s.y0[g] + s.y1[g]);
+                for (int g = 0; g < NV; ++g) vstore(ys + (k - pad) * B + g * W, s.out(g));
             }
         }
         for (std::int64_t k = pad + h; k < nt; ++k) gather(k);
 
-        deriche_sweep<NV> a(c, false);
+        deriche_sweep<S, NV> a(c, false);
         const lanes direct = splat<lanes>(c.direct);
         a.start(xs + (nt - 1) * B);
         for (std::int64_t k = nt - 1; k >= pad + h; --k) a.anticausal(xs + k * B);
@@ -377,7 +392,7 @@ void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& 
             U* row = out.row(i) + x0;
             lanes r[NV];
 #pragma GCC unroll 8
-            for (int g = 0; g < NV; ++g) r[g] = vload<lanes>(y + g * W) + (a.y0[g] + a.y1[g]) + direct * a.xa[g];
+            for (int g = 0; g < NV; ++g) r[g] = vload<lanes>(y + g * W) + a.out(g) + direct * a.xa[g];
             if (stream) {
 #pragma GCC unroll 8
                 for (int g = 0; g < NV; ++g) stream_lanes(row + g * W, r[g]);
@@ -401,7 +416,7 @@ void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& 
 // transposed in as the causal sweep reaches them; the extension and the columns before the
 // first tile (cut so tiles are 64-byte aligned in the output) and after the last one are
 // gathered. ys holds the causal result, then the final one, transposed out tile by tile.
-template <int NV, class T, class U>
+template <int S, int NV, class T, class U>
 void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan& p) {
     constexpr std::int64_t W = lane_width, R = NV * W;
     const std::int64_t w = in.width(), h = in.height(), pad = p.pad, nt = w + 2 * pad;
@@ -439,11 +454,11 @@ void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan
             for (std::int64_t k = tail; k < w; ++k) xs[(pad + k) * R + l] = static_cast<float>(src[l][k]);
         }
 
-        deriche_sweep<NV> s(c, true);
+        deriche_sweep<S, NV> s(c, true);
         auto causal = [&](std::int64_t k) __attribute__((always_inline)) {  // k inside the line
             s.causal(xs + k * R);
 #pragma GCC unroll 8
-            for (int g = 0; g < NV; ++g) vstore(ys + (k - pad) * R + g * W, s.y0[g] + s.y1[g]);
+            for (int g = 0; g < NV; ++g) vstore(ys + (k - pad) * R + g * W, s.out(g));
         };
         s.start(xs);
         for (std::int64_t k = 0; k < pad; ++k) s.causal(xs + k * R);
@@ -460,14 +475,14 @@ void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan
         }
         for (std::int64_t k = pad + tail; k < pad + w; ++k) causal(k);
 
-        deriche_sweep<NV> a(c, false);
+        deriche_sweep<S, NV> a(c, false);
         const lanes direct = splat<lanes>(c.direct);
         auto anticausal = [&](std::int64_t k) __attribute__((always_inline)) {  // k inside the line
             a.anticausal(xs + k * R);
             float* y = ys + (k - pad) * R;
 #pragma GCC unroll 8
             for (int g = 0; g < NV; ++g)
-                vstore(y + g * W, vload<lanes>(y + g * W) + (a.y0[g] + a.y1[g]) + direct * a.xa[g]);
+                vstore(y + g * W, vload<lanes>(y + g * W) + a.out(g) + direct * a.xa[g]);
         };
         a.start(xs + (nt - 1) * R);
         for (std::int64_t k = nt - 1; k >= pad + w; --k) a.anticausal(xs + k * R);
@@ -557,7 +572,10 @@ void filter_lanes(const axis_plan& p, const float* x, float* y, std::vector<doub
 template <class T, class U>
 void gaussian_vertical_pass(host_view<const T> in, host_view<U> out, const axis_plan& p) {
     if (p.kind == gaussian_kind::deriche) {
-        deriche_vertical<vertical_vectors>(in, out, p);
+        if (p.deriche.sections == 3)
+            deriche_vertical<3, vertical_vectors>(in, out, p);
+        else
+            deriche_vertical<2, vertical_vectors>(in, out, p);
         return;
     }
     const std::int64_t w = in.width(), h = in.height();
@@ -593,7 +611,10 @@ void gaussian_vertical_pass(host_view<const T> in, host_view<U> out, const axis_
 template <class T, class U>
 void gaussian_horizontal_pass(host_view<const T> in, host_view<U> out, const axis_plan& p) {
     if (p.kind == gaussian_kind::deriche) {
-        deriche_horizontal<horizontal_vectors>(in, out, p);
+        if (p.deriche.sections == 3)
+            deriche_horizontal<3, horizontal_vectors>(in, out, p);
+        else
+            deriche_horizontal<2, horizontal_vectors>(in, out, p);
         return;
     }
     const std::int64_t w = in.width(), h = in.height();
