@@ -40,11 +40,14 @@ constexpr std::int64_t block = 16;       // lanes per FIR / YvV block
 constexpr std::int64_t band = 16;        // columns per vertical FIR / YvV work item (one cache line)
 constexpr std::int64_t strip = block;    // rows per horizontal FIR / YvV work item
 // Lane vectors advanced together per recursion step (measured at 4096x4096 on Zen 5, AVX-512):
-// vertical 4 (3: 5% slower), horizontal 1 (2: 1.6x slower, register spills around the
-// transposes; running the causal and anticausal sweeps interleaved instead: no faster, the
-// horizontal pass spends most of its time in the 16x16 transposes' shuffles).
-constexpr int vertical_vectors = 4;
+// vertical 4 for two sections (3: 5% slower), 2 for three (4 spills the state: 4-5% slower);
+// horizontal 1 (2: 1.6x slower, register spills around the transposes; running the causal and
+// anticausal sweeps interleaved instead, or the step with a one-FMA chain from d to d: no
+// faster, the horizontal pass spends most of its time in the 16x16 transposes' shuffles).
+constexpr int vertical_vectors(int sections) { return sections == 2 ? 4 : 2; }
 constexpr int horizontal_vectors = 1;
+// Rows the vertical Deriche pass prefetches ahead (8: two thirds of the gain; 64: less).
+constexpr std::int64_t prefetch_rows = 24;
 
 // Flush denormals to zero while a work item runs: decaying recursions over dark regions
 // otherwise produce denormals, which cost ~100 cycles each on x86.
@@ -299,16 +302,18 @@ struct deriche_sweep {
         for (int s = 2; s < S; ++s) r += y[s][j];
         return r;
     }
+    // One section's step on input term u.
+    [[gnu::always_inline]] void step(int s, int j, V u) {
+        d[s][j] = (a[s] * d[s][j] + u) - e[s] * y[s][j];
+        y[s][j] += d[s][j];
+    }
     // Causal step on x[k] (xa holds x[k-1]); out() is then the output at k.
     [[gnu::always_inline]] void causal(const float* x) {
 #pragma GCC unroll 8
         for (int j = 0; j < NV; ++j) {
             const V v = vload<V>(x + j * lane_width);
 #pragma GCC unroll 4
-            for (int s = 0; s < S; ++s) {
-                d[s][j] = (a[s] * d[s][j] + (p[s] * v + q[s] * xa[j])) - e[s] * y[s][j];
-                y[s][j] += d[s][j];
-            }
+            for (int s = 0; s < S; ++s) step(s, j, p[s] * v + q[s] * xa[j]);
             xa[j] = v;
         }
     }
@@ -317,10 +322,7 @@ struct deriche_sweep {
 #pragma GCC unroll 8
         for (int j = 0; j < NV; ++j) {
 #pragma GCC unroll 4
-            for (int s = 0; s < S; ++s) {
-                d[s][j] = (a[s] * d[s][j] + (p[s] * xa[j] + q[s] * xb[j])) - e[s] * y[s][j];
-                y[s][j] += d[s][j];
-            }
+            for (int s = 0; s < S; ++s) step(s, j, p[s] * xa[j] + q[s] * xb[j]);
             xb[j] = xa[j], xa[j] = vload<V>(x + j * lane_width);
         }
     }
@@ -330,9 +332,10 @@ struct deriche_sweep {
 // into xs (extension included) as the causal sweep reaches it, the causal result goes to ys,
 // and the anticausal sweep reads both back and writes the output rows. Both buffers are
 // contiguous: the image rows of a band are a power-of-two stride apart, so re-reading them
-// would map onto a few cache sets and come back from DRAM. The pass is bound by DRAM serving
-// 256-byte pieces 16 KiB apart: that access pattern alone, as a plain copy, takes 7.7 ms at
-// 4096x4096 on one thread and 8.0 ms on two (a row copy: 2.7 and 1.5 ms; measured). Tried and
+// would map onto a few cache sets and come back from DRAM. Reading 256-byte pieces 16 KiB
+// apart bound the pass (that access pattern alone, as a plain copy, takes 7.7 ms at 4096x4096
+// on one thread, a row copy 2.7 ms; measured) until the rows were prefetched ahead: deriche
+// 9 -> 6.5 ms, recursive6 12 -> 9 ms on one thread at sigma 5 (measured). Tried and
 // slower: bands of rows with the anticausal sweep by superposition (long runs, but the
 // correction pass cost 7-8 ms), and two or four bands per gathered row.
 template <int S, int NV, class T, class U>
@@ -354,59 +357,80 @@ void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& 
         buf.y.resize(static_cast<std::size_t>(h * B));
         float* xs = buf.x.data();
         float* ys = buf.y.data();
-        auto gather = [&](std::int64_t k) __attribute__((always_inline)) {
-            float* xk = xs + k * B;
-            const std::int64_t src = rows[static_cast<std::size_t>(k)];
-            if (src < 0) {
-                std::fill_n(xk, B, p.cval);
-                return;
-            }
-            const T* row = in.row(src) + x0;
-#pragma GCC unroll 8
-            for (int g = 0; g < NV; ++g) {
-                const std::int64_t n = std::clamp<std::int64_t>(bw - g * W, 0, W);
-                vstore(xk + g * W, n == W ? load_lanes(row + g * W) : load_lanes_partial(row + g * W, n));
-            }
-        };
-
-        deriche_sweep<S, NV> s(c, true);
-        gather(0);
-        s.start(xs);
-        for (std::int64_t k = 0; k < pad + h; ++k) {
-            if (k > 0) gather(k);
-            s.causal(xs + k * B);
-            if (k >= pad) {
-#pragma GCC unroll 8
-                for (int g = 0; g < NV; ++g) vstore(ys + (k - pad) * B + g * W, s.out(g));
-            }
-        }
-        for (std::int64_t k = pad + h; k < nt; ++k) gather(k);
-
-        deriche_sweep<S, NV> a(c, false);
-        const lanes direct = splat<lanes>(c.direct);
-        a.start(xs + (nt - 1) * B);
-        for (std::int64_t k = nt - 1; k >= pad + h; --k) a.anticausal(xs + k * B);
-        for (std::int64_t i = h - 1; i >= 0; --i) {
-            a.anticausal(xs + (pad + i) * B);  // xa is now x at i
-            float* y = ys + i * B;
-            U* row = out.row(i) + x0;
-            lanes r[NV];
-#pragma GCC unroll 8
-            for (int g = 0; g < NV; ++g) r[g] = vload<lanes>(y + g * W) + a.out(g) + direct * a.xa[g];
-            if (stream) {
-#pragma GCC unroll 8
-                for (int g = 0; g < NV; ++g) stream_lanes(row + g * W, r[g]);
-            } else {
+        const T* const base = in.row(0) + x0;  // locals: the sweeps leave few registers
+        const std::int64_t stride = in.stride();
+        // full: the band is B columns wide (all but the last band), no partial vectors.
+        auto run = [&](auto full) __attribute__((always_inline)) {
+            constexpr bool F = decltype(full)::value;
+            auto gather = [&](std::int64_t k) __attribute__((always_inline)) {
+                float* xk = xs + k * B;
+                const std::int64_t src = rows[static_cast<std::size_t>(k)];
+                if (src < 0) {
+                    std::fill_n(xk, B, p.cval);
+                    return;
+                }
+                const T* row = base + src * stride;
 #pragma GCC unroll 8
                 for (int g = 0; g < NV; ++g) {
-                    const std::int64_t n = std::clamp<std::int64_t>(bw - g * W, 0, W);
-                    if (n == W)
-                        store_lanes(row + g * W, r[g]);
-                    else
-                        store_lanes_partial(row + g * W, r[g], n);
+                    const std::int64_t n = F ? W : std::clamp<std::int64_t>(bw - g * W, 0, W);
+                    vstore(xk + g * W, n == W ? load_lanes(row + g * W) : load_lanes_partial(row + g * W, n));
+                }
+            };
+            // The rows prefetch_rows ahead: the band's pieces of them are 16 KiB apart, which the
+            // hardware prefetchers do not follow.
+            auto prefetch = [&](std::int64_t k) __attribute__((always_inline)) {
+                const std::int64_t src = k < nt ? rows[static_cast<std::size_t>(k)] : -1;
+                if (src < 0) return;
+                const T* row = base + src * stride;
+#pragma GCC unroll 8
+                for (std::int64_t o = 0; o < B * std::int64_t(sizeof(T)); o += 64)
+                    __builtin_prefetch(reinterpret_cast<const char*>(row) + o);
+            };
+
+            deriche_sweep<S, NV> s(c, true);
+            gather(0);
+            s.start(xs);
+            for (std::int64_t k = 0; k < pad + h; ++k) {
+                if (k > 0) gather(k);
+                prefetch(k + prefetch_rows);
+                s.causal(xs + k * B);
+                if (k >= pad) {
+#pragma GCC unroll 8
+                    for (int g = 0; g < NV; ++g) vstore(ys + (k - pad) * B + g * W, s.out(g));
                 }
             }
-        }
+            for (std::int64_t k = pad + h; k < nt; ++k) gather(k);
+
+            deriche_sweep<S, NV> a(c, false);
+            const lanes direct = splat<lanes>(c.direct);
+            a.start(xs + (nt - 1) * B);
+            for (std::int64_t k = nt - 1; k >= pad + h; --k) a.anticausal(xs + k * B);
+            for (std::int64_t i = h - 1; i >= 0; --i) {
+                a.anticausal(xs + (pad + i) * B);  // xa is now x at i
+                float* y = ys + i * B;
+                U* row = out.row(i) + x0;
+                lanes r[NV];
+#pragma GCC unroll 8
+                for (int g = 0; g < NV; ++g) r[g] = vload<lanes>(y + g * W) + a.out(g) + direct * a.xa[g];
+                if (F && stream) {
+#pragma GCC unroll 8
+                    for (int g = 0; g < NV; ++g) stream_lanes(row + g * W, r[g]);
+                } else {
+#pragma GCC unroll 8
+                    for (int g = 0; g < NV; ++g) {
+                        const std::int64_t n = F ? W : std::clamp<std::int64_t>(bw - g * W, 0, W);
+                        if (n == W)
+                            store_lanes(row + g * W, r[g]);
+                        else
+                            store_lanes_partial(row + g * W, r[g], n);
+                    }
+                }
+            }
+        };
+        if (bw == B)
+            run(std::true_type{});
+        else
+            run(std::false_type{});
         if (stream) stream_fence();
     });
 }
@@ -573,9 +597,9 @@ template <class T, class U>
 void gaussian_vertical_pass(host_view<const T> in, host_view<U> out, const axis_plan& p) {
     if (p.kind == gaussian_kind::deriche) {
         if (p.deriche.sections == 3)
-            deriche_vertical<3, vertical_vectors>(in, out, p);
+            deriche_vertical<3, vertical_vectors(3)>(in, out, p);
         else
-            deriche_vertical<2, vertical_vectors>(in, out, p);
+            deriche_vertical<2, vertical_vectors(2)>(in, out, p);
         return;
     }
     const std::int64_t w = in.width(), h = in.height();
