@@ -40,7 +40,7 @@ constexpr std::int64_t block = 16;       // lanes per FIR / YvV block
 constexpr std::int64_t band = 16;        // columns per vertical FIR / YvV work item (one cache line)
 constexpr std::int64_t strip = block;    // rows per horizontal FIR / YvV work item
 // Lane vectors advanced together per recursion step (measured at 4096x4096 on Zen 5, AVX-512):
-// vertical 4 for two sections (3: 5% slower), 2 for three (4 spills the state: 4-5% slower);
+// vertical 4 for two sections (3: 5% slower), 2 for three (4 spills the state: 0-6% slower);
 // horizontal 1 (2: 1.6x slower, register spills around the transposes; running the causal and
 // anticausal sweeps interleaved instead, or the step with a one-FMA chain from d to d: no
 // faster, the horizontal pass spends most of its time in the 16x16 transposes' shuffles).
@@ -440,7 +440,7 @@ void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& 
 // transposed in as the causal sweep reaches them (the ones the left extension reads, before
 // it); the columns before the first tile (cut so tiles are 64-byte aligned in the output) and
 // after the last one are gathered; the extension's rows are copies of the rows of xs they
-// mirror (gathering them pixel by pixel cost 15% of the pass at sigma 20, measured). ys holds
+// mirror (gathering them pixel by pixel cost 10% of the pass at sigma 20, measured). ys holds
 // the causal result, then the final one, transposed out tile by tile.
 template <int S, int NV, class T, class U>
 void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan& p) {
