@@ -12,7 +12,7 @@ constraint). Least squares (scipy.optimize) over the relative l2 errors of the i
 at several sigma at once, in double; prints the fitted sets as C++ initialisers and the
 relative l2 error of each at sigma 1 .. 1000.
 
-    python3 scripts/gaussian_fit6.py [--restarts 4]
+    python3 scripts/gaussian_fit6.py [--restarts 1]
 """
 
 import argparse
@@ -81,7 +81,7 @@ def fit(order, restarts, rng):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--restarts", type=int, default=4)
+    p.add_argument("--restarts", type=int, default=1, help="fits from perturbed starts too (slow); 1: Deriche's start only")
     args = p.parse_args()
     rng = np.random.default_rng(1)
     for order in range(3):

@@ -107,7 +107,6 @@ deriche_coeffs make_deriche(const section_fit* fits, int sections, double sigma,
             }
         }
         auto solution = [&](int u) { return m[u][cols - 1] / m[u][u]; };
-        direct = 0;
         for (int i = 0; i < sections; ++i) {
             scale[i] = solution(i);
             direct -= scale[i] * alpha[i].real();
