@@ -537,12 +537,19 @@ void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan
         for (std::int64_t k = pad + w - 1; k >= pad + tail; --k) anticausal(k);
         for (std::int64_t t = tiles - 1; t >= 0; --t) {
             const std::int64_t x0 = head + t * W;
-            for (std::int64_t k = pad + x0 + W - 1; k >= pad + x0; --k) anticausal(k);
-            lanes r[W];
+            // The tile's results stay in registers from the sweep to the transpose.
+            lanes r[NV][W];
+#pragma GCC unroll 16
+            for (std::int64_t i = W - 1; i >= 0; --i) {
+                const std::int64_t k = pad + x0 + i;
+                a.anticausal(xs + k * R);
+                const float* y = ys + (k - pad) * R;
+#pragma GCC unroll 8
+                for (int g = 0; g < NV; ++g) r[g][i] = vload<lanes>(y + g * W) + a.out(g) + direct * a.xa[g];
+            }
             for (int g = 0; g < NV; ++g) {
-                for (std::int64_t i = 0; i < W; ++i) r[i] = vload<lanes>(ys + (x0 + i) * R + g * W);
-                transpose(r);
-                for (std::int64_t i = 0; i < W && g * W + i < sh; ++i) store_lanes(dst[g * W + i] + x0, r[i]);
+                transpose(r[g]);
+                for (std::int64_t i = 0; i < W && g * W + i < sh; ++i) store_lanes(dst[g * W + i] + x0, r[g][i]);
             }
         }
         for (std::int64_t k = pad + head - 1; k >= pad; --k) anticausal(k);
