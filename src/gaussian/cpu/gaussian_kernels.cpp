@@ -309,12 +309,17 @@ struct deriche_sweep {
     }
     // Causal step on x[k] (xa holds x[k-1]); out() is then the output at k.
     [[gnu::always_inline]] void causal(const float* x) {
+        V v[NV];
+#pragma GCC unroll 8
+        for (int j = 0; j < NV; ++j) v[j] = vload<V>(x + j * lane_width);
+        causal_values(v);
+    }
+    [[gnu::always_inline]] void causal_values(const V* v) {
 #pragma GCC unroll 8
         for (int j = 0; j < NV; ++j) {
-            const V v = vload<V>(x + j * lane_width);
 #pragma GCC unroll 4
-            for (int s = 0; s < S; ++s) step(s, j, p[s] * v + q[s] * xa[j]);
-            xa[j] = v;
+            for (int s = 0; s < S; ++s) step(s, j, p[s] * v[j] + q[s] * xa[j]);
+            xa[j] = v[j];
         }
     }
     // Anticausal step at k (xa, xb hold x[k+1], x[k+2]); then loads x[k] into xa.
@@ -484,13 +489,14 @@ void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan
             for (std::int64_t k = 0; k < head; ++k) xs[(pad + k) * R + l] = static_cast<float>(src[l][k]);
             for (std::int64_t k = tail; k < w; ++k) xs[(pad + k) * R + l] = static_cast<float>(src[l][k]);
         }
-        auto transpose_in = [&](std::int64_t t) __attribute__((always_inline)) {
+        // Tile t into xs, and into r (r[i][g]: vector g of column head + t W + i).
+        auto transpose_in = [&](std::int64_t t, lanes (&r)[W][NV]) __attribute__((always_inline)) {
             const std::int64_t x0 = head + t * W;
-            lanes r[W];
             for (int g = 0; g < NV; ++g) {
-                for (std::int64_t i = 0; i < W; ++i) r[i] = load_lanes(src[g * W + i] + x0);
-                transpose(r);
-                for (std::int64_t i = 0; i < W; ++i) vstore(xs + (pad + x0 + i) * R + g * W, r[i]);
+                lanes c[W];
+                for (std::int64_t i = 0; i < W; ++i) c[i] = load_lanes(src[g * W + i] + x0);
+                transpose(c);
+                for (std::int64_t i = 0; i < W; ++i) vstore(xs + (pad + x0 + i) * R + g * W, c[i]), r[i][g] = c[i];
             }
         };
         // Extension rows [k0, k1) from the rows of xs they mirror (all of them there by now).
@@ -503,7 +509,10 @@ void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan
                     std::memcpy(xs + k * R, xs + (pad + col) * R, R * sizeof(float));
             }
         };
-        for (std::int64_t t = 0; t < early; ++t) transpose_in(t);
+        for (std::int64_t t = 0; t < early; ++t) {
+            lanes r[W][NV];
+            transpose_in(t, r);
+        }
         extend(0, pad);
 
         deriche_sweep<S, NV> s(c, true);
@@ -517,8 +526,18 @@ void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan
         for (std::int64_t k = pad; k < pad + head; ++k) causal(k);
         for (std::int64_t t = 0; t < tiles; ++t) {
             const std::int64_t x0 = head + t * W;
-            if (t >= early) transpose_in(t);
-            for (std::int64_t k = pad + x0; k < pad + x0 + W; ++k) causal(k);
+            if (t < early) {
+                for (std::int64_t k = pad + x0; k < pad + x0 + W; ++k) causal(k);
+                continue;
+            }
+            lanes r[W][NV];  // the sweep takes the tile from registers
+            transpose_in(t, r);
+#pragma GCC unroll 16
+            for (std::int64_t i = 0; i < W; ++i) {
+                s.causal_values(r[i]);
+#pragma GCC unroll 8
+                for (int g = 0; g < NV; ++g) vstore(ys + (x0 + i) * R + g * W, s.out(g));
+            }
         }
         for (std::int64_t k = pad + tail; k < pad + w; ++k) causal(k);
         extend(pad + w, nt);
