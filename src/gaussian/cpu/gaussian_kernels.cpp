@@ -368,18 +368,21 @@ void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& 
         // the filter has a centre term (derivatives; skipping it for order 0: 3% of the pass).
         auto run = [&](auto full, auto with_direct) __attribute__((always_inline)) {
             constexpr bool F = decltype(full)::value, D = decltype(with_direct)::value;
-            auto gather = [&](std::int64_t k) __attribute__((always_inline)) {
+            // Row k of the band into xs and v (the causal sweep takes it from registers).
+            auto gather = [&](std::int64_t k, lanes (&v)[NV]) __attribute__((always_inline)) {
                 float* xk = xs + k * B;
                 const std::int64_t src = rows[static_cast<std::size_t>(k)];
                 if (src < 0) {
-                    std::fill_n(xk, B, p.cval);
+#pragma GCC unroll 8
+                    for (int g = 0; g < NV; ++g) v[g] = splat<lanes>(p.cval), vstore(xk + g * W, v[g]);
                     return;
                 }
                 const T* row = base + src * stride;
 #pragma GCC unroll 8
                 for (int g = 0; g < NV; ++g) {
                     const std::int64_t n = F ? W : std::clamp<std::int64_t>(bw - g * W, 0, W);
-                    vstore(xk + g * W, n == W ? load_lanes(row + g * W) : load_lanes_partial(row + g * W, n));
+                    v[g] = n == W ? load_lanes(row + g * W) : load_lanes_partial(row + g * W, n);
+                    vstore(xk + g * W, v[g]);
                 }
             };
             // The rows prefetch_rows ahead: the band's pieces of them are 16 KiB apart, which the
@@ -394,18 +397,19 @@ void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& 
             };
 
             deriche_sweep<S, NV> s(c, true);
-            gather(0);
+            lanes v[NV];
+            gather(0, v);
             s.start(xs);
             for (std::int64_t k = 0; k < pad + h; ++k) {
-                if (k > 0) gather(k);
+                if (k > 0) gather(k, v);
                 prefetch(k + prefetch_rows);
-                s.causal(xs + k * B);
+                s.causal_values(v);
                 if (k >= pad) {
 #pragma GCC unroll 8
                     for (int g = 0; g < NV; ++g) vstore(ys + (k - pad) * B + g * W, s.out(g));
                 }
             }
-            for (std::int64_t k = pad + h; k < nt; ++k) gather(k);
+            for (std::int64_t k = pad + h; k < nt; ++k) gather(k, v);
 
             deriche_sweep<S, NV> a(c, false);
             const lanes direct = splat<lanes>(c.direct);
