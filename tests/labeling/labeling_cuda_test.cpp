@@ -158,7 +158,7 @@ TEST_P(LabelingCudaMethod, LargeImages) {
     expect_same_as_cpu<std::uint8_t>(GetParam(), rings<std::uint8_t>(1023, 1999).view(), 1, 0, "rings");
 }
 
-INSTANTIATE_TEST_SUITE_P(Methods, LabelingCudaMethod,
+INSTANTIATE_TEST_SUITE_P(LabelingCuda, LabelingCudaMethod,
                          testing::Values(label_method::automatic, label_method::tile_merge),
                          [](const testing::TestParamInfo<label_method>& info) {
                              return std::string(to_string(info.param));
