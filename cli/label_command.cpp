@@ -18,6 +18,9 @@ constexpr option_spec label_options[] = {
     {"labels", "OUT.npy", "write the int32 labels 0..N as NPY"},
     {"colour", "OUT.png", "write the labels as an 8-bit PNG, each component one grey level in 64..255, background 0"},
     {"stats", "OUT.csv", "write label,area,min_row,min_col,max_row,max_col,centroid_row,centroid_col,value"},
+    {"method", "auto|tile_merge",
+     "GPU method: auto (the fastest) or tile_merge (the seed paper's, kept as reference); the CPU has auto only "
+     "(default: auto)"},
     {"device", "auto|cpu|cuda", "where to compute; auto: CUDA when a GPU is present, else the CPU (default: auto)"},
     {"to-grey", "", "read colour input as grey (BT.601 luma) instead of refusing it"},
 };
@@ -60,6 +63,14 @@ int run_label(std::span<const std::string_view> arguments) {
         static_cast<int>(parse_integer("connectivity", parsed.value("connectivity").value_or("2"), 1, 2));
     const auto background =
         static_cast<std::uint32_t>(parse_integer("background", parsed.value("background").value_or("0"), 0, 65535));
+    label_method method = label_method::automatic;
+    if (const auto m = parsed.value("method")) {
+        try {
+            method = parse_label_method(*m);
+        } catch (const granula::invalid_argument& e) {
+            throw usage_error("--method: " + std::string(e.what()));
+        }
+    }
     device where = device::automatic;
     if (const auto d = parsed.value("device")) {
         try {
@@ -87,13 +98,13 @@ int run_label(std::span<const std::string_view> arguments) {
             const device_image<T> d_in = upload<T>(image.as<const T>());
             device_image<std::int32_t> d_out(image.width(), image.height());
             const std::int64_t n = label(any_device_view(device_view<const T>(d_in.view())), d_out.view(),
-                                         connectivity, background, want_stats);
+                                         connectivity, background, want_stats, {}, method);
             copy<std::int32_t>(d_out.view(), labels.view());
             stream{}.synchronize();
             return n;
         });
     } else {
-        count = label(image.view(), labels.view(), connectivity, background, want_stats);
+        count = label(image.view(), labels.view(), connectivity, background, want_stats, method);
     }
 
     if (labels_path) io::write_labels(std::string(*labels_path), labels.view());

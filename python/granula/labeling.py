@@ -9,7 +9,8 @@ from ._operations import _cuda_stream, _framework
 from .binary import PackedImage
 
 
-def label(image, connectivity=2, background=0, *, return_num=False, statistics=False, intensity_image=None):
+def label(image, connectivity=2, background=0, *, return_num=False, statistics=False, intensity_image=None,
+          method="auto"):
     """Label the connected components of equal non-background value.
 
     Two pixels belong to one component when they are neighbours (``connectivity=1``: the 4 edge
@@ -41,6 +42,10 @@ def label(image, connectivity=2, background=0, *, return_num=False, statistics=F
         this image over each component (NaN pixels make the mean NaN and are skipped by min and
         max). In the image's memory: numpy with numpy input, CuPy (computed on the GPU) with
         CuPy input.
+    method : {'auto', 'tile_merge'}, optional
+        How the GPU labels: ``'auto'`` (the fastest) or ``'tile_merge'``, the seed paper's
+        algorithm (Stava & Benes 2011) generalised to any size and kept as its reference; both
+        give the same labels and statistics. The CPU has ``'auto'`` only.
 
     Returns
     -------
@@ -55,7 +60,8 @@ def label(image, connectivity=2, background=0, *, return_num=False, statistics=F
     ------
     ValueError
         For a connectivity other than 1 or 2, float input, an empty image, a background the
-        dtype cannot hold, or an intensity image of another shape.
+        dtype cannot hold, an intensity image of another shape, an unknown method, or
+        ``'tile_merge'`` with numpy input.
 
     Examples
     --------
@@ -80,7 +86,11 @@ def label(image, connectivity=2, background=0, *, return_num=False, statistics=F
         image = image.view(np.uint8) if isinstance(image, np.ndarray) else image.astype("uint8")
     if int(background) < 0:
         raise ValueError(f"background must be a non-negative pixel value, not {background}")
+    if method not in ("auto", "tile_merge"):
+        raise ValueError(f"unknown labelling method {method!r}; allowed: 'auto', 'tile_merge'")
     if isinstance(image, PackedImage):
+        if not image.on_device and method != "auto":
+            raise ValueError(f"label: method {method!r} is a GPU method; the CPU labels with 'auto'")
         if background != 0 or intensity_image is not None:
             raise ValueError("a packed image's foreground is its set bits: background and intensity_image do not apply")
         if image.on_device:
@@ -96,10 +106,10 @@ def label(image, connectivity=2, background=0, *, return_num=False, statistics=F
         cupy = sys.modules["cupy"]
         out = cupy.empty((rows, cols), dtype=cupy.int32)
         num, stats = _core.label_device(image, out.data.ptr, out.strides[0] // 4, connectivity, int(background),
-                                        statistics, intensity_image, _cuda_stream(image), image.device.id)
+                                        statistics, intensity_image, _cuda_stream(image), image.device.id, method)
     else:
         out = np.empty((rows, cols), dtype=np.int32)
-        num, stats = _core.label_host(image, out, connectivity, int(background), statistics, intensity_image)
+        num, stats = _core.label_host(image, out, connectivity, int(background), statistics, intensity_image, method)
     return _label_result(out, num, stats, return_num, statistics)
 
 

@@ -56,14 +56,16 @@ host_view<std::int32_t> labels_view(host_labels out, std::int64_t width, std::in
 
 // Labels a host image into `out` (int32, the image's shape, rows contiguous).
 std::pair<std::int64_t, nb::object> label_host(nb::handle image, host_labels out, int connectivity,
-                                               std::uint32_t background, bool statistics, nb::handle intensity) {
+                                               std::uint32_t background, bool statistics, nb::handle intensity,
+                                               const std::string& method) {
     const image_arg in = import_image(image, "image", false);
     const host_view<std::int32_t> labels = labels_view(out, in.width, in.height);
+    const label_method m = parse_label_method(method);
     region_statistics stats;
     std::int64_t n = 0;
     {
         nb::gil_scoped_release released;
-        n = label(in.view<host_memory>(), labels, connectivity, background, statistics ? &stats : nullptr);
+        n = label(in.view<host_memory>(), labels, connectivity, background, statistics ? &stats : nullptr, m);
     }
     if (!statistics) return {n, nb::none()};
     if (!intensity.is_none()) {
@@ -123,8 +125,10 @@ nb::object device_statistics_dict(device_region_statistics&& s, int device_id) {
 // statistics stay on the device, as CuPy arrays queued on `cuda_stream` after the labels.
 std::pair<std::int64_t, nb::object> label_device(nb::handle image, std::uintptr_t out_ptr, std::int64_t out_stride,
                                                  int connectivity, std::uint32_t background, bool statistics,
-                                                 nb::handle intensity, std::uintptr_t cuda_stream, int device_id) {
+                                                 nb::handle intensity, std::uintptr_t cuda_stream, int device_id,
+                                                 const std::string& method) {
     const image_arg in = import_image(image, "image", false);
+    const label_method m = parse_label_method(method);
     if (!in.on_device) throw invalid_argument("label_device needs a CUDA image");
     const device_view<std::int32_t> labels(reinterpret_cast<std::int32_t*>(out_ptr), in.width, in.height, out_stride);
     const stream s(reinterpret_cast<void*>(cuda_stream));
@@ -132,8 +136,8 @@ std::pair<std::int64_t, nb::object> label_device(nb::handle image, std::uintptr_
     std::int64_t n = 0;
     {
         nb::gil_scoped_release released;
-        n = statistics ? label(in.view<device_memory>(), labels, connectivity, background, stats, s)
-                       : label(in.view<device_memory>(), labels, connectivity, background, nullptr, s);
+        n = statistics ? label(in.view<device_memory>(), labels, connectivity, background, stats, s, m)
+                       : label(in.view<device_memory>(), labels, connectivity, background, nullptr, s, m);
     }
     if (!statistics) return {n, nb::none()};
     if (!intensity.is_none()) {
@@ -149,12 +153,12 @@ std::pair<std::int64_t, nb::object> label_device(nb::handle image, std::uintptr_
 
 void bind_labeling(nb::module_& m) {
     m.def("label_host", &label_host, "image"_a.none(), "out"_a, "connectivity"_a, "background"_a, "statistics"_a,
-          "intensity"_a.none(),
+          "intensity"_a.none(), "method"_a,
           "Labels a host image into out (int32); returns (count, statistics dict or None).");
     m.def("label_bits", &label_bits, "address"_a, "width"_a, "height"_a, "stride"_a, "out"_a, "connectivity"_a,
           "statistics"_a, "Labels the set bits of a host bit image into out (int32), without unpacking.");
     m.def("label_device", &label_device, "image"_a.none(), "out_ptr"_a, "out_stride"_a, "connectivity"_a,
-          "background"_a, "statistics"_a, "intensity"_a.none(), "cuda_stream"_a, "device_id"_a,
+          "background"_a, "statistics"_a, "intensity"_a.none(), "cuda_stream"_a, "device_id"_a, "method"_a,
           "Labels a CUDA image into the int32 device buffer at out_ptr; returns (count, dict of CuPy arrays or "
           "None).");
 }

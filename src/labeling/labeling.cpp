@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "granula/core/device.hpp"
 #include "labeling/cpu/labeling_cpu.hpp"
@@ -46,16 +48,34 @@ void validate(const image_view<const T, Space>& in, const image_view<std::int32_
     if (overlaps(in, out)) throw invalid_argument("label: the output must not overlap the input");
 }
 
+constexpr std::pair<label_method, std::string_view> method_names[] = {{label_method::automatic, "auto"},
+                                                                     {label_method::tile_merge, "tile_merge"}};
+
 std::string float_input_message() {
     return "label: float32 input cannot be labelled; allowed pixel types: uint8, uint16, uint32 (bool as uint8)";
 }
 
 }  // namespace
 
+std::string_view to_string(label_method method) {
+    for (const auto& [m, name] : method_names)
+        if (m == method) return name;
+    return "?";
+}
+
+label_method parse_label_method(std::string_view name) {
+    for (const auto& [m, n] : method_names)
+        if (n == name) return m;
+    throw invalid_argument("unknown labelling method '" + std::string(name) + "'; allowed: auto, tile_merge");
+}
+
 template <label_input T>
 std::int64_t label(host_view<const T> in, host_view<std::int32_t> out, int connectivity, std::uint32_t background,
-                   region_statistics* statistics) {
+                   region_statistics* statistics, label_method method) {
     validate<T>(in, out, connectivity, background, in.pixel_count(), "the CPU backend");
+    if (method != label_method::automatic)
+        throw invalid_argument("label: method '" + std::string(to_string(method)) +
+                               "' is a GPU method; the CPU labels with 'auto'");
     return cpu::label<T>(in, out, connectivity, static_cast<T>(background), statistics);
 }
 
@@ -63,14 +83,17 @@ namespace {
 
 template <class T>
 std::int64_t device_label(device_view<const T> in, device_view<std::int32_t> out, int connectivity,
-                          std::uint32_t background, device_region_statistics* statistics, stream s) {
+                          std::uint32_t background, device_region_statistics* statistics, stream s,
+                          label_method method) {
     // The GPU uses the output's element index y * stride + x as provisional label.
     validate<T>(in, out, connectivity, background, out.stride() * out.height(), "the CUDA backend");
     resolve_device(device::cuda);  // throws when there is no CUDA backend or device
 #if defined(GRANULA_HAVE_CUDA)
+    if (method == label_method::tile_merge)
+        return cuda::label_tile_merge<T>(in, out, connectivity, static_cast<T>(background), statistics, s);
     return cuda::label<T>(in, out, connectivity, static_cast<T>(background), statistics, s);
 #else
-    static_cast<void>(statistics), static_cast<void>(s);
+    static_cast<void>(statistics), static_cast<void>(s), static_cast<void>(method);
     return 0;
 #endif
 }
@@ -79,18 +102,18 @@ std::int64_t device_label(device_view<const T> in, device_view<std::int32_t> out
 
 template <label_input T>
 std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity, std::uint32_t background,
-                   region_statistics* statistics, stream s) {
-    if (!statistics) return device_label<T>(in, out, connectivity, background, nullptr, s);
+                   region_statistics* statistics, stream s, label_method method) {
+    if (!statistics) return device_label<T>(in, out, connectivity, background, nullptr, s, method);
     device_region_statistics on_device;
-    const std::int64_t n = device_label<T>(in, out, connectivity, background, &on_device, s);
+    const std::int64_t n = device_label<T>(in, out, connectivity, background, &on_device, s, method);
     *statistics = on_device.download(s);
     return n;
 }
 
 template <label_input T>
 std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity, std::uint32_t background,
-                   device_region_statistics& statistics, stream s) {
-    return device_label<T>(in, out, connectivity, background, &statistics, s);
+                   device_region_statistics& statistics, stream s, label_method method) {
+    return device_label<T>(in, out, connectivity, background, &statistics, s, method);
 }
 
 region_statistics device_region_statistics::download(stream s) const {
@@ -145,23 +168,23 @@ using pixel_of = std::remove_const_t<typename View::value_type>;
 }  // namespace
 
 std::int64_t label(const any_host_view& in, host_view<std::int32_t> out, int connectivity, std::uint32_t background,
-                   region_statistics* statistics) {
+                   region_statistics* statistics, label_method method) {
     return label_typed(in, [&](auto view) {
-        return label<pixel_of<decltype(view)>>(view, out, connectivity, background, statistics);
+        return label<pixel_of<decltype(view)>>(view, out, connectivity, background, statistics, method);
     });
 }
 
 std::int64_t label(const any_device_view& in, device_view<std::int32_t> out, int connectivity,
-                   std::uint32_t background, region_statistics* statistics, stream s) {
+                   std::uint32_t background, region_statistics* statistics, stream s, label_method method) {
     return label_typed(in, [&](auto view) {
-        return label<pixel_of<decltype(view)>>(view, out, connectivity, background, statistics, s);
+        return label<pixel_of<decltype(view)>>(view, out, connectivity, background, statistics, s, method);
     });
 }
 
 std::int64_t label(const any_device_view& in, device_view<std::int32_t> out, int connectivity,
-                   std::uint32_t background, device_region_statistics& statistics, stream s) {
+                   std::uint32_t background, device_region_statistics& statistics, stream s, label_method method) {
     return label_typed(in, [&](auto view) {
-        return label<pixel_of<decltype(view)>>(view, out, connectivity, background, statistics, s);
+        return label<pixel_of<decltype(view)>>(view, out, connectivity, background, statistics, s, method);
     });
 }
 
@@ -219,11 +242,11 @@ void intensity_statistics(device_view<const std::int32_t> labels, const any_devi
 
 #define GRANULA_INSTANTIATE(type)                                                                              \
     template std::int64_t label<type>(host_view<const type>, host_view<std::int32_t>, int, std::uint32_t,       \
-                                      region_statistics*);                                                      \
+                                      region_statistics*, label_method);                                        \
     template std::int64_t label<type>(device_view<const type>, device_view<std::int32_t>, int, std::uint32_t,   \
-                                      region_statistics*, stream);                                              \
+                                      region_statistics*, stream, label_method);                                \
     template std::int64_t label<type>(device_view<const type>, device_view<std::int32_t>, int, std::uint32_t,   \
-                                      device_region_statistics&, stream);
+                                      device_region_statistics&, stream, label_method);
 GRANULA_INSTANTIATE(std::uint8_t)
 GRANULA_INSTANTIATE(std::uint16_t)
 GRANULA_INSTANTIATE(std::uint32_t)

@@ -247,6 +247,14 @@ TEST(LabelingErrors, BadArguments) {
     EXPECT_THROW(label<std::uint8_t>(in, small.view(), 2), invalid_argument);
     EXPECT_THROW(label<std::uint8_t>(in, out.view(), 2, 256), invalid_argument);
     EXPECT_THROW(label<std::uint8_t>(in.subview(0, 0, 0, 4), out.view().subview(0, 0, 0, 4), 2), invalid_argument);
+    // The tile merge is a GPU method; the CPU says so.
+    try {
+        label<std::uint8_t>(in, out.view(), 2, 0, nullptr, label_method::tile_merge);
+        ADD_FAILURE() << "tile_merge on the CPU did not throw";
+    } catch (const invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("GPU method"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(label<std::uint8_t>(in, out.view(), 2, 0, nullptr, label_method::automatic), 1);
     host_image<float> f(5, 4);
     EXPECT_THROW(label(any_host_view(host_view<const float>(f.view())), out.view(), 2), invalid_argument);
     try {

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -96,31 +97,48 @@ private:
     std::int64_t size_ = 0;
 };
 
+// How the GPU labels; every method gives the same labels and statistics. automatic: run-based
+// union-find (the fastest; docs/labeling.md). tile_merge: the seed paper's algorithm (Stava &
+// Benes 2011: tiles labelled in shared memory, merged 4x4 per level), generalised to any size
+// and kept as its reference. The CPU has one method and takes automatic only.
+enum class label_method { automatic, tile_merge };
+
+std::string_view to_string(label_method method);
+// Parses "auto", "tile_merge"; throws invalid_argument listing the names.
+label_method parse_label_method(std::string_view name);
+
 // Labels `in` into `out` (same size; they may not overlap) and returns the number of
 // components N. When `statistics` is given it receives area, bounding box, centroid and value
 // of every component. Throws invalid_argument for an empty image, a size mismatch,
-// connectivity other than 1 or 2, or a background the pixel type cannot hold.
+// connectivity other than 1 or 2, a background the pixel type cannot hold, or a method other
+// than automatic (the GPU's).
 template <label_input T>
 std::int64_t label(host_view<const T> in, host_view<std::int32_t> out, int connectivity = 2,
-                   std::uint32_t background = 0, region_statistics* statistics = nullptr);
+                   std::uint32_t background = 0, region_statistics* statistics = nullptr,
+                   label_method method = label_method::automatic);
 // The same on the GPU, on stream `s`; it returns after reading N back, so the labels are ready
 // when it returns. No host round trip happens before that. Host `statistics` are copied back
 // before it returns (with millions of components that copy costs more than the labelling).
 template <label_input T>
 std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity = 2,
-                   std::uint32_t background = 0, region_statistics* statistics = nullptr, stream s = {});
+                   std::uint32_t background = 0, region_statistics* statistics = nullptr, stream s = {},
+                   label_method method = label_method::automatic);
 // The same with the statistics left in device memory (see device_region_statistics).
 template <label_input T>
 std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity,
-                   std::uint32_t background, device_region_statistics& statistics, stream s = {});
+                   std::uint32_t background, device_region_statistics& statistics, stream s = {},
+                   label_method method = label_method::automatic);
 
 // Run-time typed input (the CLI, Python): float32 input is an invalid_argument.
 std::int64_t label(const any_host_view& in, host_view<std::int32_t> out, int connectivity = 2,
-                   std::uint32_t background = 0, region_statistics* statistics = nullptr);
+                   std::uint32_t background = 0, region_statistics* statistics = nullptr,
+                   label_method method = label_method::automatic);
 std::int64_t label(const any_device_view& in, device_view<std::int32_t> out, int connectivity = 2,
-                   std::uint32_t background = 0, region_statistics* statistics = nullptr, stream s = {});
+                   std::uint32_t background = 0, region_statistics* statistics = nullptr, stream s = {},
+                   label_method method = label_method::automatic);
 std::int64_t label(const any_device_view& in, device_view<std::int32_t> out, int connectivity,
-                   std::uint32_t background, device_region_statistics& statistics, stream s = {});
+                   std::uint32_t background, device_region_statistics& statistics, stream s = {},
+                   label_method method = label_method::automatic);
 
 // The set bits of a bit image (granula/binary/bit_image.hpp) labelled without unpacking: the
 // labels, count and statistics (value 1) of label() on its 0/1 image, the runs found a word at a

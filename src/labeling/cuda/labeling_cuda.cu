@@ -23,7 +23,8 @@
 //      mask and root count.
 //   4. the counts are scanned; finalise: every pixel takes its node's root's label, computed
 //      from the scanned count and the mask of the root's segment; background 0.
-// Passes 3 and 4 read the segment masks, not the input: 8 bytes per 32 pixels.
+// Passes 3 and 4 read the segment masks, not the input: 8 bytes per 32 pixels. They and the
+// statistics are relabel() (relabel.cuh), which the seed paper's tile merge (tile_merge.cu) shares.
 // Statistics (optional): one more pass over the labels, lanes of a warp aggregating runs of one
 // label with warp-level reductions before global atomics, into device arrays; min_row and value
 // come from the roots (a component's first pixel).
@@ -39,6 +40,7 @@
 
 #include "core/cuda/check.cuh"
 #include "core/cuda/stream_buffer.cuh"
+#include "labeling/cuda/relabel.cuh"
 
 namespace granula::cuda {
 namespace {
@@ -515,50 +517,41 @@ void intensity_statistics(device_view<const std::int32_t> labels, device_view<co
     statistics.set_intensity(std::shared_ptr<void>(memory, memory->as<void>()));
 }
 
+segment_scratch::segment_scratch(int width, int height, cudaStream_t s)
+    : segments_per_row_((width + 31) / 32), segments_(segments_per_row_ * height) {
+    check_cuda(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes_, static_cast<int*>(nullptr),
+                                             static_cast<int*>(nullptr), segments_, s),
+               "cub::DeviceScan::ExclusiveSum (size)");
+    // Per segment: node, foreground and root masks, root count and its exclusive scan.
+    buffer_ = stream_buffer(5 * sizeof(int) * static_cast<std::size_t>(segments_) + sizeof(int) + scan_bytes_ + 256,
+                            s, scratch_what);
+    counts_ = buffer_.as<int>();
+    offsets_ = counts_ + segments_;
+    node_masks_ = reinterpret_cast<unsigned*>(offsets_ + segments_);
+    fg_masks_ = node_masks_ + segments_;
+    root_masks_ = fg_masks_ + segments_;
+    total_ = reinterpret_cast<int*>(root_masks_ + segments_);
+    scan_temp_ = reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(total_ + 1) + 255) & ~std::uintptr_t{255});
+}
+
 template <class T>
-std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity, T background,
-                   device_region_statistics* statistics, stream st) {
-    const cudaStream_t s = to_cuda(st.native_handle());
+std::int64_t relabel(device_view<const T> in, device_view<std::int32_t> out, segment_scratch& scratch,
+                     device_region_statistics* statistics, cudaStream_t s) {
     const int width = static_cast<int>(in.width()), height = static_cast<int>(in.height());
     const int out_stride = static_cast<int>(out.stride());
     const std::int64_t in_stride = in.stride();
-    const bool eight = connectivity == 2;
     int* labels = out.data();
-
-    const int segments_per_row = (width + 31) / 32;
-    const int segments = segments_per_row * height;
-    std::size_t scan_bytes = 0;
-    check_cuda(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<int*>(nullptr),
-                                             static_cast<int*>(nullptr), segments, s),
-               "cub::DeviceScan::ExclusiveSum (size)");
-    // Per segment: node, foreground and root masks, root count and its exclusive scan.
-    stream_buffer buffer(5 * sizeof(int) * static_cast<std::size_t>(segments) + sizeof(int) + scan_bytes + 256, s,
-                         scratch_what);
-    int* counts = buffer.as<int>();
-    int* offsets = counts + segments;
-    unsigned* node_masks = reinterpret_cast<unsigned*>(offsets + segments);
-    unsigned* fg_masks = node_masks + segments;
-    unsigned* root_masks = fg_masks + segments;
-    int* total = reinterpret_cast<int*>(root_masks + segments);
-    void* scan_temp = reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(total + 1) + 255) & ~std::uintptr_t{255});
-
-    const int tiles_x = (width + tile_w - 1) / tile_w, tiles_y = (height + tile_h - 1) / tile_h;
-    const int tiles_total = tiles_x * tiles_y;
-    tile_merge<T><<<tiles_total, 32 * merge_warps, 0, s>>>(in.data(), in_stride, labels, out_stride, width, height,
-                                                          background, eight, tiles_x, segments_per_row, node_masks,
-                                                          fg_masks);
-    check_launch("tile_merge");
-    const std::int64_t border_threads = static_cast<std::int64_t>(tiles_total) * (tile_w + 2 * (tile_h - 1));
-    tile_border_merge<T><<<static_cast<unsigned>((border_threads + 255) / 256), 256, 0, s>>>(
-        in.data(), in_stride, labels, out_stride, width, height, background, eight, tiles_x, tiles_total);
-    check_launch("tile_border_merge");
+    const int segments_per_row = scratch.segments_per_row_, segments = scratch.segments_;
+    const unsigned *node_masks = scratch.node_masks_, *fg_masks = scratch.fg_masks_;
+    unsigned* root_masks = scratch.root_masks_;
+    int *counts = scratch.counts_, *offsets = scratch.offsets_, *total = scratch.total_;
 
     const int raster_blocks =
         (segments + warps_per_block * segments_per_warp - 1) / (warps_per_block * segments_per_warp);
     compress_count<<<raster_blocks, 32 * warps_per_block, 0, s>>>(labels, out_stride, segments_per_row, segments,
                                                                   node_masks, root_masks, counts);
     check_launch("compress_count");
-    check_cuda(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, counts, offsets, segments, s),
+    check_cuda(cub::DeviceScan::ExclusiveSum(scratch.scan_temp_, scratch.scan_bytes_, counts, offsets, segments, s),
                "cub::DeviceScan::ExclusiveSum");
     finalise<<<raster_blocks, 32 * warps_per_block, 0, s>>>(labels, out_stride, width, segments_per_row, segments,
                                                             node_masks, fg_masks, root_masks, offsets);
@@ -591,12 +584,42 @@ std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int c
     return n;
 }
 
+template <class T>
+std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity, T background,
+                   device_region_statistics* statistics, stream st) {
+    const cudaStream_t s = to_cuda(st.native_handle());
+    const int width = static_cast<int>(in.width()), height = static_cast<int>(in.height());
+    const int out_stride = static_cast<int>(out.stride());
+    const std::int64_t in_stride = in.stride();
+    const bool eight = connectivity == 2;
+    int* labels = out.data();
+    segment_scratch scratch(width, height, s);
+
+    const int tiles_x = (width + tile_w - 1) / tile_w, tiles_y = (height + tile_h - 1) / tile_h;
+    const int tiles_total = tiles_x * tiles_y;
+    tile_merge<T><<<tiles_total, 32 * merge_warps, 0, s>>>(in.data(), in_stride, labels, out_stride, width, height,
+                                                          background, eight, tiles_x, scratch.segments_per_row(),
+                                                          scratch.node_masks(), scratch.fg_masks());
+    check_launch("tile_merge");
+    const std::int64_t border_threads = static_cast<std::int64_t>(tiles_total) * (tile_w + 2 * (tile_h - 1));
+    tile_border_merge<T><<<static_cast<unsigned>((border_threads + 255) / 256), 256, 0, s>>>(
+        in.data(), in_stride, labels, out_stride, width, height, background, eight, tiles_x, tiles_total);
+    check_launch("tile_border_merge");
+    return relabel<T>(in, out, scratch, statistics, s);
+}
+
 template std::int64_t label<std::uint8_t>(device_view<const std::uint8_t>, device_view<std::int32_t>, int,
                                           std::uint8_t, device_region_statistics*, stream);
 template std::int64_t label<std::uint16_t>(device_view<const std::uint16_t>, device_view<std::int32_t>, int,
                                            std::uint16_t, device_region_statistics*, stream);
 template std::int64_t label<std::uint32_t>(device_view<const std::uint32_t>, device_view<std::int32_t>, int,
                                            std::uint32_t, device_region_statistics*, stream);
+template std::int64_t relabel<std::uint8_t>(device_view<const std::uint8_t>, device_view<std::int32_t>,
+                                            segment_scratch&, device_region_statistics*, cudaStream_t);
+template std::int64_t relabel<std::uint16_t>(device_view<const std::uint16_t>, device_view<std::int32_t>,
+                                             segment_scratch&, device_region_statistics*, cudaStream_t);
+template std::int64_t relabel<std::uint32_t>(device_view<const std::uint32_t>, device_view<std::int32_t>,
+                                             segment_scratch&, device_region_statistics*, cudaStream_t);
 template void intensity_statistics<std::uint8_t>(device_view<const std::int32_t>, device_view<const std::uint8_t>,
                                                  device_region_statistics&, stream);
 template void intensity_statistics<std::uint16_t>(device_view<const std::int32_t>, device_view<const std::uint16_t>,

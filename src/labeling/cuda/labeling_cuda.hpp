@@ -10,6 +10,10 @@ namespace granula::cuda {
 template <class T>
 std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity, T background,
                    device_region_statistics* statistics, stream s);
+// The same labels and statistics by the seed paper's tile merge (tile_merge.cu).
+template <class T>
+std::int64_t label_tile_merge(device_view<const T> in, device_view<std::int32_t> out, int connectivity, T background,
+                              device_region_statistics* statistics, stream s);
 
 // Intensity statistics of `labels` (a label() result with `statistics`) into statistics'
 // intensity arrays; waits for its work and throws invalid_argument for a label beyond size().
