@@ -17,10 +17,9 @@ namespace {
 
 std::string size_text(std::int64_t w, std::int64_t h) { return std::to_string(w) + "x" + std::to_string(h); }
 
-// The checks every input shares: its size against the output's, the connectivity, the label range.
-template <class Space>
-void validate_shape(std::int64_t width, std::int64_t height, const image_view<std::int32_t, Space>& out,
-                    int connectivity, std::int64_t label_space, const char* where) {
+// The checks every input shares: its size against the output's, the connectivity, the size.
+template <class L, class Space>
+void validate_shape(std::int64_t width, std::int64_t height, const image_view<L, Space>& out, int connectivity) {
     if (width == 0 || height == 0)
         throw invalid_argument("label: the input image is empty (" + size_text(width, height) +
                                "); labelling needs at least 1x1 pixels");
@@ -30,16 +29,16 @@ void validate_shape(std::int64_t width, std::int64_t height, const image_view<st
     if (connectivity != 1 && connectivity != 2)
         throw invalid_argument("label: connectivity " + std::to_string(connectivity) +
                                " is not allowed; use 1 (4-neighbours) or 2 (8-neighbours)");
-    if (label_space > std::numeric_limits<std::int32_t>::max())
-        throw unsupported(std::string("label: ") + where + " labels images of fewer than 2^31 " +
-                          (std::is_same_v<Space, device_memory> ? "row-stride x height elements" : "pixels") +
-                          " (int32 labels); this one is " + size_text(width, height));
+    // Columns and rows are int inside both backends; any pixel count is fine.
+    if (width > std::numeric_limits<std::int32_t>::max() || height > std::numeric_limits<std::int32_t>::max())
+        throw unsupported("label: images up to 2^31 - 1 pixels wide and high are labelled; this one is " +
+                          size_text(width, height));
 }
 
-template <class T, class Space>
-void validate(const image_view<const T, Space>& in, const image_view<std::int32_t, Space>& out, int connectivity,
-              std::uint32_t background, std::int64_t label_space, const char* where) {
-    validate_shape(in.width(), in.height(), out, connectivity, label_space, where);
+template <class T, class L, class Space>
+void validate(const image_view<const T, Space>& in, const image_view<L, Space>& out, int connectivity,
+              std::uint32_t background) {
+    validate_shape(in.width(), in.height(), out, connectivity);
     if (background > std::numeric_limits<T>::max())
         throw invalid_argument("label: background " + std::to_string(background) + " does not fit the input's " +
                                std::to_string(8 * sizeof(T)) + "-bit pixels");
@@ -52,20 +51,19 @@ std::string float_input_message() {
 
 }  // namespace
 
-template <label_input T>
-std::int64_t label(host_view<const T> in, host_view<std::int32_t> out, int connectivity, std::uint32_t background,
-                   region_statistics* statistics) {
-    validate<T>(in, out, connectivity, background, in.pixel_count(), "the CPU backend");
+namespace {
+
+template <class T, class L>
+std::int64_t host_label(host_view<const T> in, host_view<L> out, int connectivity, std::uint32_t background,
+                        region_statistics* statistics) {
+    validate<T>(in, out, connectivity, background);
     return cpu::label<T>(in, out, connectivity, static_cast<T>(background), statistics);
 }
 
-namespace {
-
-template <class T>
-std::int64_t device_label(device_view<const T> in, device_view<std::int32_t> out, int connectivity,
-                          std::uint32_t background, device_region_statistics* statistics, stream s) {
-    // The GPU uses the output's element index y * stride + x as provisional label.
-    validate<T>(in, out, connectivity, background, out.stride() * out.height(), "the CUDA backend");
+template <class T, class L>
+std::int64_t device_label(device_view<const T> in, device_view<L> out, int connectivity, std::uint32_t background,
+                          device_region_statistics* statistics, stream s) {
+    validate<T>(in, out, connectivity, background);
     resolve_device(device::cuda);  // throws when there is no CUDA backend or device
 #if defined(GRANULA_HAVE_CUDA)
     return cuda::label<T>(in, out, connectivity, static_cast<T>(background), statistics, s);
@@ -75,11 +73,9 @@ std::int64_t device_label(device_view<const T> in, device_view<std::int32_t> out
 #endif
 }
 
-}  // namespace
-
-template <label_input T>
-std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity, std::uint32_t background,
-                   region_statistics* statistics, stream s) {
+template <class T, class L>
+std::int64_t device_label_host_statistics(device_view<const T> in, device_view<L> out, int connectivity,
+                                          std::uint32_t background, region_statistics* statistics, stream s) {
     if (!statistics) return device_label<T>(in, out, connectivity, background, nullptr, s);
     device_region_statistics on_device;
     const std::int64_t n = device_label<T>(in, out, connectivity, background, &on_device, s);
@@ -87,8 +83,40 @@ std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int c
     return n;
 }
 
+}  // namespace
+
+template <label_input T>
+std::int64_t label(host_view<const T> in, host_view<std::int32_t> out, int connectivity, std::uint32_t background,
+                   region_statistics* statistics) {
+    return host_label<T>(in, out, connectivity, background, statistics);
+}
+
+template <label_input T>
+std::int64_t label(host_view<const T> in, host_view<std::int64_t> out, int connectivity, std::uint32_t background,
+                   region_statistics* statistics) {
+    return host_label<T>(in, out, connectivity, background, statistics);
+}
+
 template <label_input T>
 std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity, std::uint32_t background,
+                   region_statistics* statistics, stream s) {
+    return device_label_host_statistics<T>(in, out, connectivity, background, statistics, s);
+}
+
+template <label_input T>
+std::int64_t label(device_view<const T> in, device_view<std::int64_t> out, int connectivity, std::uint32_t background,
+                   region_statistics* statistics, stream s) {
+    return device_label_host_statistics<T>(in, out, connectivity, background, statistics, s);
+}
+
+template <label_input T>
+std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity, std::uint32_t background,
+                   device_region_statistics& statistics, stream s) {
+    return device_label<T>(in, out, connectivity, background, &statistics, s);
+}
+
+template <label_input T>
+std::int64_t label(device_view<const T> in, device_view<std::int64_t> out, int connectivity, std::uint32_t background,
                    device_region_statistics& statistics, stream s) {
     return device_label<T>(in, out, connectivity, background, &statistics, s);
 }
@@ -118,11 +146,25 @@ region_statistics device_region_statistics::download(stream s) const {
     return st;
 }
 
-std::int64_t label(const_host_bit_view in, host_view<std::int32_t> out, int connectivity,
-                   region_statistics* statistics) {
-    validate_shape(in.width(), in.height(), out, connectivity, in.width() * in.height(), "the CPU backend");
+namespace {
+
+template <class L>
+std::int64_t bit_label(const_host_bit_view in, host_view<L> out, int connectivity, region_statistics* statistics) {
+    validate_shape(in.width(), in.height(), out, connectivity);
     if (overlaps(in, out)) throw invalid_argument("label: the output must not overlap the input");
     return cpu::label(in, out, connectivity, statistics);
+}
+
+}  // namespace
+
+std::int64_t label(const_host_bit_view in, host_view<std::int32_t> out, int connectivity,
+                   region_statistics* statistics) {
+    return bit_label(in, out, connectivity, statistics);
+}
+
+std::int64_t label(const_host_bit_view in, host_view<std::int64_t> out, int connectivity,
+                   region_statistics* statistics) {
+    return bit_label(in, out, connectivity, statistics);
 }
 
 namespace {
@@ -151,7 +193,21 @@ std::int64_t label(const any_host_view& in, host_view<std::int32_t> out, int con
     });
 }
 
+std::int64_t label(const any_host_view& in, host_view<std::int64_t> out, int connectivity, std::uint32_t background,
+                   region_statistics* statistics) {
+    return label_typed(in, [&](auto view) {
+        return label<pixel_of<decltype(view)>>(view, out, connectivity, background, statistics);
+    });
+}
+
 std::int64_t label(const any_device_view& in, device_view<std::int32_t> out, int connectivity,
+                   std::uint32_t background, region_statistics* statistics, stream s) {
+    return label_typed(in, [&](auto view) {
+        return label<pixel_of<decltype(view)>>(view, out, connectivity, background, statistics, s);
+    });
+}
+
+std::int64_t label(const any_device_view& in, device_view<std::int64_t> out, int connectivity,
                    std::uint32_t background, region_statistics* statistics, stream s) {
     return label_typed(in, [&](auto view) {
         return label<pixel_of<decltype(view)>>(view, out, connectivity, background, statistics, s);
@@ -165,8 +221,18 @@ std::int64_t label(const any_device_view& in, device_view<std::int32_t> out, int
     });
 }
 
-void intensity_statistics(host_view<const std::int32_t> labels, const any_host_view& intensity,
-                          region_statistics& statistics) {
+std::int64_t label(const any_device_view& in, device_view<std::int64_t> out, int connectivity,
+                   std::uint32_t background, device_region_statistics& statistics, stream s) {
+    return label_typed(in, [&](auto view) {
+        return label<pixel_of<decltype(view)>>(view, out, connectivity, background, statistics, s);
+    });
+}
+
+namespace {
+
+template <class L>
+void host_intensity_statistics(host_view<const L> labels, const any_host_view& intensity,
+                               region_statistics& statistics) {
     if (intensity.width != labels.width() || intensity.height != labels.height())
         throw invalid_argument("intensity_statistics: the intensity image is " +
                                size_text(intensity.width, intensity.height) + " but the labels are " +
@@ -178,7 +244,7 @@ void intensity_statistics(host_view<const std::int32_t> labels, const any_host_v
         using T = typename decltype(tag)::type;
         const host_view<const T> v = intensity.as<const T>();
         for (std::int64_t y = 0; y < labels.height(); ++y) {
-            const std::int32_t* l = labels.row(y);
+            const L* l = labels.row(y);
             const T* p = v.row(y);
             for (std::int64_t x = 0; x < labels.width(); ++x) {
                 if (l[x] <= 0) continue;
@@ -200,8 +266,9 @@ void intensity_statistics(host_view<const std::int32_t> labels, const any_host_v
     statistics.max_intensity = std::move(hi);
 }
 
-void intensity_statistics(device_view<const std::int32_t> labels, const any_device_view& intensity,
-                          device_region_statistics& statistics, stream s) {
+template <class L>
+void device_intensity_statistics(device_view<const L> labels, const any_device_view& intensity,
+                                 device_region_statistics& statistics, stream s) {
     if (intensity.width != labels.width() || intensity.height != labels.height())
         throw invalid_argument("intensity_statistics: the intensity image is " +
                                size_text(intensity.width, intensity.height) + " but the labels are " +
@@ -210,23 +277,49 @@ void intensity_statistics(device_view<const std::int32_t> labels, const any_devi
 #if defined(GRANULA_HAVE_CUDA)
     visit_pixel_type(intensity.type, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        cuda::intensity_statistics<T>(labels, intensity.as<const T>(), statistics, s);
+        cuda::intensity_statistics<T, L>(labels, intensity.as<const T>(), statistics, s);
     });
 #else
     static_cast<void>(statistics), static_cast<void>(s);
 #endif
 }
 
-#define GRANULA_INSTANTIATE(type)                                                                              \
-    template std::int64_t label<type>(host_view<const type>, host_view<std::int32_t>, int, std::uint32_t,       \
+}  // namespace
+
+void intensity_statistics(host_view<const std::int32_t> labels, const any_host_view& intensity,
+                          region_statistics& statistics) {
+    host_intensity_statistics(labels, intensity, statistics);
+}
+
+void intensity_statistics(host_view<const std::int64_t> labels, const any_host_view& intensity,
+                          region_statistics& statistics) {
+    host_intensity_statistics(labels, intensity, statistics);
+}
+
+void intensity_statistics(device_view<const std::int32_t> labels, const any_device_view& intensity,
+                          device_region_statistics& statistics, stream s) {
+    device_intensity_statistics(labels, intensity, statistics, s);
+}
+
+void intensity_statistics(device_view<const std::int64_t> labels, const any_device_view& intensity,
+                          device_region_statistics& statistics, stream s) {
+    device_intensity_statistics(labels, intensity, statistics, s);
+}
+
+#define GRANULA_INSTANTIATE_LABELS(type, labels)                                                                \
+    template std::int64_t label<type>(host_view<const type>, host_view<labels>, int, std::uint32_t,              \
                                       region_statistics*);                                                      \
-    template std::int64_t label<type>(device_view<const type>, device_view<std::int32_t>, int, std::uint32_t,   \
+    template std::int64_t label<type>(device_view<const type>, device_view<labels>, int, std::uint32_t,          \
                                       region_statistics*, stream);                                              \
-    template std::int64_t label<type>(device_view<const type>, device_view<std::int32_t>, int, std::uint32_t,   \
+    template std::int64_t label<type>(device_view<const type>, device_view<labels>, int, std::uint32_t,          \
                                       device_region_statistics&, stream);
+#define GRANULA_INSTANTIATE(type)                      \
+    GRANULA_INSTANTIATE_LABELS(type, std::int32_t) \
+    GRANULA_INSTANTIATE_LABELS(type, std::int64_t)
 GRANULA_INSTANTIATE(std::uint8_t)
 GRANULA_INSTANTIATE(std::uint16_t)
 GRANULA_INSTANTIATE(std::uint32_t)
 #undef GRANULA_INSTANTIATE
+#undef GRANULA_INSTANTIATE_LABELS
 
 }  // namespace granula

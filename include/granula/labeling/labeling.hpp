@@ -6,9 +6,12 @@
 // of their first pixel (the numbers of scipy.ndimage.label and skimage.measure.label), the
 // background 0. The CPU and CUDA backends give the same labels bit for bit.
 //
-// Input pixels: uint8, uint16, uint32 (numpy bool arrives as uint8); labels are int32. Images
-// whose labels could exceed 2^31 - 1 (over 2^31 - 1 pixels on the CPU; a row stride times height
-// over that on the GPU) are rejected with granula::unsupported.
+// Input pixels: uint8, uint16, uint32 (numpy bool arrives as uint8); labels int32 or int64, any
+// image size (widths and heights below 2^31). Each label() has an int32 and an int64 output
+// overload with the same labels; the int32 one throws granula::unsupported when N exceeds
+// 2^31 - 1 (before writing any label), so a label is never truncated. N can exceed 2^31 - 1 only
+// on images of more than 2^31 - 1 pixels; the int32 overloads keep the fast path of ordinary
+// images (int32 indices inside), the int64 ones index in 64 bits at every size.
 #pragma once
 
 #include <cstddef>
@@ -97,11 +100,14 @@ private:
 };
 
 // Labels `in` into `out` (same size; they may not overlap) and returns the number of
-// components N. When `statistics` is given it receives area, bounding box, centroid and value
+// components N (int32 output: unsupported when N > 2^31 - 1, see above). When `statistics` is given it receives area, bounding box, centroid and value
 // of every component. Throws invalid_argument for an empty image, a size mismatch,
 // connectivity other than 1 or 2, or a background the pixel type cannot hold.
 template <label_input T>
 std::int64_t label(host_view<const T> in, host_view<std::int32_t> out, int connectivity = 2,
+                   std::uint32_t background = 0, region_statistics* statistics = nullptr);
+template <label_input T>
+std::int64_t label(host_view<const T> in, host_view<std::int64_t> out, int connectivity = 2,
                    std::uint32_t background = 0, region_statistics* statistics = nullptr);
 // The same on the GPU, on stream `s`; it returns after reading N back, so the labels are ready
 // when it returns. No host round trip happens before that. Host `statistics` are copied back
@@ -109,9 +115,15 @@ std::int64_t label(host_view<const T> in, host_view<std::int32_t> out, int conne
 template <label_input T>
 std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity = 2,
                    std::uint32_t background = 0, region_statistics* statistics = nullptr, stream s = {});
+template <label_input T>
+std::int64_t label(device_view<const T> in, device_view<std::int64_t> out, int connectivity = 2,
+                   std::uint32_t background = 0, region_statistics* statistics = nullptr, stream s = {});
 // The same with the statistics left in device memory (see device_region_statistics).
 template <label_input T>
 std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity,
+                   std::uint32_t background, device_region_statistics& statistics, stream s = {});
+template <label_input T>
+std::int64_t label(device_view<const T> in, device_view<std::int64_t> out, int connectivity,
                    std::uint32_t background, device_region_statistics& statistics, stream s = {});
 
 // Run-time typed input (the CLI, Python): float32 input is an invalid_argument.
@@ -121,21 +133,33 @@ std::int64_t label(const any_device_view& in, device_view<std::int32_t> out, int
                    std::uint32_t background = 0, region_statistics* statistics = nullptr, stream s = {});
 std::int64_t label(const any_device_view& in, device_view<std::int32_t> out, int connectivity,
                    std::uint32_t background, device_region_statistics& statistics, stream s = {});
+std::int64_t label(const any_host_view& in, host_view<std::int64_t> out, int connectivity = 2,
+                   std::uint32_t background = 0, region_statistics* statistics = nullptr);
+std::int64_t label(const any_device_view& in, device_view<std::int64_t> out, int connectivity = 2,
+                   std::uint32_t background = 0, region_statistics* statistics = nullptr, stream s = {});
+std::int64_t label(const any_device_view& in, device_view<std::int64_t> out, int connectivity,
+                   std::uint32_t background, device_region_statistics& statistics, stream s = {});
 
 // The set bits of a bit image (granula/binary/bit_image.hpp) labelled without unpacking: the
 // labels, count and statistics (value 1) of label() on its 0/1 image, the runs found a word at a
 // time (docs/benchmarks.md has it against unpacking first). CPU only.
 std::int64_t label(const_host_bit_view in, host_view<std::int32_t> out, int connectivity = 2,
                    region_statistics* statistics = nullptr);
+std::int64_t label(const_host_bit_view in, host_view<std::int64_t> out, int connectivity = 2,
+                   region_statistics* statistics = nullptr);
 
 // Fills statistics.mean/min/max_intensity for the components 1..statistics.size() of `labels`
 // (a result of label()) from `intensity`, an image of the same size and any pixel type.
 void intensity_statistics(host_view<const std::int32_t> labels, const any_host_view& intensity,
                           region_statistics& statistics);
+void intensity_statistics(host_view<const std::int64_t> labels, const any_host_view& intensity,
+                          region_statistics& statistics);
 // The same on the GPU, on stream `s`, into statistics' intensity arrays (the same numbers: sums
 // in double, NaN pixels skipped by min and max). Waits for the work it queued: it throws
 // invalid_argument, like the CPU, for a label beyond statistics.size().
 void intensity_statistics(device_view<const std::int32_t> labels, const any_device_view& intensity,
+                          device_region_statistics& statistics, stream s = {});
+void intensity_statistics(device_view<const std::int64_t> labels, const any_device_view& intensity,
                           device_region_statistics& statistics, stream s = {});
 
 }  // namespace granula
