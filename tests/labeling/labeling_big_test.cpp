@@ -44,10 +44,9 @@ constexpr double gib = 1024.0 * 1024.0 * 1024.0;
 
 double available_host_gib() {
     std::ifstream meminfo("/proc/meminfo");
-    std::string key;
-    std::int64_t kib = 0;
-    while (meminfo >> key >> kib)
-        if (key == "MemAvailable:") return static_cast<double>(kib) / (1024.0 * 1024.0);
+    std::string line;
+    while (std::getline(meminfo, line))
+        if (line.rfind("MemAvailable:", 0) == 0) return std::stod(line.substr(13)) / (1024.0 * 1024.0);  // kB
     return 0;
 }
 

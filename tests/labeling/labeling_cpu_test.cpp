@@ -134,11 +134,12 @@ TEST_P(thread_counts, BitImagesEqualTheirUnpackedImage) {
                 ASSERT_EQ(got_stats.min_row, want_stats.min_row) << what;
                 ASSERT_EQ(got_stats.centroid_col, want_stats.centroid_col) << what;
                 ASSERT_EQ(got_stats.value, std::vector<std::uint32_t>(static_cast<std::size_t>(got_count), 1u)) << what;
-                host_image<std::int64_t> wide(w, h);
+                host_image<std::int64_t> wide_labels(w, h);
                 region_statistics wide_stats;
-                ASSERT_EQ(label(bits, wide.view(), connectivity, &wide_stats), want_count) << what;
+                ASSERT_EQ(label(bits, wide_labels.view(), connectivity, &wide_stats), want_count) << what;
                 for (std::int64_t y = 0; y < h; ++y)
-                    for (std::int64_t x = 0; x < w; ++x) ASSERT_EQ(wide.view()(y, x), want.view()(y, x)) << what;
+                    for (std::int64_t x = 0; x < w; ++x)
+                        ASSERT_EQ(wide_labels.view()(y, x), want.view()(y, x)) << what;
                 expect_same_statistics(wide_stats, want_stats);
             }
 }
