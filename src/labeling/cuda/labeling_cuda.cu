@@ -301,6 +301,9 @@ __global__ void __launch_bounds__(32 * warps_per_block)
     finalise(const L* forest, O* out, L out_stride, int width, int segments_per_row, int segments,
              const unsigned* __restrict__ node_masks, const unsigned* __restrict__ fg_masks,
              const unsigned* __restrict__ root_masks, const L* __restrict__ offsets) {
+    // In place when the types match: one base address for the read and the write, as the compiler
+    // cannot tell that the two pointers are equal.
+    if constexpr (std::is_same_v<L, O>) forest = out;
     const int lane = threadIdx.x % 32;
     for_segments(segments, node_masks, fg_masks, [&](int segment, unsigned nodes, unsigned fg) {
         const int y = segment / segments_per_row, x = (segment % segments_per_row) * 32 + lane;
