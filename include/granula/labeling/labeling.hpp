@@ -11,7 +11,9 @@
 // overload with the same labels; the int32 one throws granula::unsupported when N exceeds
 // 2^31 - 1 (before writing any label), so a label is never truncated. N can exceed 2^31 - 1 only
 // on images of more than 2^31 - 1 pixels; the int32 overloads keep the fast path of ordinary
-// images (int32 indices inside), the int64 ones index in 64 bits at every size.
+// images (int32 indices inside), the int64 ones index in 64 bits at every size. int32 output of
+// an image over 2^31 - 1 elements (the GPU counts row stride x height) uses 64-bit indices too,
+// the GPU then a scratch forest of 8 bytes per element.
 #pragma once
 
 #include <cstddef>
@@ -100,9 +102,10 @@ private:
 };
 
 // Labels `in` into `out` (same size; they may not overlap) and returns the number of
-// components N (int32 output: unsupported when N > 2^31 - 1, see above). When `statistics` is given it receives area, bounding box, centroid and value
-// of every component. Throws invalid_argument for an empty image, a size mismatch,
-// connectivity other than 1 or 2, or a background the pixel type cannot hold.
+// components N (int32 output: unsupported when N > 2^31 - 1, see above). When `statistics` is
+// given it receives area, bounding box, centroid and value of every component. Throws
+// invalid_argument for an empty image, a size mismatch, connectivity other than 1 or 2, or a
+// background the pixel type cannot hold.
 template <label_input T>
 std::int64_t label(host_view<const T> in, host_view<std::int32_t> out, int connectivity = 2,
                    std::uint32_t background = 0, region_statistics* statistics = nullptr);
