@@ -203,3 +203,59 @@ def test_gpu_tile_merge_equals_cpu(connectivity):
             np.testing.assert_array_equal(cupy.asnumpy(gpu_stats[key]), cpu_stats[key], err_msg=key)
         default = granula.label(cupy.asarray(image), connectivity)
         np.testing.assert_array_equal(cupy.asnumpy(default), cpu)
+
+
+def test_label_dtype_rule():
+    """int32 unless the most components the shape allows exceeds 2**31 - 1 (no pixels needed)."""
+    from granula.labeling import _label_dtype
+
+    # Binary: a 4-connected chessboard has ceil(M*N/2) components, an 8-connected one ceil(M/2)*ceil(N/2).
+    assert _label_dtype(65536, 65535, 1, True) == np.int32  # 2147450880
+    assert _label_dtype(65536, 65537, 1, True) == np.int64  # 2147516416
+    assert _label_dtype(92680, 92680, 2, True) == np.int32  # 46340^2 = 2147395600
+    assert _label_dtype(92681, 92681, 2, True) == np.int64  # 46341^2 = 2147488281
+    # Equal-value input: a component per pixel.
+    assert _label_dtype(46340, 46340, 2, False) == np.int32  # 2147395600
+    assert _label_dtype(46341, 46341, 2, False) == np.int64  # 2147488281
+    assert _label_dtype(1, 2**31, 1, False) == np.int64
+
+
+@pytest.fixture
+def int64_labels(monkeypatch):
+    """Lowers the int32 limit so that small images take the int64 label path end to end."""
+    monkeypatch.setattr(granula.labeling, "_INT32_MAX", 0)
+
+
+@pytest.mark.parametrize("connectivity", [1, 2])
+def test_int64_labels_equal_scipy(int64_labels, connectivity):
+    rng = np.random.default_rng(6309)
+    for density, granularity, levels in [(0.5, 1, 1), (0.9, 3, 1), (0.7, 2, 3)]:
+        image = blocks(rng, (157, 203), density, granularity, levels)
+        if levels == 1:
+            expected, n = ndimage.label(image, STRUCTURE[connectivity])
+        else:
+            expected, n = measure.label(image, connectivity=connectivity, return_num=True)
+        labels, num, stats = granula.label(image, connectivity, return_num=True, statistics=True,
+                                           intensity_image=image.astype(np.float32))
+        assert labels.dtype == np.int64
+        assert num == n
+        np.testing.assert_array_equal(labels, expected)
+        np.testing.assert_array_equal(stats["area"], np.bincount(expected.ravel())[1:])
+        np.testing.assert_array_equal(stats["mean_intensity"], stats["value"].astype(np.float64))
+    packed = granula.binary.pack(image > 0)
+    got = granula.label(packed, connectivity)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, ndimage.label(image > 0, STRUCTURE[connectivity])[0])
+
+
+def test_int64_labels_on_the_gpu_equal_cpu(int64_labels):
+    cupy = _cupy()
+    rng = np.random.default_rng(6310)
+    image = blocks(rng, (513, 771), 0.7, 2, 3)
+    intensity = rng.random(image.shape, dtype=np.float32)
+    cpu, cpu_stats = granula.label(image, statistics=True, intensity_image=intensity)
+    gpu, gpu_stats = granula.label(cupy.asarray(image), statistics=True, intensity_image=cupy.asarray(intensity))
+    assert cpu.dtype == np.int64 and gpu.dtype == cupy.int64
+    np.testing.assert_array_equal(cupy.asnumpy(gpu), cpu)
+    for key in cpu_stats:
+        np.testing.assert_allclose(cupy.asnumpy(gpu_stats[key]), cpu_stats[key], rtol=1e-12, err_msg=key)

@@ -92,6 +92,7 @@ TEST(CliLabel, Errors) {
     expect_error({"label", input, "--connectivity", "3"}, 2, "connectivity");
     expect_error({"label", input, "--connectivity", "x"}, 2, "connectivity");
     expect_error({"label", input, "--labels", dir.file("out.png")}, 2, ".npy");
+    expect_error({"label", input, "--labels", dir.file("out.tif")}, 2, "TIFF");
     expect_error({"label"}, 2, "IMAGE");
     expect_error({"label", float_input, "--device", "cpu"}, 1, "float32");
     expect_error({"label", dir.file("missing.png")}, 1, "missing.png");

@@ -88,6 +88,35 @@ void expect_same_as_cpu(label_method method, host_view<const T> in, int connecti
             ASSERT_DOUBLE_EQ(gpu_stats.centroid_col[c], cpu_stats.centroid_col[c]) << "component " << c + 1;
         }
     }
+
+    // int64 labels (64-bit indices and forest, as on images over 2^31 pixels) into a padded
+    // sub-view, with device statistics: the same labels and statistics.
+    host_image<std::int64_t> wide_sentinel(in.width() + pad, in.height() + pad);
+    fill<std::int64_t>(wide_sentinel.view(), -5);
+    device_image<std::int64_t> d_wide_padded = upload<std::int64_t>(wide_sentinel.view());
+    const device_view<std::int64_t> d_wide = d_wide_padded.view().subview(pad, 0, in.width(), in.height());
+    device_region_statistics on_device;
+    if (method == label_method::tile_merge) {  // int32 element indices only
+        EXPECT_THROW(label<T>(d_in, d_wide, connectivity, background, on_device, {}, method), unsupported);
+        return;
+    }
+    ASSERT_EQ(label<T>(d_in, d_wide, connectivity, background, on_device, {}, method), cpu_count);
+    const region_statistics wide_stats = on_device.download();
+    const host_image<std::int64_t> wide_back = download<std::int64_t>(d_wide_padded.view());
+    for (std::int64_t y = 0; y < in.height() + pad; ++y)
+        for (std::int64_t x = 0; x < in.width() + pad; ++x) {
+            const bool inside = x >= pad && y < in.height();
+            ASSERT_EQ(wide_back.view()(y, x), inside ? cpu_labels.view()(y, x - pad) : -5)
+                << "int64 at (" << y << ", " << x << ")";
+        }
+    EXPECT_EQ(wide_stats.area, cpu_stats.area);
+    EXPECT_EQ(wide_stats.min_row, cpu_stats.min_row);
+    EXPECT_EQ(wide_stats.min_col, cpu_stats.min_col);
+    EXPECT_EQ(wide_stats.max_row, cpu_stats.max_row);
+    EXPECT_EQ(wide_stats.max_col, cpu_stats.max_col);
+    EXPECT_EQ(wide_stats.value, cpu_stats.value);
+    EXPECT_EQ(wide_stats.centroid_row, cpu_stats.centroid_row);
+    EXPECT_EQ(wide_stats.centroid_col, cpu_stats.centroid_col);
 }
 
 // The tests every method passes.
@@ -205,6 +234,9 @@ TEST(LabelingCuda, IntensityStatisticsEqualTheCpu) {
                 real.view()(y, x) = (x + y) % 97 == 0 ? std::nanf("") : unit(rng);
             }
         const auto d_labels = upload<std::int32_t>(host_view<const std::int32_t>(labels.view()));
+        host_image<std::int64_t> wide_labels(img.width(), img.height());
+        for (std::int64_t y = 0; y < img.height(); ++y)
+            for (std::int64_t x = 0; x < img.width(); ++x) wide_labels.view()(y, x) = labels.view()(y, x);
         device_region_statistics on_device;
         label<std::uint8_t>(device_view<const std::uint8_t>(upload<std::uint8_t>(img.view()).view()),
                             device_image<std::int32_t>(img.width(), img.height()).view(), 2, 0, on_device);
@@ -221,16 +253,23 @@ TEST(LabelingCuda, IntensityStatisticsEqualTheCpu) {
                                                      : any_device_view(device_view<const std::uint16_t>(d_grey.view()));
             intensity_statistics(device_view<const std::int32_t>(d_labels.view()), d_intensity, on_device);
             const region_statistics got = on_device.download();
-            ASSERT_EQ(got.mean_intensity.size(), want.mean_intensity.size());
-            for (std::size_t c = 0; c < want.mean_intensity.size(); ++c) {
-                if (kind == 0)
-                    ASSERT_EQ(got.mean_intensity[c], want.mean_intensity[c]) << "component " << c + 1;
-                else if (std::isnan(want.mean_intensity[c]))
-                    ASSERT_TRUE(std::isnan(got.mean_intensity[c])) << "component " << c + 1;
-                else
-                    ASSERT_NEAR(got.mean_intensity[c], want.mean_intensity[c], 1e-12) << "component " << c + 1;
-                ASSERT_EQ(got.min_intensity[c], want.min_intensity[c]) << "component " << c + 1;
-                ASSERT_EQ(got.max_intensity[c], want.max_intensity[c]) << "component " << c + 1;
+            // From int64 labels: the same numbers.
+            const auto d_wide_labels = upload<std::int64_t>(host_view<const std::int64_t>(wide_labels.view()));
+            intensity_statistics(device_view<const std::int64_t>(d_wide_labels.view()), d_intensity, on_device);
+            const region_statistics got_wide = on_device.download();
+            for (const region_statistics* g : {&got, &got_wide}) {
+                SCOPED_TRACE(g == &got ? "int32 labels" : "int64 labels");
+                ASSERT_EQ(g->mean_intensity.size(), want.mean_intensity.size());
+                for (std::size_t c = 0; c < want.mean_intensity.size(); ++c) {
+                    if (kind == 0)
+                        ASSERT_EQ(g->mean_intensity[c], want.mean_intensity[c]) << "component " << c + 1;
+                    else if (std::isnan(want.mean_intensity[c]))
+                        ASSERT_TRUE(std::isnan(g->mean_intensity[c])) << "component " << c + 1;
+                    else
+                        ASSERT_NEAR(g->mean_intensity[c], want.mean_intensity[c], 1e-12) << "component " << c + 1;
+                    ASSERT_EQ(g->min_intensity[c], want.min_intensity[c]) << "component " << c + 1;
+                    ASSERT_EQ(g->max_intensity[c], want.max_intensity[c]) << "component " << c + 1;
+                }
             }
         }
     }
@@ -266,6 +305,9 @@ TEST(LabelingCuda, Errors) {
     EXPECT_THROW(label<std::uint8_t>(v.subview(0, 0, 0, 4), out.view().subview(0, 0, 0, 4), 2), invalid_argument);
     device_image<float> f(8, 4);
     EXPECT_THROW(label(any_device_view(device_view<const float>(f.view())), out.view(), 2), invalid_argument);
+    device_image<std::int64_t> wide(8, 4), wide_small(7, 4);
+    EXPECT_THROW(label<std::uint8_t>(v, wide.view(), 0), invalid_argument);
+    EXPECT_THROW(label<std::uint8_t>(v, wide_small.view(), 2), invalid_argument);
 }
 
 }  // namespace

@@ -15,7 +15,8 @@ namespace granula::cuda {
 // the two masks of every segment inside the image: bit i of node_masks marks the run starts
 // (foreground pixels whose left neighbour in the segment is background or another value, lane 0
 // included), bit i of fg_masks the non-background pixels; lanes beyond the width are 0 in both.
-// The rest is room for relabel().
+// The rest is room for relabel(), whose counts are of the index type L (int or long long).
+template <class L>
 class segment_scratch {
 public:
     segment_scratch(int width, int height, cudaStream_t s);
@@ -25,24 +26,27 @@ public:
     unsigned* fg_masks() const { return fg_masks_; }
 
 private:
-    template <class T>
-    friend std::int64_t relabel(device_view<const T>, device_view<std::int32_t>, segment_scratch&,
-                                device_region_statistics*, cudaStream_t);
+    template <class T, class I, class O>
+    friend std::int64_t relabel(device_view<const T>, O*, I*, I, segment_scratch<I>&, device_region_statistics*,
+                                cudaStream_t);
     int segments_per_row_, segments_;
     detail::stream_buffer buffer_;
     std::size_t scan_bytes_ = 0;
-    int *counts_, *offsets_, *total_;
+    L *counts_, *offsets_, *total_;
     unsigned *node_masks_, *fg_masks_, *root_masks_;
     void* scan_temp_;
 };
 
-// Numbers the components and writes their labels over the forest in `out`: there every run
-// start holds the element index (y * stride + x) of a pixel of its component, and following
-// these pointers (through any pixels' entries) ends at the component's first pixel in raster
-// order, which points at itself. Returns N after waiting for it; the statistics, when asked
-// for, are queued after that (see label()).
-template <class T>
-std::int64_t relabel(device_view<const T> in, device_view<std::int32_t> out, segment_scratch& scratch,
+// Numbers the components and writes their labels into `out` (O: int or long long; the same
+// layout as the forest, row stride `stride`). In `forest` (indices of type L: the output itself,
+// or a scratch image when O is narrower than L) every run start holds the element index
+// (y * stride + x) of a pixel of its component, and following these pointers (through any
+// pixels' entries) ends at the component's first pixel in raster order, which points at itself.
+// Returns N after waiting for it; when O is narrower than L it throws unsupported, before
+// writing any label, for an N that O cannot hold. The statistics, when asked for, are queued
+// after that (see label()).
+template <class T, class L, class O>
+std::int64_t relabel(device_view<const T> in, O* out, L* forest, L stride, segment_scratch<L>& scratch,
                      device_region_statistics* statistics, cudaStream_t s);
 
 }  // namespace granula::cuda

@@ -197,7 +197,7 @@ std::int64_t label_tile_merge(device_view<const T> in, device_view<std::int32_t>
     const cudaStream_t s = to_cuda(st.native_handle());
     const int width = static_cast<int>(in.width()), height = static_cast<int>(in.height());
     const int out_stride = static_cast<int>(out.stride());
-    segment_scratch scratch(width, height, s);
+    segment_scratch<int> scratch(width, height, s);
 
     const int tiles_x = (width + tile - 1) / tile, tiles_y = (height + tile - 1) / tile;
     local_labels<T><<<static_cast<unsigned>(tiles_x) * tiles_y, dim3(tile, tile), 0, s>>>(
@@ -219,7 +219,7 @@ std::int64_t label_tile_merge(device_view<const T> in, device_view<std::int32_t>
             scratch.fg_masks());
         check_launch("flatten_borders");
     }
-    return relabel<T>(in, out, scratch, statistics, s);
+    return relabel<T>(in, out.data(), out.data(), out_stride, scratch, statistics, s);
 }
 
 template std::int64_t label_tile_merge<std::uint8_t>(device_view<const std::uint8_t>, device_view<std::int32_t>, int,
