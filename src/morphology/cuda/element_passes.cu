@@ -213,17 +213,17 @@ __device__ __forceinline__ bool fill_load_tags(std::uintptr_t* tags, int count, 
 template <class V>
 __device__ __forceinline__ typename V::mem tagged_load(std::uintptr_t tag, int lane) {
     using mem = typename V::mem;
-    const mem* words = reinterpret_cast<const mem*>(tag & ~std::uintptr_t{3}) + lane;
-    if constexpr (V::P == 1) {
-        return load_ro(words);
+    if constexpr (V::P == 1) {  // o = 0: the tag is the pixel's address (one-byte pixels included)
+        return load_ro(reinterpret_cast<const mem*>(tag) + lane);
     } else {
+        const mem* words = reinterpret_cast<const mem*>(tag & ~std::uintptr_t{3}) + lane;
         const unsigned o = static_cast<unsigned>(tag & 3);
         return __funnelshift_r(load_ro(words), load_ro(words + 1), 8 * sizeof(typename V::elem) * o);
     }
 }
 
 template <class V, bool Max, int C, int K>
-__global__ void __launch_bounds__(sheared_threads, 8) sheared_vhgw_kernel(const sargs<typename V::elem> a) {
+__global__ void __launch_bounds__(sheared_threads, 6) sheared_vhgw_kernel(const sargs<typename V::elem> a) {
     using T = typename V::elem;
     using Op = word_op<V, Max>;
     using word = typename V::word;
@@ -319,9 +319,9 @@ __global__ void __launch_bounds__(sheared_threads, 8) sheared_vhgw_kernel(const 
             }
         };
         if (fast)
-            vhgw_run<Op, C, K>(nchunks, a.m, a.r, fast_a, fast_b, wload, store);
+            vhgw_run<Op, C, K, true>(nchunks, a.m, a.r, fast_a, fast_b, wload, store);
         else
-            vhgw_run<Op, C, K>(nchunks, a.m, a.r, load_a, load_b, wload, store);
+            vhgw_run<Op, C, K, true>(nchunks, a.m, a.r, load_a, load_b, wload, store);
     }
 }
 
