@@ -189,41 +189,30 @@ __device__ __forceinline__ void fill_fast_rows(fast_row* fast, int count, i64 fi
     }
 }
 
-// The fast path's load table: for each position, the aligned word holding the block's first
-// pixel, tagged with the pixel's place o in it (the same for every thread of the grid, as
-// c_begin and the block's first column are multiples of P). True when every position's pixels,
-// and the word after the block's last one (read for the funnel shift), lie on the image: then
-// the loads need no tests, so the compiler issues a chunk's loads together.
-template <int P, class T>
-__device__ __forceinline__ bool fill_load_tags(std::uintptr_t* tags, int count, i64 first, i64 residue, i64 block_c0,
-                                               i64 block_c1, const sargs<T>& a) {
+// One-pixel words (float32, and views that are not word aligned): the fast path's load table
+// holds, for each position, the address of the block's first pixel. True when every position's
+// pixels lie on the image: then the loads need no tests, and with the stores deferred
+// (vhgw_run) a chunk's loads issue together, at 6 blocks per SM (80 registers). Measured on one
+// H200, 8192^2 float32 line:63:45 (this pass alone): 0.35 -> 0.27 ms with the table, 0.23 with
+// the deferred stores. Packed words keep the tested loads: the same table for them (two loads
+// and a funnel shift per word, the engine twice, spilling at 64 registers) left 16384^2 uint8
+// diagonals as slow (L = 63) or slower (8000^2 openings 0.52 -> 0.59 ms), and deferring their
+// stores slower still (1.13 -> 1.29 ms at L = 63).
+template <class T>
+__device__ __forceinline__ bool fill_fast_sources(const T** sources, int count, i64 first, i64 residue, i64 block_c0,
+                                                  i64 block_c1, const sargs<T>& a) {
     bool inside = true;
     for (int t = threadIdx.x; t < count; t += blockDim.x) {
         const i64 p = first + t, y = residue + p * a.dy, x0 = block_c0 + p * a.dx;
-        const bool in = p >= 0 && y < a.height && x0 >= 0 && block_c1 + p * a.dx + (P > 1 ? P : 0) <= a.width;
-        const i64 o = x0 & (P - 1);
-        tags[t] = in ? reinterpret_cast<std::uintptr_t>(a.in + y * a.in_stride + (x0 - o)) | static_cast<std::uintptr_t>(o)
-                     : 0;
+        const bool in = p >= 0 && y < a.height && x0 >= 0 && block_c1 + p * a.dx <= a.width;
+        sources[t] = in ? a.in + y * a.in_stride + x0 : nullptr;
         inside = inside && in;
     }
     return inside;
 }
 
-// Word `lane` of the block at a position of the fast path's table.
-template <class V>
-__device__ __forceinline__ typename V::mem tagged_load(std::uintptr_t tag, int lane) {
-    using mem = typename V::mem;
-    if constexpr (V::P == 1) {  // o = 0: the tag is the pixel's address (one-byte pixels included)
-        return load_ro(reinterpret_cast<const mem*>(tag) + lane);
-    } else {
-        const mem* words = reinterpret_cast<const mem*>(tag & ~std::uintptr_t{3}) + lane;
-        const unsigned o = static_cast<unsigned>(tag & 3);
-        return __funnelshift_r(load_ro(words), load_ro(words + 1), 8 * sizeof(typename V::elem) * o);
-    }
-}
-
 template <class V, bool Max, int C, int K>
-__global__ void __launch_bounds__(sheared_threads, 6) sheared_vhgw_kernel(const sargs<typename V::elem> a) {
+__global__ void __launch_bounds__(sheared_threads, V::P == 1 ? 6 : 8) sheared_vhgw_kernel(const sargs<typename V::elem> a) {
     using T = typename V::elem;
     using Op = word_op<V, Max>;
     using word = typename V::word;
@@ -236,8 +225,8 @@ __global__ void __launch_bounds__(sheared_threads, 6) sheared_vhgw_kernel(const 
     __shared__ T* rows_out[K * C];
     __shared__ i64 shift_out[K * C];
     __shared__ fast_row fast_out[K * C];
-    __shared__ std::uintptr_t tag_a[K * C];
-    __shared__ std::uintptr_t tag_b[K * C + C];
+    __shared__ const T* fast_a_rows[P == 1 ? K * C : 1];
+    __shared__ const T* fast_b_rows[P == 1 ? K * C + C : 1];
     const i64 w = static_cast<i64>(blockIdx.x) * sheared_threads + threadIdx.x;
     const int wi = static_cast<int>(w);
     const i64 residue = blockIdx.z;
@@ -256,18 +245,21 @@ __global__ void __launch_bounds__(sheared_threads, 6) sheared_vhgw_kernel(const 
         const i64 s0 = min(p0 * a.dx, p1 * a.dx), s1 = max(p0 * a.dx, p1 * a.dx);
         if (block_c1 - 1 + s1 < 0 || block_c0 + s0 >= a.width) continue;
         __syncthreads();  // the previous run's tables are no longer read
-        bool inside = fill_load_tags<P>(tag_a, K * C, a_first, residue, block_c0, block_c1, a);
-        inside = fill_load_tags<P>(tag_b, K * C + a.r, b_first, residue, block_c0, block_c1, a) && inside;
+        bool fast = false;
+        if constexpr (P == 1) {
+            bool inside = fill_fast_sources<T>(fast_a_rows, K * C, a_first, residue, block_c0, block_c1, a);
+            inside = fill_fast_sources<T>(fast_b_rows, K * C + a.r, b_first, residue, block_c0, block_c1, a) && inside;
+            fast = __syncthreads_and(inside) != 0;
+        }
         fill_output_rows<T>(rows_out, shift_out, K * C, a_first + a.before, residue, a);
         fill_fast_rows<P>(fast_out, K * C, a_first + a.before, residue, a.out, a.out_stride, a);
-        const bool fast = __syncthreads_and(inside) != 0;
         if (!fast) {
             fill_sheared_rows<const T*>(rows_a, shift_a, K * C, a_first, residue, a.in, a.in_stride, a);
             fill_sheared_rows<const T*>(rows_b, shift_b, K * C + a.r, b_first, residue, a.in, a.in_stride, a);
-            __syncthreads();
         }
-        auto fast_a = [&](int p) { return V::unpack(tagged_load<V>(tag_a[p], static_cast<int>(threadIdx.x))); };
-        auto fast_b = [&](int q) { return V::unpack(tagged_load<V>(tag_b[q], static_cast<int>(threadIdx.x))); };
+        __syncthreads();
+        auto fast_a = [&](int p) { return V::unpack(load_ro(reinterpret_cast<const mem*>(fast_a_rows[p]) + threadIdx.x)); };
+        auto fast_b = [&](int q) { return V::unpack(load_ro(reinterpret_cast<const mem*>(fast_b_rows[q]) + threadIdx.x)); };
         auto load_a = [&](int p) {
             return V::unpack(sheared_load<V>(rows_a[p], c + shift_a[p], a.width, a.pad));
         };
@@ -318,10 +310,14 @@ __global__ void __launch_bounds__(sheared_threads, 6) sheared_vhgw_kernel(const 
                                     lane == 0 ? P - o : P);
             }
         };
-        if (fast)
-            vhgw_run<Op, C, K, true>(nchunks, a.m, a.r, fast_a, fast_b, wload, store);
-        else
-            vhgw_run<Op, C, K, true>(nchunks, a.m, a.r, load_a, load_b, wload, store);
+        if constexpr (P == 1) {
+            if (fast)
+                vhgw_run<Op, C, K, true>(nchunks, a.m, a.r, fast_a, fast_b, wload, store);
+            else
+                vhgw_run<Op, C, K, true>(nchunks, a.m, a.r, load_a, load_b, wload, store);
+        } else {
+            vhgw_run<Op, C, K>(nchunks, a.m, a.r, load_a, load_b, wload, store);
+        }
     }
 }
 
@@ -336,7 +332,7 @@ __global__ void __launch_bounds__(sheared_threads) sheared_chunk_kernel(const sa
     constexpr int P = V::P;
     __shared__ const T* rows[K * C];
     __shared__ i64 shifts[K * C];
-    __shared__ std::uintptr_t tags[K * C];
+    __shared__ const T* fast_rows[P == 1 ? K * C : 1];
     const i64 w = static_cast<i64>(blockIdx.x) * sheared_threads + threadIdx.x;
     const i64 residue = blockIdx.z;
     const i64 c = a.c_begin + w * P;
@@ -346,7 +342,9 @@ __global__ void __launch_bounds__(sheared_threads) sheared_chunk_kernel(const sa
     for (i64 run = blockIdx.y; run < runs; run += gridDim.y) {
         const i64 first_chunk = run * K, first = (a.ca_min + 1 + first_chunk) * C;
         __syncthreads();
-        const bool fast = __syncthreads_and(fill_load_tags<P>(tags, K * C, first, residue, block_c0, block_c1, a)) != 0;
+        bool fast = false;
+        if constexpr (P == 1)
+            fast = __syncthreads_and(fill_fast_sources<T>(fast_rows, K * C, first, residue, block_c0, block_c1, a)) != 0;
         if (!fast) {
             fill_sheared_rows<const T*>(rows, shifts, K * C, first, residue, a.in, a.in_stride, a);
             __syncthreads();
@@ -360,7 +358,7 @@ __global__ void __launch_bounds__(sheared_threads) sheared_chunk_kernel(const sa
             if (fast) {
 #pragma unroll
                 for (int j = 0; j < C; ++j)
-                    acc = Op::apply(acc, V::unpack(tagged_load<V>(tags[k * C + j], static_cast<int>(threadIdx.x))));
+                    acc = Op::apply(acc, V::unpack(load_ro(reinterpret_cast<const mem*>(fast_rows[k * C + j]) + threadIdx.x)));
             } else {
 #pragma unroll
                 for (int j = 0; j < C; ++j)

@@ -26,10 +26,9 @@ namespace granula::cuda::detail {
 //   load_b(q):   the word at position (ca0 + m) * C + q      (q < K * C + r)
 //   wload(k):    W(ca0 + k), the min of chunks ca0+k+1 .. ca0+k+m-1 (only called when m >= 2)
 //   store(k, j, word): the result for the window starting at position (ca0 + k) * C + j
-// With DeferStores results wait in the suffix registers and are stored 16 at a time: a store
-// path with branches (the sheared pass's realignment) then no longer splits every step of the
-// loop, so 16 b-stream loads issue together instead of one latency per position (all 32 of a
-// chunk spilled registers at 64 per thread).
+// With DeferStores results wait in the suffix registers and are stored 16 at a time, so a store
+// path with branches no longer splits every step of the loop and 16 b-stream loads can issue
+// together (the sheared pass's one-pixel words; holding all 32 of a chunk spilled registers).
 template <class Op, int C, int K, bool DeferStores = false, class LoadA, class LoadB, class WLoad, class Store>
 __device__ __forceinline__ void vhgw_run(int nchunks, int m, int r, LoadA&& load_a, LoadB&& load_b, WLoad&& wload,
                                          Store&& store) {
