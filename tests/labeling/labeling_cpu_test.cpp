@@ -19,17 +19,6 @@ namespace {
 
 using namespace granula::test_support;
 
-void expect_same_statistics(const region_statistics& got, const region_statistics& want) {
-    EXPECT_EQ(got.area, want.area);
-    EXPECT_EQ(got.min_row, want.min_row);
-    EXPECT_EQ(got.min_col, want.min_col);
-    EXPECT_EQ(got.max_row, want.max_row);
-    EXPECT_EQ(got.max_col, want.max_col);
-    EXPECT_EQ(got.centroid_row, want.centroid_row);
-    EXPECT_EQ(got.centroid_col, want.centroid_col);
-    EXPECT_EQ(got.value, want.value);
-}
-
 // Labels `in` on the CPU and compares labels, count and statistics with the reference; int64
 // labels (the path of images over 2^31 pixels, 64-bit provisional labels) must equal them.
 template <class T>

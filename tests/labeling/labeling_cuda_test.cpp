@@ -109,14 +109,7 @@ void expect_same_as_cpu(label_method method, host_view<const T> in, int connecti
             ASSERT_EQ(wide_back.view()(y, x), inside ? cpu_labels.view()(y, x - pad) : -5)
                 << "int64 at (" << y << ", " << x << ")";
         }
-    EXPECT_EQ(wide_stats.area, cpu_stats.area);
-    EXPECT_EQ(wide_stats.min_row, cpu_stats.min_row);
-    EXPECT_EQ(wide_stats.min_col, cpu_stats.min_col);
-    EXPECT_EQ(wide_stats.max_row, cpu_stats.max_row);
-    EXPECT_EQ(wide_stats.max_col, cpu_stats.max_col);
-    EXPECT_EQ(wide_stats.value, cpu_stats.value);
-    EXPECT_EQ(wide_stats.centroid_row, cpu_stats.centroid_row);
-    EXPECT_EQ(wide_stats.centroid_col, cpu_stats.centroid_col);
+    expect_same_statistics(wide_stats, cpu_stats);
 }
 
 // The tests every method passes.
