@@ -7,7 +7,9 @@
 // The timed call includes everything label() does: the merges, the consecutive relabelling,
 // reading the count back; "dstats" (8-connectivity) also the statistics left in device memory
 // (device_region_statistics, done when the timing event after the call fires), "hstats" the
-// statistics copied into host vectors (region_statistics) inside the call.
+// statistics copied into host vectors (region_statistics) inside the call. "tile merge" is the
+// seed paper's method (label_method::tile_merge) with the same relabelling, 8- and
+// 4-connectivity; "auto/tm" the default path's speed over it (8-connectivity).
 //
 //   bench_gpu_labeling [--size N] [--reps N] [--image NAME]   (NAME: one category, e.g. "d90 g1")
 #include <cuda_runtime.h>
@@ -77,8 +79,9 @@ int main(int argc, char** argv) {
     std::printf("# %lldx%lld, median of %d runs; copy of the int32 image (read+write %.0f MB): %.3f ms = %.0f GB/s\n",
                 static_cast<long long>(n), static_cast<long long>(n), reps, 8 * px / 1e6, copy_ms,
                 8 * px / copy_ms / 1e6);
-    std::printf("%-18s %10s %10s %10s %10s %10s %10s %10s %10s %10s\n", "image", "components", "conn2 ms",
-                "conn2 Gpx/s", "conn1 ms", "conn1 Gpx/s", "dstats ms", "dstats Gpx/s", "hstats ms", "hstats Gpx/s");
+    std::printf("%-18s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s\n", "image", "components",
+                "conn2 ms", "conn2 Gpx/s", "conn1 ms", "conn1 Gpx/s", "dstats ms", "dstats Gpx/s", "hstats ms",
+                "hstats Gpx/s", "tm2 ms", "tm2 Gpx/s", "tm1 Gpx/s", "auto/tm");
     struct category {
         std::string name;
         double density;
@@ -96,9 +99,11 @@ int main(int argc, char** argv) {
             granula::upload<std::uint8_t>(random_blocks(n, c.density, c.granularity, 1).view()),
             granula::upload<std::uint8_t>(random_blocks(n, c.density, c.granularity, 2).view())};
         std::int64_t count = 0;
-        auto run = [&](int connectivity, granula::region_statistics* st) {
+        auto run = [&](int connectivity, granula::region_statistics* st,
+                       granula::label_method method = granula::label_method::automatic) {
             return median_ms(reps, 1, timing, [&](int i) {
-                count = granula::label<std::uint8_t>(in[i % 2].view(), out[i % 2].view(), connectivity, 0, st);
+                count = granula::label<std::uint8_t>(in[i % 2].view(), out[i % 2].view(), connectivity, 0, st, {},
+                                                     method);
             });
         };
         granula::region_statistics st;
@@ -110,9 +115,17 @@ int main(int argc, char** argv) {
         const double td = median_ms(reps, 1, timing, [&](int i) {
             granula::label<std::uint8_t>(in[i % 2].view(), out[i % 2].view(), 2, 0, dst);
         });
-        std::printf("%-18s %10lld %10.3f %10.1f %10.3f %10.1f %10.3f %10.1f %10.3f %10.1f\n", c.name.c_str(),
-                    static_cast<long long>(count2), t2, px / t2 / 1e6, t1, px / t1 / 1e6, td, px / td / 1e6, ts,
-                    px / ts / 1e6);
+        const double tm2 = run(2, nullptr, granula::label_method::tile_merge);
+        if (count != count2) {
+            std::fprintf(stderr, "%s: tile merge found %lld components, the default path %lld\n", c.name.c_str(),
+                         static_cast<long long>(count), static_cast<long long>(count2));
+            return 1;
+        }
+        const double tm1 = run(1, nullptr, granula::label_method::tile_merge);
+        std::printf("%-18s %10lld %10.3f %10.1f %10.3f %10.1f %10.3f %10.1f %10.3f %10.1f %10.3f %10.2f %10.2f"
+                    " %9.1fx\n",
+                    c.name.c_str(), static_cast<long long>(count2), t2, px / t2 / 1e6, t1, px / t1 / 1e6, td,
+                    px / td / 1e6, ts, px / ts / 1e6, tm2, px / tm2 / 1e6, px / tm1 / 1e6, tm2 / t2);
     }
     return 0;
 }

@@ -7,7 +7,7 @@
 // H200's L2 never holds the data a run is about to read.
 //
 //   bench_gpu_shapes [--size N] [--reps N] [--warmup N] [--buffers N] [--type uint8|uint16|float32]
-//                    [--op erosion|dilation] [--mode ignore|reflect|...] [--shapes line:63:45,disk:31,...]
+//                    [--op erosion|dilation|opening|...] [--mode ignore|reflect|...] [--shapes line:63:45,disk:31,...]
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -76,7 +76,7 @@ void bench(const options& o) {
                               cudaMemcpyDeviceToDevice),
               "cudaMemcpyAsync");
     });
-    const morphology_op op = o.op == "dilation" ? morphology_op::dilation : morphology_op::erosion;
+    const morphology_op op = parse_morphology_op(o.op);
     std::printf("%s %lldx%lld %s mode %s, median of %d runs over %d buffers\n", o.type.c_str(),
                 static_cast<long long>(w), static_cast<long long>(h), o.op.c_str(), std::string(to_string(o.mode)).c_str(), o.reps,
                 o.buffers);

@@ -1,5 +1,5 @@
 // Bindings of connected-component labelling: granula.label() (python/granula/labeling.py) calls
-// these with the input borrowed through import_image() and an int32 output it allocated.
+// these with the input borrowed through import_image() and an int32 or int64 output it allocated.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/pair.h>
@@ -44,26 +44,31 @@ nb::object statistics_dict(region_statistics&& s) {
     return d;
 }
 
-using host_labels = nb::ndarray<std::int32_t, nb::ndim<2>, nb::device::cpu>;
+template <class L>
+using host_labels = nb::ndarray<L, nb::ndim<2>, nb::device::cpu>;
 
 // `out` as the labels of a width x height image.
-host_view<std::int32_t> labels_view(host_labels out, std::int64_t width, std::int64_t height) {
+template <class L>
+host_view<L> labels_view(host_labels<L> out, std::int64_t width, std::int64_t height) {
     if (out.shape(0) != static_cast<std::size_t>(height) || out.shape(1) != static_cast<std::size_t>(width) ||
         out.stride(1) != 1)
-        throw invalid_argument("out must be a C-contiguous int32 array of the image's shape");
-    return host_view<std::int32_t>(out.data(), width, height, out.stride(0));
+        throw invalid_argument("out must be a row-contiguous label array of the image's shape");
+    return host_view<L>(out.data(), width, height, out.stride(0));
 }
 
-// Labels a host image into `out` (int32, the image's shape, rows contiguous).
-std::pair<std::int64_t, nb::object> label_host(nb::handle image, host_labels out, int connectivity,
-                                               std::uint32_t background, bool statistics, nb::handle intensity) {
+// Labels a host image into `out` (int32 or int64, the image's shape, rows contiguous).
+template <class L>
+std::pair<std::int64_t, nb::object> label_host(nb::handle image, host_labels<L> out, int connectivity,
+                                               std::uint32_t background, bool statistics, nb::handle intensity,
+                                               const std::string& method) {
     const image_arg in = import_image(image, "image", false);
-    const host_view<std::int32_t> labels = labels_view(out, in.width, in.height);
+    const host_view<L> labels = labels_view(out, in.width, in.height);
+    const label_method m = parse_label_method(method);
     region_statistics stats;
     std::int64_t n = 0;
     {
         nb::gil_scoped_release released;
-        n = label(in.view<host_memory>(), labels, connectivity, background, statistics ? &stats : nullptr);
+        n = label(in.view<host_memory>(), labels, connectivity, background, statistics ? &stats : nullptr, m);
     }
     if (!statistics) return {n, nb::none()};
     if (!intensity.is_none()) {
@@ -76,11 +81,12 @@ std::pair<std::int64_t, nb::object> label_host(nb::handle image, host_labels out
 
 // Labels the set bits of a host bit image (a PackedImage's words: address, width, height, row
 // stride in words) into `out`, without unpacking.
+template <class L>
 std::pair<std::int64_t, nb::object> label_bits(std::uintptr_t address, std::int64_t width, std::int64_t height,
-                                               std::int64_t stride, host_labels out, int connectivity,
+                                               std::int64_t stride, host_labels<L> out, int connectivity,
                                                bool statistics) {
     const const_host_bit_view bits(reinterpret_cast<const bit_word*>(address), width, height, stride);
-    const host_view<std::int32_t> labels = labels_view(out, width, height);
+    const host_view<L> labels = labels_view(out, width, height);
     region_statistics stats;
     std::int64_t n = 0;
     {
@@ -119,21 +125,19 @@ nb::object device_statistics_dict(device_region_statistics&& s, int device_id) {
     return d;
 }
 
-// Labels a CUDA image into the int32 device buffer at `out_ptr` (row stride in elements); the
-// statistics stay on the device, as CuPy arrays queued on `cuda_stream` after the labels.
-std::pair<std::int64_t, nb::object> label_device(nb::handle image, std::uintptr_t out_ptr, std::int64_t out_stride,
-                                                 int connectivity, std::uint32_t background, bool statistics,
-                                                 nb::handle intensity, std::uintptr_t cuda_stream, int device_id) {
-    const image_arg in = import_image(image, "image", false);
-    if (!in.on_device) throw invalid_argument("label_device needs a CUDA image");
-    const device_view<std::int32_t> labels(reinterpret_cast<std::int32_t*>(out_ptr), in.width, in.height, out_stride);
+template <class L>
+std::pair<std::int64_t, nb::object> label_device_as(const image_arg& in, std::uintptr_t out_ptr,
+                                                    std::int64_t out_stride, int connectivity,
+                                                    std::uint32_t background, bool statistics, nb::handle intensity,
+                                                    std::uintptr_t cuda_stream, int device_id, label_method m) {
+    const device_view<L> labels(reinterpret_cast<L*>(out_ptr), in.width, in.height, out_stride);
     const stream s(reinterpret_cast<void*>(cuda_stream));
     device_region_statistics stats;
     std::int64_t n = 0;
     {
         nb::gil_scoped_release released;
-        n = statistics ? label(in.view<device_memory>(), labels, connectivity, background, stats, s)
-                       : label(in.view<device_memory>(), labels, connectivity, background, nullptr, s);
+        n = statistics ? label(in.view<device_memory>(), labels, connectivity, background, stats, s, m)
+                       : label(in.view<device_memory>(), labels, connectivity, background, nullptr, s, m);
     }
     if (!statistics) return {n, nb::none()};
     if (!intensity.is_none()) {
@@ -145,18 +149,42 @@ std::pair<std::int64_t, nb::object> label_device(nb::handle image, std::uintptr_
     return {n, device_statistics_dict(std::move(stats), device_id)};
 }
 
+// Labels a CUDA image into the device buffer at `out_ptr` (int64 when `int64_labels`, else
+// int32; row stride in elements); the statistics stay on the device, as CuPy arrays queued on
+// `cuda_stream` after the labels.
+std::pair<std::int64_t, nb::object> label_device(nb::handle image, std::uintptr_t out_ptr, std::int64_t out_stride,
+                                                 bool int64_labels, int connectivity, std::uint32_t background,
+                                                 bool statistics, nb::handle intensity, std::uintptr_t cuda_stream,
+                                                 int device_id, const std::string& method) {
+    const image_arg in = import_image(image, "image", false);
+    const label_method m = parse_label_method(method);
+    if (!in.on_device) throw invalid_argument("label_device needs a CUDA image");
+    return int64_labels ? label_device_as<std::int64_t>(in, out_ptr, out_stride, connectivity, background, statistics,
+                                                        intensity, cuda_stream, device_id, m)
+                        : label_device_as<std::int32_t>(in, out_ptr, out_stride, connectivity, background, statistics,
+                                                        intensity, cuda_stream, device_id, m);
+}
+
 }  // namespace
 
 void bind_labeling(nb::module_& m) {
-    m.def("label_host", &label_host, "image"_a.none(), "out"_a, "connectivity"_a, "background"_a, "statistics"_a,
-          "intensity"_a.none(),
+    // One name per function: nanobind picks the overload by the dtype of out.
+    m.def("label_host", &label_host<std::int32_t>, "image"_a.none(), "out"_a, "connectivity"_a, "background"_a,
+          "statistics"_a, "intensity"_a.none(), "method"_a,
           "Labels a host image into out (int32); returns (count, statistics dict or None).");
-    m.def("label_bits", &label_bits, "address"_a, "width"_a, "height"_a, "stride"_a, "out"_a, "connectivity"_a,
-          "statistics"_a, "Labels the set bits of a host bit image into out (int32), without unpacking.");
-    m.def("label_device", &label_device, "image"_a.none(), "out_ptr"_a, "out_stride"_a, "connectivity"_a,
-          "background"_a, "statistics"_a, "intensity"_a.none(), "cuda_stream"_a, "device_id"_a,
-          "Labels a CUDA image into the int32 device buffer at out_ptr; returns (count, dict of CuPy arrays or "
-          "None).");
+    m.def("label_host", &label_host<std::int64_t>, "image"_a.none(), "out"_a, "connectivity"_a, "background"_a,
+          "statistics"_a, "intensity"_a.none(), "method"_a,
+          "Labels a host image into out (int64); returns (count, statistics dict or None).");
+    m.def("label_bits", &label_bits<std::int32_t>, "address"_a, "width"_a, "height"_a, "stride"_a, "out"_a,
+          "connectivity"_a, "statistics"_a,
+          "Labels the set bits of a host bit image into out (int32), without unpacking.");
+    m.def("label_bits", &label_bits<std::int64_t>, "address"_a, "width"_a, "height"_a, "stride"_a, "out"_a,
+          "connectivity"_a, "statistics"_a,
+          "Labels the set bits of a host bit image into out (int64), without unpacking.");
+    m.def("label_device", &label_device, "image"_a.none(), "out_ptr"_a, "out_stride"_a, "int64_labels"_a,
+          "connectivity"_a, "background"_a, "statistics"_a, "intensity"_a.none(), "cuda_stream"_a, "device_id"_a,
+          "method"_a, "Labels a CUDA image into the int32 (int64 with int64_labels) device buffer at out_ptr; returns (count, "
+          "dict of CuPy arrays or None).");
 }
 
 }  // namespace granula::python

@@ -238,6 +238,12 @@ void write_labels(const std::string& path, host_view<const std::int32_t> labels)
     naming_the_file(path, [&] { detail::write_npy_labels(path, labels); });
 }
 
+void write_labels(const std::string& path, host_view<const std::int64_t> labels) {
+    if (format_of(path) != file_format::npy)
+        detail::fail(path, "int64 label images are written as .npy; no image format holds 64-bit labels");
+    naming_the_file(path, [&] { detail::write_npy_labels(path, labels); });
+}
+
 void write_rgb_png(const std::string& path, host_view<const std::uint8_t> rgb) {
     if (format_of(path) != file_format::png) detail::fail(path, "colour images are written as .png");
     naming_the_file(path, [&] { detail::write_rgb_png(path, rgb); });

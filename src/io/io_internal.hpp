@@ -99,17 +99,20 @@ void require_non_empty(const std::string& path, const any_host_view& image, cons
 // Byte order: converts `count` values between `order` and this machine's order, in place.
 template <class T>
 void swap_to_native(T* values, std::uint64_t count, std::endian order) {
-    static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4);
+    static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8);
     if constexpr (sizeof(T) > 1) {
         if (order == std::endian::native) return;
-        using bits = std::conditional_t<sizeof(T) == 2, std::uint16_t, std::uint32_t>;
+        using bits = std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                                        std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
         for (std::uint64_t i = 0; i < count; ++i) {
             bits b;
             std::memcpy(&b, values + i, sizeof b);
             if constexpr (sizeof(T) == 2)
                 b = static_cast<bits>((b >> 8) | (b << 8));
-            else
+            else if constexpr (sizeof(T) == 4)
                 b = __builtin_bswap32(b);
+            else
+                b = __builtin_bswap64(b);
             std::memcpy(values + i, &b, sizeof b);
         }
     }
@@ -164,6 +167,7 @@ void write_pfm(const std::string& path, const any_host_view& image);
 any_host_image read_npy(const std::string& path);
 void write_npy(const std::string& path, const any_host_view& image);
 void write_npy_labels(const std::string& path, host_view<const std::int32_t> labels);
+void write_npy_labels(const std::string& path, host_view<const std::int64_t> labels);
 any_host_image read_tiff(const std::string& path, const read_options& options);
 void write_tiff(const std::string& path, const any_host_view& image);
 host_bit_image read_tiff_bits(const std::string& path);

@@ -239,4 +239,10 @@ void write_npy_labels(const std::string& path, host_view<const std::int32_t> lab
     });
 }
 
+void write_npy_labels(const std::string& path, host_view<const std::int64_t> labels) {
+    write_npy_array(path, "<i8", labels.width(), labels.height(), [&](output_file& file) {
+        write_samples(file, labels, std::endian::little, row_order::top_down);
+    });
+}
+
 }  // namespace granula::io::detail

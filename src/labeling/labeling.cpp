@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "granula/core/device.hpp"
 #include "labeling/cpu/labeling_cpu.hpp"
@@ -17,10 +19,9 @@ namespace {
 
 std::string size_text(std::int64_t w, std::int64_t h) { return std::to_string(w) + "x" + std::to_string(h); }
 
-// The checks every input shares: its size against the output's, the connectivity, the label range.
-template <class Space>
-void validate_shape(std::int64_t width, std::int64_t height, const image_view<std::int32_t, Space>& out,
-                    int connectivity, std::int64_t label_space, const char* where) {
+// The checks every input shares: its size against the output's, the connectivity, the size.
+template <class L, class Space>
+void validate_shape(std::int64_t width, std::int64_t height, const image_view<L, Space>& out, int connectivity) {
     if (width == 0 || height == 0)
         throw invalid_argument("label: the input image is empty (" + size_text(width, height) +
                                "); labelling needs at least 1x1 pixels");
@@ -30,21 +31,24 @@ void validate_shape(std::int64_t width, std::int64_t height, const image_view<st
     if (connectivity != 1 && connectivity != 2)
         throw invalid_argument("label: connectivity " + std::to_string(connectivity) +
                                " is not allowed; use 1 (4-neighbours) or 2 (8-neighbours)");
-    if (label_space > std::numeric_limits<std::int32_t>::max())
-        throw unsupported(std::string("label: ") + where + " labels images of fewer than 2^31 " +
-                          (std::is_same_v<Space, device_memory> ? "row-stride x height elements" : "pixels") +
-                          " (int32 labels); this one is " + size_text(width, height));
+    // Columns and rows are int inside both backends; any pixel count is fine.
+    if (width > std::numeric_limits<std::int32_t>::max() || height > std::numeric_limits<std::int32_t>::max())
+        throw unsupported("label: images up to 2^31 - 1 pixels wide and high are labelled; this one is " +
+                          size_text(width, height));
 }
 
-template <class T, class Space>
-void validate(const image_view<const T, Space>& in, const image_view<std::int32_t, Space>& out, int connectivity,
-              std::uint32_t background, std::int64_t label_space, const char* where) {
-    validate_shape(in.width(), in.height(), out, connectivity, label_space, where);
+template <class T, class L, class Space>
+void validate(const image_view<const T, Space>& in, const image_view<L, Space>& out, int connectivity,
+              std::uint32_t background) {
+    validate_shape(in.width(), in.height(), out, connectivity);
     if (background > std::numeric_limits<T>::max())
         throw invalid_argument("label: background " + std::to_string(background) + " does not fit the input's " +
                                std::to_string(8 * sizeof(T)) + "-bit pixels");
     if (overlaps(in, out)) throw invalid_argument("label: the output must not overlap the input");
 }
+
+constexpr std::pair<label_method, std::string_view> method_names[] = {{label_method::automatic, "auto"},
+                                                                     {label_method::tile_merge, "tile_merge"}};
 
 std::string float_input_message() {
     return "label: float32 input cannot be labelled; allowed pixel types: uint8, uint16, uint32 (bool as uint8)";
@@ -52,45 +56,69 @@ std::string float_input_message() {
 
 }  // namespace
 
-template <label_input T>
-std::int64_t label(host_view<const T> in, host_view<std::int32_t> out, int connectivity, std::uint32_t background,
-                   region_statistics* statistics) {
-    validate<T>(in, out, connectivity, background, in.pixel_count(), "the CPU backend");
+std::string_view to_string(label_method method) {
+    for (const auto& [m, name] : method_names)
+        if (m == method) return name;
+    return "?";
+}
+
+label_method parse_label_method(std::string_view name) {
+    for (const auto& [m, n] : method_names)
+        if (n == name) return m;
+    throw invalid_argument("unknown labelling method '" + std::string(name) + "'; allowed: auto, tile_merge");
+}
+
+template <label_input T, label_output L>
+std::int64_t label(host_view<const T> in, host_view<L> out, int connectivity, std::uint32_t background,
+                   region_statistics* statistics, label_method method) {
+    validate<T>(in, out, connectivity, background);
+    if (method != label_method::automatic)
+        throw invalid_argument("label: method '" + std::string(to_string(method)) +
+                               "' is a GPU method; the CPU labels with 'auto'");
     return cpu::label<T>(in, out, connectivity, static_cast<T>(background), statistics);
 }
 
 namespace {
 
-template <class T>
-std::int64_t device_label(device_view<const T> in, device_view<std::int32_t> out, int connectivity,
-                          std::uint32_t background, device_region_statistics* statistics, stream s) {
-    // The GPU uses the output's element index y * stride + x as provisional label.
-    validate<T>(in, out, connectivity, background, out.stride() * out.height(), "the CUDA backend");
+// statistics: null when not wanted (they are not computed then).
+template <class T, class L>
+std::int64_t device_label(device_view<const T> in, device_view<L> out, int connectivity, std::uint32_t background,
+                          device_region_statistics* statistics, stream s, label_method method) {
+    validate<T>(in, out, connectivity, background);
     resolve_device(device::cuda);  // throws when there is no CUDA backend or device
 #if defined(GRANULA_HAVE_CUDA)
+    if (method == label_method::tile_merge) {
+        // The seed's algorithm keeps element indices y * stride + x in the int32 labels.
+        if constexpr (std::is_same_v<L, std::int32_t>)
+            if (out.stride() * out.height() <= std::numeric_limits<std::int32_t>::max())
+                return cuda::label_tile_merge<T>(in, out, connectivity, static_cast<T>(background), statistics, s);
+        throw unsupported("label: the tile_merge method labels images of fewer than 2^31 elements (row stride x "
+                          "height) into int32 labels; this one is " + size_text(in.width(), in.height()) + " into " +
+                          (std::is_same_v<L, std::int32_t> ? "int32" : "int64") + " labels");
+    }
     return cuda::label<T>(in, out, connectivity, static_cast<T>(background), statistics, s);
 #else
-    static_cast<void>(statistics), static_cast<void>(s);
+    static_cast<void>(statistics), static_cast<void>(s), static_cast<void>(method);
     return 0;
 #endif
 }
 
 }  // namespace
 
-template <label_input T>
-std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity, std::uint32_t background,
-                   region_statistics* statistics, stream s) {
-    if (!statistics) return device_label<T>(in, out, connectivity, background, nullptr, s);
-    device_region_statistics on_device;
-    const std::int64_t n = device_label<T>(in, out, connectivity, background, &on_device, s);
-    *statistics = on_device.download(s);
-    return n;
+template <label_input T, label_output L>
+std::int64_t label(device_view<const T> in, device_view<L> out, int connectivity, std::uint32_t background,
+                   device_region_statistics& statistics, stream s, label_method method) {
+    return device_label<T>(in, out, connectivity, background, &statistics, s, method);
 }
 
-template <label_input T>
-std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity, std::uint32_t background,
-                   device_region_statistics& statistics, stream s) {
-    return device_label<T>(in, out, connectivity, background, &statistics, s);
+template <label_input T, label_output L>
+std::int64_t label(device_view<const T> in, device_view<L> out, int connectivity, std::uint32_t background,
+                   region_statistics* statistics, stream s, label_method method) {
+    if (!statistics) return device_label<T>(in, out, connectivity, background, nullptr, s, method);
+    device_region_statistics on_device;
+    const std::int64_t n = device_label<T>(in, out, connectivity, background, &on_device, s, method);
+    *statistics = on_device.download(s);
+    return n;
 }
 
 region_statistics device_region_statistics::download(stream s) const {
@@ -118,9 +146,9 @@ region_statistics device_region_statistics::download(stream s) const {
     return st;
 }
 
-std::int64_t label(const_host_bit_view in, host_view<std::int32_t> out, int connectivity,
-                   region_statistics* statistics) {
-    validate_shape(in.width(), in.height(), out, connectivity, in.width() * in.height(), "the CPU backend");
+template <label_output L>
+std::int64_t label(const_host_bit_view in, host_view<L> out, int connectivity, region_statistics* statistics) {
+    validate_shape(in.width(), in.height(), out, connectivity);
     if (overlaps(in, out)) throw invalid_argument("label: the output must not overlap the input");
     return cpu::label(in, out, connectivity, statistics);
 }
@@ -144,29 +172,35 @@ using pixel_of = std::remove_const_t<typename View::value_type>;
 
 }  // namespace
 
-std::int64_t label(const any_host_view& in, host_view<std::int32_t> out, int connectivity, std::uint32_t background,
-                   region_statistics* statistics) {
+template <label_output L>
+std::int64_t label(const any_host_view& in, host_view<L> out, int connectivity, std::uint32_t background,
+                   region_statistics* statistics, label_method method) {
     return label_typed(in, [&](auto view) {
-        return label<pixel_of<decltype(view)>>(view, out, connectivity, background, statistics);
+        return label<pixel_of<decltype(view)>>(view, out, connectivity, background, statistics, method);
     });
 }
 
-std::int64_t label(const any_device_view& in, device_view<std::int32_t> out, int connectivity,
-                   std::uint32_t background, region_statistics* statistics, stream s) {
+template <label_output L>
+std::int64_t label(const any_device_view& in, device_view<L> out, int connectivity, std::uint32_t background,
+                   region_statistics* statistics, stream s, label_method method) {
     return label_typed(in, [&](auto view) {
-        return label<pixel_of<decltype(view)>>(view, out, connectivity, background, statistics, s);
+        return label<pixel_of<decltype(view)>>(view, out, connectivity, background, statistics, s, method);
     });
 }
 
-std::int64_t label(const any_device_view& in, device_view<std::int32_t> out, int connectivity,
-                   std::uint32_t background, device_region_statistics& statistics, stream s) {
+template <label_output L>
+std::int64_t label(const any_device_view& in, device_view<L> out, int connectivity, std::uint32_t background,
+                   device_region_statistics& statistics, stream s, label_method method) {
     return label_typed(in, [&](auto view) {
-        return label<pixel_of<decltype(view)>>(view, out, connectivity, background, statistics, s);
+        return label<pixel_of<decltype(view)>>(view, out, connectivity, background, statistics, s, method);
     });
 }
 
-void intensity_statistics(host_view<const std::int32_t> labels, const any_host_view& intensity,
-                          region_statistics& statistics) {
+namespace {
+
+template <class L>
+void host_intensity_statistics(host_view<const L> labels, const any_host_view& intensity,
+                               region_statistics& statistics) {
     if (intensity.width != labels.width() || intensity.height != labels.height())
         throw invalid_argument("intensity_statistics: the intensity image is " +
                                size_text(intensity.width, intensity.height) + " but the labels are " +
@@ -178,7 +212,7 @@ void intensity_statistics(host_view<const std::int32_t> labels, const any_host_v
         using T = typename decltype(tag)::type;
         const host_view<const T> v = intensity.as<const T>();
         for (std::int64_t y = 0; y < labels.height(); ++y) {
-            const std::int32_t* l = labels.row(y);
+            const L* l = labels.row(y);
             const T* p = v.row(y);
             for (std::int64_t x = 0; x < labels.width(); ++x) {
                 if (l[x] <= 0) continue;
@@ -200,8 +234,9 @@ void intensity_statistics(host_view<const std::int32_t> labels, const any_host_v
     statistics.max_intensity = std::move(hi);
 }
 
-void intensity_statistics(device_view<const std::int32_t> labels, const any_device_view& intensity,
-                          device_region_statistics& statistics, stream s) {
+template <class L>
+void device_intensity_statistics(device_view<const L> labels, const any_device_view& intensity,
+                                 device_region_statistics& statistics, stream s) {
     if (intensity.width != labels.width() || intensity.height != labels.height())
         throw invalid_argument("intensity_statistics: the intensity image is " +
                                size_text(intensity.width, intensity.height) + " but the labels are " +
@@ -210,23 +245,56 @@ void intensity_statistics(device_view<const std::int32_t> labels, const any_devi
 #if defined(GRANULA_HAVE_CUDA)
     visit_pixel_type(intensity.type, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        cuda::intensity_statistics<T>(labels, intensity.as<const T>(), statistics, s);
+        cuda::intensity_statistics<T, L>(labels, intensity.as<const T>(), statistics, s);
     });
 #else
     static_cast<void>(statistics), static_cast<void>(s);
 #endif
 }
 
-#define GRANULA_INSTANTIATE(type)                                                                              \
-    template std::int64_t label<type>(host_view<const type>, host_view<std::int32_t>, int, std::uint32_t,       \
-                                      region_statistics*);                                                      \
-    template std::int64_t label<type>(device_view<const type>, device_view<std::int32_t>, int, std::uint32_t,   \
-                                      region_statistics*, stream);                                              \
-    template std::int64_t label<type>(device_view<const type>, device_view<std::int32_t>, int, std::uint32_t,   \
-                                      device_region_statistics&, stream);
-GRANULA_INSTANTIATE(std::uint8_t)
-GRANULA_INSTANTIATE(std::uint16_t)
-GRANULA_INSTANTIATE(std::uint32_t)
+}  // namespace
+
+void intensity_statistics(host_view<const std::int32_t> labels, const any_host_view& intensity,
+                          region_statistics& statistics) {
+    host_intensity_statistics(labels, intensity, statistics);
+}
+
+void intensity_statistics(host_view<const std::int64_t> labels, const any_host_view& intensity,
+                          region_statistics& statistics) {
+    host_intensity_statistics(labels, intensity, statistics);
+}
+
+void intensity_statistics(device_view<const std::int32_t> labels, const any_device_view& intensity,
+                          device_region_statistics& statistics, stream s) {
+    device_intensity_statistics(labels, intensity, statistics, s);
+}
+
+void intensity_statistics(device_view<const std::int64_t> labels, const any_device_view& intensity,
+                          device_region_statistics& statistics, stream s) {
+    device_intensity_statistics(labels, intensity, statistics, s);
+}
+
+#define GRANULA_INSTANTIATE_TYPED(type, labels)                                                               \
+    template std::int64_t label<type, labels>(host_view<const type>, host_view<labels>, int, std::uint32_t,     \
+                                              region_statistics*, label_method);                                \
+    template std::int64_t label<type, labels>(device_view<const type>, device_view<labels>, int, std::uint32_t, \
+                                              region_statistics*, stream, label_method);                        \
+    template std::int64_t label<type, labels>(device_view<const type>, device_view<labels>, int, std::uint32_t, \
+                                              device_region_statistics&, stream, label_method);
+#define GRANULA_INSTANTIATE(labels)                                                                            \
+    GRANULA_INSTANTIATE_TYPED(std::uint8_t, labels)                                                           \
+    GRANULA_INSTANTIATE_TYPED(std::uint16_t, labels)                                                          \
+    GRANULA_INSTANTIATE_TYPED(std::uint32_t, labels)                                                          \
+    template std::int64_t label<labels>(const_host_bit_view, host_view<labels>, int, region_statistics*);        \
+    template std::int64_t label<labels>(const any_host_view&, host_view<labels>, int, std::uint32_t,             \
+                                        region_statistics*, label_method);                                      \
+    template std::int64_t label<labels>(const any_device_view&, device_view<labels>, int, std::uint32_t,         \
+                                        region_statistics*, stream, label_method);                              \
+    template std::int64_t label<labels>(const any_device_view&, device_view<labels>, int, std::uint32_t,         \
+                                        device_region_statistics&, stream, label_method);
+GRANULA_INSTANTIATE(std::int32_t)
+GRANULA_INSTANTIATE(std::int64_t)
 #undef GRANULA_INSTANTIATE
+#undef GRANULA_INSTANTIATE_TYPED
 
 }  // namespace granula

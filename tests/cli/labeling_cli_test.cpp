@@ -40,38 +40,43 @@ TEST(CliLabel, OutputsEqualTheApi) {
         for (std::int64_t x = 0; x < 67; ++x) img.view()(y, x) = static_cast<std::uint8_t>(v(rng) == 0 ? 0 : v(rng) + 1);
     const std::string input = dir.file("in.png");
     io::write_image(input, host_view<const std::uint8_t>(img.view()));
-    for (int connectivity : {1, 2}) {
-        host_image<std::int32_t> expected(67, 45);
-        region_statistics stats;
-        const std::int64_t n = label<std::uint8_t>(img.view(), expected.view(), connectivity, 0, &stats);
-        const std::string npy = dir.file("labels.npy"), csv = dir.file("stats.csv"), png = dir.file("colour.png");
-        const cli_result r = run_cli({"label", input, "--connectivity", std::to_string(connectivity), "--labels", npy,
-                                      "--stats", csv, "--colour", png, "--device", "cpu"},
-                                     dir);
-        ASSERT_EQ(r.status, 0) << r.err;
-        EXPECT_EQ(r.out, input + ": " + std::to_string(n) + " components\n");
-        const std::vector<std::int32_t> labels = read_npy_int32(npy, 67 * 45);
-        ASSERT_EQ(labels.size(), 67u * 45u);
-        for (std::int64_t y = 0; y < 45; ++y)
-            for (std::int64_t x = 0; x < 67; ++x) ASSERT_EQ(labels[y * 67 + x], expected.view()(y, x));
-        std::istringstream lines(read_text(csv));
-        std::string line;
-        std::getline(lines, line);
-        EXPECT_EQ(line, "label,area,min_row,min_col,max_row,max_col,centroid_row,centroid_col,value");
-        for (std::int64_t c = 0; c < n; ++c) {
-            ASSERT_TRUE(std::getline(lines, line));
-            std::ostringstream start;
-            start << c + 1 << ',' << stats.area[c] << ',' << stats.min_row[c] << ',' << stats.min_col[c] << ','
-                  << stats.max_row[c] << ',' << stats.max_col[c] << ',';
-            EXPECT_EQ(line.rfind(start.str(), 0), 0u) << line;
-            EXPECT_EQ(line.substr(line.rfind(',') + 1), std::to_string(stats.value[c])) << line;
+    // The GPU's tile merge gives the CPU's labels and statistics too.
+    std::vector<std::vector<std::string>> backends = {{"--device", "cpu"}};
+    if (cuda_available()) backends.push_back({"--device", "cuda", "--method", "tile_merge"});
+    for (const auto& backend : backends)
+        for (int connectivity : {1, 2}) {
+            host_image<std::int32_t> expected(67, 45);
+            region_statistics stats;
+            const std::int64_t n = label<std::uint8_t>(img.view(), expected.view(), connectivity, 0, &stats);
+            const std::string npy = dir.file("labels.npy"), csv = dir.file("stats.csv"), png = dir.file("colour.png");
+            std::vector<std::string> args = {"label", input, "--connectivity", std::to_string(connectivity), "--labels",
+                                             npy, "--stats", csv, "--colour", png};
+            args.insert(args.end(), backend.begin(), backend.end());
+            const cli_result r = run_cli(args, dir);
+            ASSERT_EQ(r.status, 0) << r.err;
+            EXPECT_EQ(r.out, input + ": " + std::to_string(n) + " components\n");
+            const std::vector<std::int32_t> labels = read_npy_int32(npy, 67 * 45);
+            ASSERT_EQ(labels.size(), 67u * 45u);
+            for (std::int64_t y = 0; y < 45; ++y)
+                for (std::int64_t x = 0; x < 67; ++x) ASSERT_EQ(labels[y * 67 + x], expected.view()(y, x));
+            std::istringstream lines(read_text(csv));
+            std::string line;
+            std::getline(lines, line);
+            EXPECT_EQ(line, "label,area,min_row,min_col,max_row,max_col,centroid_row,centroid_col,value");
+            for (std::int64_t c = 0; c < n; ++c) {
+                ASSERT_TRUE(std::getline(lines, line));
+                std::ostringstream start;
+                start << c + 1 << ',' << stats.area[c] << ',' << stats.min_row[c] << ',' << stats.min_col[c] << ','
+                      << stats.max_row[c] << ',' << stats.max_col[c] << ',';
+                EXPECT_EQ(line.rfind(start.str(), 0), 0u) << line;
+                EXPECT_EQ(line.substr(line.rfind(',') + 1), std::to_string(stats.value[c])) << line;
+            }
+            EXPECT_FALSE(std::getline(lines, line));
+            const any_host_image colour = io::read_image(png);
+            const host_view<std::uint8_t> grey = colour.as<std::uint8_t>();
+            for (std::int64_t y = 0; y < 45; ++y)
+                for (std::int64_t x = 0; x < 67; ++x) ASSERT_EQ(grey(y, x) != 0, expected.view()(y, x) != 0);
         }
-        EXPECT_FALSE(std::getline(lines, line));
-        const any_host_image colour = io::read_image(png);
-        const host_view<std::uint8_t> grey = colour.as<std::uint8_t>();
-        for (std::int64_t y = 0; y < 45; ++y)
-            for (std::int64_t x = 0; x < 67; ++x) ASSERT_EQ(grey(y, x) != 0, expected.view()(y, x) != 0);
-    }
 }
 
 TEST(CliLabel, Errors) {
@@ -87,9 +92,12 @@ TEST(CliLabel, Errors) {
     expect_error({"label", input, "--connectivity", "3"}, 2, "connectivity");
     expect_error({"label", input, "--connectivity", "x"}, 2, "connectivity");
     expect_error({"label", input, "--labels", dir.file("out.png")}, 2, ".npy");
+    expect_error({"label", input, "--labels", dir.file("out.tif")}, 2, "TIFF");
     expect_error({"label"}, 2, "IMAGE");
     expect_error({"label", float_input, "--device", "cpu"}, 1, "float32");
     expect_error({"label", dir.file("missing.png")}, 1, "missing.png");
+    expect_error({"label", input, "--method", "bke"}, 2, "tile_merge");
+    expect_error({"label", input, "--method", "tile_merge", "--device", "cpu"}, 1, "GPU method");
 }
 
 }  // namespace

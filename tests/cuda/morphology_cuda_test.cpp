@@ -411,6 +411,52 @@ TYPED_TEST(MorphologyCuda, LargeImageElementsEqualCpu) {
     }
 }
 
+// Lines at angles around the diagonals and axes, on images wider than the sheared pass's block
+// (512 uint8, 256 uint16 or 128 float32 columns, so interior blocks take its table-driven loads)
+// with widths that are not multiples of it, aligned rows and misaligned views, against the CPU
+// (which the CPU tests hold to the reference); and images smaller than the line against the
+// reference.
+TYPED_TEST(MorphologyCuda, LinesAtAnglesEqualReference) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    const std::uint64_t seed = 1411;
+    std::mt19937_64 rng(seed);
+    const double angles[] = {44.9, 45, 45.1, 89.9, 90.1, 134.9, 135, 135.1, 30, 10, 100, 170};
+    const std::int64_t sizes[][2] = {{1283, 151}, {2050, 67}, {40, 25}};
+    int trial = 0;
+    for (const auto& s : sizes) {
+        const std::int64_t w = s[0], h = s[1];
+        const auto img = random_image<T>(rng, w, h, 250);
+        const auto dev = upload<T>(img.view());
+        for (const std::int64_t L : {1, 2, 63, 1001})
+            for (const double angle : angles) {
+                ++trial;
+                const auto se = structuring_element::line(L, angle);
+                const border_mode mode = trial % 3 == 0 ? border_mode::reflect
+                                         : trial % 3 == 1 ? border_mode::ignore
+                                                          : border_mode::constant;
+                const border bm = make_border<T>(mode);
+                for (auto op : {morphology_op::erosion, morphology_op::dilation, morphology_op::opening}) {
+                    if (op == morphology_op::opening && trial % 4 != 0) continue;
+                    const bool small = w * h < 2000;
+                    const auto want = small ? reference::morphology<T>(op, img.view(), se, bm)
+                                            : run_cpu<T>(op, img.view(), se, bm);
+                    const std::string what = describe(seed, trial, w, h, se, op, mode, false);
+                    device_image<T> out(w, h);
+                    morphology<T>(op, dev.view(), out.view(), se, bm);
+                    const auto got = download<T>(out.view());
+                    ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << what << " (aligned rows)";
+                    if (trial % 5 == 0) {
+                        ::testing::AssertionResult guard = ::testing::AssertionSuccess();
+                        const auto strided = run_cuda<T>(op, img.view(), se, bm, rng, true, guard);
+                        ASSERT_TRUE(guard) << what << " strided";
+                        ASSERT_TRUE(equal_images<T>(strided.view(), want.view())) << what << " strided";
+                    }
+                }
+            }
+    }
+}
+
 // NaN anywhere in the window gives NaN, on the GPU exactly as in the reference; also a NaN cval.
 TEST(MorphologyCudaNaN, NaNInputsEqualReference) {
     GRANULA_REQUIRE_GPU();

@@ -25,9 +25,11 @@ constexpr border_mode modes[] = {border_mode::constant, border_mode::nearest, bo
 using test_support::random_uniform_image;
 
 // Runs params on the GPU through strided device views and on the CPU; returns the largest
-// difference relative to the larger of the input's and the result's scale.
+// difference relative to the larger of the input's and the result's scale. odd_strides: rows
+// an odd number of elements apart, starting off any alignment (else the device's padded rows).
 template <class T, class U>
-double gpu_vs_cpu(std::mt19937_64& rng, std::int64_t w, std::int64_t h, const gaussian_params& p) {
+double gpu_vs_cpu(std::mt19937_64& rng, std::int64_t w, std::int64_t h, const gaussian_params& p,
+                  bool odd_strides = false) {
     const auto in = random_uniform_image<T>(rng, w, h);
     host_image<U> want(w, h);
     bool done = false;
@@ -46,10 +48,13 @@ double gpu_vs_cpu(std::mt19937_64& rng, std::int64_t w, std::int64_t h, const ga
         }
     }
     if (!done) gaussian<T, U>(host_view<const T>(in.view()), want.view(), p);
-    device_image<T> din_buffer(w + 5, h + 2);
-    device_image<U> dout_buffer(w + 3, h + 1);
-    const device_view<T> din = din_buffer.view().subview(3, 1, w, h);
-    const device_view<U> dout = dout_buffer.view().subview(1, 1, w, h);
+    const std::int64_t in_stride = w + 5 + w % 2, out_stride = w + 3 + w % 2;
+    device_image<T> din_buffer(odd_strides ? in_stride * h + 3 : w + 5, odd_strides ? 1 : h + 2);
+    device_image<U> dout_buffer(odd_strides ? out_stride * h + 1 : w + 3, odd_strides ? 1 : h + 1);
+    const device_view<T> din = odd_strides ? device_view<T>(din_buffer.view().data() + 3, w, h, in_stride)
+                                           : din_buffer.view().subview(3, 1, w, h);
+    const device_view<U> dout = odd_strides ? device_view<U>(dout_buffer.view().data() + 1, w, h, out_stride)
+                                            : dout_buffer.view().subview(1, 1, w, h);
     copy<T>(host_view<const T>(in.view()), din);
     gaussian<T, U>(device_view<const T>(din), dout, p);
     const host_image<U> got = download<U>(device_view<const U>(dout));
@@ -148,6 +153,40 @@ TEST(GaussianCuda, Recursive6IsCpuOnlyForNow) {
     } catch (const unsupported& e) {
         EXPECT_NE(std::string(e.what()).find("recursive6"), std::string::npos) << e.what();
     }
+}
+
+// The block-parallel recursion's cuts: lines of many chunks and a partial one, line counts that
+// are not a multiple of a block's, extensions longer than the line (sigma 70), each axis alone
+// and both, odd strides; then long lines (625 and 4375 chunks, each axis).
+TEST(GaussianCuda, DericheChunksEveryModeAxisAndStride) {
+    GRANULA_REQUIRE_GPU();
+    std::mt19937_64 rng(16);
+    const std::int64_t cut_sizes[][2] = {{1000, 45}, {45, 1000}, {290, 263}, {33, 1}, {1, 700}, {513, 31}};
+    for (auto [w, h] : cut_sizes)
+        for (border_mode m : modes)
+            for (double sigma : {1.2, 70.0})
+                for (int axes = 0; axes < 3; ++axes) {
+                    gaussian_params p;
+                    p.method = gaussian_method::deriche;
+                    p.sigma = {axes == 1 ? 0.0 : sigma, axes == 0 ? 0.0 : 0.7 * sigma};
+                    p.order = {axes == 2 && m == border_mode::reflect ? 1 : 0, axes == 2 && m == border_mode::wrap ? 2 : 0};
+                    p.mode = {m, m};
+                    p.cval = -1.5;
+                    const std::string what = std::string(to_string(m)) + " sigma " + std::to_string(sigma) + " axes " +
+                                             std::to_string(axes) + " size " + std::to_string(w) + "x" + std::to_string(h);
+                    EXPECT_LE((gpu_vs_cpu<float, float>(rng, w, h, p, true)), 1e-5) << what;
+                    EXPECT_LE((gpu_vs_cpu<std::uint8_t, std::uint8_t>(rng, w, h, p, true)), 1.0) << what;
+                }
+    for (std::int64_t length : {20000, 140000})
+        for (border_mode m : {border_mode::reflect, border_mode::constant}) {
+            gaussian_params p;
+            p.method = gaussian_method::deriche;
+            p.mode = {m, m};
+            p.sigma = {0.0, 9.0};
+            EXPECT_LE((gpu_vs_cpu<float, float>(rng, length, 3, p)), 1e-5) << "rows of " << length;
+            p.sigma = {9.0, 0.0};
+            EXPECT_LE((gpu_vs_cpu<float, float>(rng, 3, length, p, true)), 1e-5) << "columns of " << length;
+        }
 }
 
 TEST(GaussianCuda, InPlace) {

@@ -192,6 +192,23 @@ TEST(IoNpy, WrittenHeaderIsWhatNumpyWrites) {
               npy_file("{'descr': '<u2', 'fortran_order': False, 'shape': (2, 3), }", data));
 }
 
+// Label images: int32 '<i4' and int64 '<i8', little-endian, row-major; only as .npy.
+TEST(IoNpy, WrittenLabelsAreInt32OrInt64) {
+    scratch_dir dir;
+    host_image<std::int32_t> narrow(2, 1);
+    narrow.view()(0, 0) = 1, narrow.view()(0, 1) = 0x01020304;
+    io::write_labels(dir.file("l4.npy"), host_view<const std::int32_t>(narrow.view()));
+    EXPECT_EQ(file_bytes(dir.file("l4.npy")), npy_file("{'descr': '<i4', 'fortran_order': False, 'shape': (1, 2), }",
+                                                       {1, 0, 0, 0, 4, 3, 2, 1}));
+    host_image<std::int64_t> wide(1, 2);
+    wide.view()(0, 0) = 0x0102030405060708ll, wide.view()(1, 0) = 3;
+    io::write_labels(dir.file("l8.npy"), host_view<const std::int64_t>(wide.view()));
+    EXPECT_EQ(file_bytes(dir.file("l8.npy")), npy_file("{'descr': '<i8', 'fortran_order': False, 'shape': (2, 1), }",
+                                                       {8, 7, 6, 5, 4, 3, 2, 1, 3, 0, 0, 0, 0, 0, 0, 0}));
+    EXPECT_THROW(io::write_labels(dir.file("l8.tif"), host_view<const std::int64_t>(wide.view())), io_error);
+    EXPECT_THROW(io::write_labels(dir.file("l4.png"), host_view<const std::int32_t>(narrow.view())), io_error);
+}
+
 TEST(IoNpy, RefusedLayoutsSayWhatToDo) {
     scratch_dir dir;
     const std::vector<std::pair<std::string, std::string>> cases = {

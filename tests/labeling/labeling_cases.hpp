@@ -1,15 +1,31 @@
 // Test images for labelling, shared by the CPU and CUDA tests: YACCLAB-style random images
 // (density x granularity: g x g blocks, each foreground with probability density), multi-valued
-// random images, and the structured cases (all ones, all zeros, chessboards, nested rings).
+// random images, and the structured cases (all ones, all zeros, chessboards, nested rings); and
+// the comparison of two sets of region statistics.
 #pragma once
 
 #include <cstdint>
 #include <random>
 #include <string>
 
+#include <gtest/gtest.h>
+
 #include "granula/core/image.hpp"
+#include "granula/labeling/labeling.hpp"
 
 namespace granula::test_support {
+
+// Every field but the intensity ones, exactly.
+inline void expect_same_statistics(const region_statistics& got, const region_statistics& want) {
+    EXPECT_EQ(got.area, want.area);
+    EXPECT_EQ(got.min_row, want.min_row);
+    EXPECT_EQ(got.min_col, want.min_col);
+    EXPECT_EQ(got.max_row, want.max_row);
+    EXPECT_EQ(got.max_col, want.max_col);
+    EXPECT_EQ(got.centroid_row, want.centroid_row);
+    EXPECT_EQ(got.centroid_col, want.centroid_col);
+    EXPECT_EQ(got.value, want.value);
+}
 
 // Foreground pixels take a value in [1, levels] (levels 1: binary 0/1).
 template <class T>

@@ -19,7 +19,8 @@ namespace {
 
 using namespace granula::test_support;
 
-// Labels `in` on the CPU and compares labels, count and statistics with the reference.
+// Labels `in` on the CPU and compares labels, count and statistics with the reference; int64
+// labels (the path of images over 2^31 pixels, 64-bit provisional labels) must equal them.
 template <class T>
 void expect_reference(host_view<const T> in, int connectivity, T background, const std::string& what) {
     SCOPED_TRACE(what + " " + std::to_string(in.width()) + "x" + std::to_string(in.height()) + " connectivity " +
@@ -50,6 +51,13 @@ void expect_reference(host_view<const T> in, int connectivity, T background, con
         ASSERT_NEAR(stats.centroid_row[c], r.sum_row[c] / r.area[c], 1e-9) << "component " << c + 1;
         ASSERT_NEAR(stats.centroid_col[c], r.sum_col[c] / r.area[c], 1e-9) << "component " << c + 1;
     }
+    host_image<std::int64_t> wide(in.width(), in.height());
+    region_statistics wide_stats;
+    ASSERT_EQ(label<T>(in, wide.view(), connectivity, background, &wide_stats), count);
+    for (std::int64_t y = 0; y < in.height(); ++y)
+        for (std::int64_t x = 0; x < in.width(); ++x)
+            ASSERT_EQ(wide.view()(y, x), expected[y * in.width() + x]) << "int64 at (" << y << ", " << x << ")";
+    expect_same_statistics(wide_stats, stats);
 }
 
 class thread_counts : public ::testing::TestWithParam<int> {
@@ -115,6 +123,13 @@ TEST_P(thread_counts, BitImagesEqualTheirUnpackedImage) {
                 ASSERT_EQ(got_stats.min_row, want_stats.min_row) << what;
                 ASSERT_EQ(got_stats.centroid_col, want_stats.centroid_col) << what;
                 ASSERT_EQ(got_stats.value, std::vector<std::uint32_t>(static_cast<std::size_t>(got_count), 1u)) << what;
+                host_image<std::int64_t> wide_labels(w, h);
+                region_statistics wide_stats;
+                ASSERT_EQ(label(bits, wide_labels.view(), connectivity, &wide_stats), want_count) << what;
+                for (std::int64_t y = 0; y < h; ++y)
+                    for (std::int64_t x = 0; x < w; ++x)
+                        ASSERT_EQ(wide_labels.view()(y, x), want.view()(y, x)) << what;
+                expect_same_statistics(wide_stats, want_stats);
             }
 }
 
@@ -236,6 +251,14 @@ TEST(Labeling, IntensityStatistics) {
         EXPECT_EQ(stats.min_intensity[c], lo[c]);
         EXPECT_EQ(stats.max_intensity[c], hi[c]);
     }
+    // The same from int64 labels.
+    host_image<std::int64_t> wide(47, 39);
+    region_statistics wide_stats;
+    ASSERT_EQ(label<std::uint8_t>(img.view(), wide.view(), 2, 0, &wide_stats), n);
+    intensity_statistics(wide.view(), host_view<const float>(intensity.view()), wide_stats);
+    EXPECT_EQ(wide_stats.mean_intensity, stats.mean_intensity);
+    EXPECT_EQ(wide_stats.min_intensity, stats.min_intensity);
+    EXPECT_EQ(wide_stats.max_intensity, stats.max_intensity);
 }
 
 TEST(LabelingErrors, BadArguments) {
@@ -245,8 +268,24 @@ TEST(LabelingErrors, BadArguments) {
     const host_view<const std::uint8_t> in = img.view();
     for (int c : {0, 3, -1, 4}) EXPECT_THROW(label<std::uint8_t>(in, out.view(), c), invalid_argument) << c;
     EXPECT_THROW(label<std::uint8_t>(in, small.view(), 2), invalid_argument);
+    host_image<std::int64_t> wide(5, 4), wide_small(5, 3);
+    EXPECT_THROW(label<std::uint8_t>(in, wide.view(), 3), invalid_argument);
+    EXPECT_THROW(label<std::uint8_t>(in, wide_small.view(), 2), invalid_argument);
+    // Rows of 2^31 pixels or more: refused before any pixel is read (the views point nowhere).
+    const host_view<const std::uint8_t> too_wide(reinterpret_cast<const std::uint8_t*>(64), std::int64_t{1} << 31, 1);
+    const host_view<std::int64_t> too_wide_out(reinterpret_cast<std::int64_t*>(std::uintptr_t{1} << 40),
+                                               std::int64_t{1} << 31, 1);
+    EXPECT_THROW(label<std::uint8_t>(too_wide, too_wide_out, 2), unsupported);
     EXPECT_THROW(label<std::uint8_t>(in, out.view(), 2, 256), invalid_argument);
     EXPECT_THROW(label<std::uint8_t>(in.subview(0, 0, 0, 4), out.view().subview(0, 0, 0, 4), 2), invalid_argument);
+    // The tile merge is a GPU method; the CPU says so.
+    try {
+        label<std::uint8_t>(in, out.view(), 2, 0, nullptr, label_method::tile_merge);
+        ADD_FAILURE() << "tile_merge on the CPU did not throw";
+    } catch (const invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("GPU method"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(label<std::uint8_t>(in, out.view(), 2, 0, nullptr, label_method::automatic), 1);
     host_image<float> f(5, 4);
     EXPECT_THROW(label(any_host_view(host_view<const float>(f.view())), out.view(), 2), invalid_argument);
     try {

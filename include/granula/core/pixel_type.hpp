@@ -37,12 +37,13 @@ GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_PIXEL_TRAITS)
 template <class T>
 concept pixel = requires { pixel_traits<std::remove_const_t<T>>::id; };
 
-// Element types an image may hold besides pixels: int32 labels and uint32 label input. They are
-// not pixel types (no operation over pixels is built for them); images, copies and transfers
-// accept them so labelling can use the core's containers.
+// Element types an image may hold besides pixels: int32 and int64 labels and uint32 label input.
+// They are not pixel types (no operation over pixels is built for them); images, copies and
+// transfers accept them so labelling can use the core's containers.
 template <class T>
-concept label_element =
-    std::is_same_v<std::remove_const_t<T>, std::int32_t> || std::is_same_v<std::remove_const_t<T>, std::uint32_t>;
+concept label_element = std::is_same_v<std::remove_const_t<T>, std::int32_t> ||
+                        std::is_same_v<std::remove_const_t<T>, std::int64_t> ||
+                        std::is_same_v<std::remove_const_t<T>, std::uint32_t>;
 
 template <class T>
 concept element = pixel<T> || label_element<T>;

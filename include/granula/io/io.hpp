@@ -40,9 +40,10 @@ void write_image(const std::string& path, const any_host_view& image);
 // the file system: lets a caller refuse before a long computation.
 void check_write_format(const std::string& path, pixel_type type);
 
-// Writes an int32 label image (granula::label's output) as NPY ('<i4'); any other extension is
-// an io_error (the image formats hold no 32-bit signed integers).
+// Writes an int32 or int64 label image (granula::label's output) as NPY ('<i4', '<i8'); any
+// other extension is an io_error (the image formats hold no 32- or 64-bit signed integers).
 void write_labels(const std::string& path, host_view<const std::int32_t> labels);
+void write_labels(const std::string& path, host_view<const std::int64_t> labels);
 
 // Writes a colour (8-bit RGB) PNG, e.g. a hue-coded orientation map. Each row of `rgb` holds
 // the red, green and blue samples of every pixel in turn (its width is 3 x the image's). Any

@@ -6,15 +6,21 @@
 // of their first pixel (the numbers of scipy.ndimage.label and skimage.measure.label), the
 // background 0. The CPU and CUDA backends give the same labels bit for bit.
 //
-// Input pixels: uint8, uint16, uint32 (numpy bool arrives as uint8); labels are int32. Images
-// whose labels could exceed 2^31 - 1 (over 2^31 - 1 pixels on the CPU; a row stride times height
-// over that on the GPU) are rejected with granula::unsupported.
+// Input pixels: uint8, uint16, uint32 (numpy bool arrives as uint8); labels int32 or int64, any
+// image size (widths and heights below 2^31). Every label() writes int32 or int64 labels
+// (label_output), the same ones; int32 output throws granula::unsupported when N exceeds
+// 2^31 - 1 (before writing any label), so a label is never truncated. N can exceed 2^31 - 1 only
+// on images of more than 2^31 - 1 pixels; int32 output keeps the fast path of ordinary images
+// (int32 indices inside), int64 output indexes in 64 bits at every size. int32 output of
+// an image over 2^31 - 1 elements (the GPU counts row stride x height) uses 64-bit indices too,
+// the GPU then a scratch forest of 8 bytes per element.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -96,46 +102,74 @@ private:
     std::int64_t size_ = 0;
 };
 
+// The label types: int32, or int64 where N may exceed 2^31 - 1 (see the top of this file).
+template <class L>
+concept label_output = std::is_same_v<L, std::int32_t> || std::is_same_v<L, std::int64_t>;
+
+// How the GPU labels; every method gives the same labels and statistics. automatic: run-based
+// union-find (the fastest; docs/labeling.md). tile_merge: the seed paper's algorithm (Stava &
+// Benes 2011: tiles labelled in shared memory, merged 4x4 per level), generalised to any size
+// and kept as its reference; it labels images of fewer than 2^31 elements into int32 labels
+// (unsupported otherwise). The CPU has one method and takes automatic only.
+enum class label_method { automatic, tile_merge };
+
+std::string_view to_string(label_method method);
+// Parses "auto", "tile_merge"; throws invalid_argument listing the names.
+label_method parse_label_method(std::string_view name);
+
 // Labels `in` into `out` (same size; they may not overlap) and returns the number of
-// components N. When `statistics` is given it receives area, bounding box, centroid and value
-// of every component. Throws invalid_argument for an empty image, a size mismatch,
-// connectivity other than 1 or 2, or a background the pixel type cannot hold.
-template <label_input T>
-std::int64_t label(host_view<const T> in, host_view<std::int32_t> out, int connectivity = 2,
-                   std::uint32_t background = 0, region_statistics* statistics = nullptr);
+// components N (int32 output: unsupported when N > 2^31 - 1, see above). When `statistics` is
+// given it receives area, bounding box, centroid and value of every component. Throws
+// invalid_argument for an empty image, a size mismatch, connectivity other than 1 or 2, a
+// background the pixel type cannot hold, or a method other than automatic (the GPU's).
+template <label_input T, label_output L>
+std::int64_t label(host_view<const T> in, host_view<L> out, int connectivity = 2, std::uint32_t background = 0,
+                   region_statistics* statistics = nullptr, label_method method = label_method::automatic);
 // The same on the GPU, on stream `s`; it returns after reading N back, so the labels are ready
 // when it returns. No host round trip happens before that. Host `statistics` are copied back
 // before it returns (with millions of components that copy costs more than the labelling).
-template <label_input T>
-std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity = 2,
-                   std::uint32_t background = 0, region_statistics* statistics = nullptr, stream s = {});
+template <label_input T, label_output L>
+std::int64_t label(device_view<const T> in, device_view<L> out, int connectivity = 2, std::uint32_t background = 0,
+                   region_statistics* statistics = nullptr, stream s = {},
+                   label_method method = label_method::automatic);
 // The same with the statistics left in device memory (see device_region_statistics).
-template <label_input T>
-std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity,
-                   std::uint32_t background, device_region_statistics& statistics, stream s = {});
+template <label_input T, label_output L>
+std::int64_t label(device_view<const T> in, device_view<L> out, int connectivity, std::uint32_t background,
+                   device_region_statistics& statistics, stream s = {},
+                   label_method method = label_method::automatic);
 
 // Run-time typed input (the CLI, Python): float32 input is an invalid_argument.
-std::int64_t label(const any_host_view& in, host_view<std::int32_t> out, int connectivity = 2,
-                   std::uint32_t background = 0, region_statistics* statistics = nullptr);
-std::int64_t label(const any_device_view& in, device_view<std::int32_t> out, int connectivity = 2,
-                   std::uint32_t background = 0, region_statistics* statistics = nullptr, stream s = {});
-std::int64_t label(const any_device_view& in, device_view<std::int32_t> out, int connectivity,
-                   std::uint32_t background, device_region_statistics& statistics, stream s = {});
+template <label_output L>
+std::int64_t label(const any_host_view& in, host_view<L> out, int connectivity = 2, std::uint32_t background = 0,
+                   region_statistics* statistics = nullptr, label_method method = label_method::automatic);
+template <label_output L>
+std::int64_t label(const any_device_view& in, device_view<L> out, int connectivity = 2,
+                   std::uint32_t background = 0, region_statistics* statistics = nullptr, stream s = {},
+                   label_method method = label_method::automatic);
+template <label_output L>
+std::int64_t label(const any_device_view& in, device_view<L> out, int connectivity, std::uint32_t background,
+                   device_region_statistics& statistics, stream s = {},
+                   label_method method = label_method::automatic);
 
 // The set bits of a bit image (granula/binary/bit_image.hpp) labelled without unpacking: the
 // labels, count and statistics (value 1) of label() on its 0/1 image, the runs found a word at a
 // time (docs/benchmarks.md has it against unpacking first). CPU only.
-std::int64_t label(const_host_bit_view in, host_view<std::int32_t> out, int connectivity = 2,
+template <label_output L>
+std::int64_t label(const_host_bit_view in, host_view<L> out, int connectivity = 2,
                    region_statistics* statistics = nullptr);
 
 // Fills statistics.mean/min/max_intensity for the components 1..statistics.size() of `labels`
 // (a result of label()) from `intensity`, an image of the same size and any pixel type.
 void intensity_statistics(host_view<const std::int32_t> labels, const any_host_view& intensity,
                           region_statistics& statistics);
+void intensity_statistics(host_view<const std::int64_t> labels, const any_host_view& intensity,
+                          region_statistics& statistics);
 // The same on the GPU, on stream `s`, into statistics' intensity arrays (the same numbers: sums
 // in double, NaN pixels skipped by min and max). Waits for the work it queued: it throws
 // invalid_argument, like the CPU, for a label beyond statistics.size().
 void intensity_statistics(device_view<const std::int32_t> labels, const any_device_view& intensity,
+                          device_region_statistics& statistics, stream s = {});
+void intensity_statistics(device_view<const std::int64_t> labels, const any_device_view& intensity,
                           device_region_statistics& statistics, stream s = {});
 
 }  // namespace granula

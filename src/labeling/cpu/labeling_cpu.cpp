@@ -15,12 +15,18 @@
 // outcome depends on run lengths: 8-bit rows are cut 64 pixels at a time from SIMD masks, and
 // runs are written in fixed 16-pixel chunks. The run, label and statistics arrays are fresh
 // memory on every call; huge pages keep their page faults (otherwise a large share) down.
+// Provisional labels are int32 up to 2^31 - 1 pixels with int32 output (12-byte runs and a
+// 4-byte forest entry); int64 beyond, and always for int64 output, so that path is the same code
+// at every size.
 #include "labeling/cpu/labeling_cpu.hpp"
 
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <limits>
 #include <memory>
+#include <optional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -35,19 +41,21 @@
 namespace granula::cpu {
 namespace {
 
+template <class L>
 struct run {
     std::int32_t begin, end;  // columns [begin, end)
-    std::int32_t label;       // provisional, then final
+    L label;                  // provisional, then final
 };
 
 // Union-find over provisional labels; parent[l] <= l always.
+template <class L>
 class forest {
 public:
-    explicit forest(std::int64_t n) : parent_(new std::int32_t[static_cast<std::size_t>(n)]) {
-        detail::advise_huge_pages(parent_.get(), static_cast<std::size_t>(n) * sizeof(std::int32_t));
+    explicit forest(std::int64_t n) : parent_(new L[static_cast<std::size_t>(n)]) {
+        detail::advise_huge_pages(parent_.get(), static_cast<std::size_t>(n) * sizeof(L));
     }
-    std::int32_t make(std::int32_t l) { return parent_[l] = l; }
-    std::int32_t find(std::int32_t l) {
+    L make(L l) { return parent_[l] = l; }
+    L find(L l) {
         // Path halving keeps later finds short without a second walk.
         while (parent_[l] != l) {
             parent_[l] = parent_[parent_[l]];
@@ -56,15 +64,15 @@ public:
         return l;
     }
     // Unites the trees of a and b under the smaller root; returns it.
-    std::int32_t unite(std::int32_t a, std::int32_t b) {
+    L unite(L a, L b) {
         a = find(a), b = find(b);
         if (a < b) return parent_[b] = a;
         return parent_[a] = b;
     }
-    std::int32_t* data() { return parent_.get(); }
+    L* data() { return parent_.get(); }
 
 private:
-    std::unique_ptr<std::int32_t[]> parent_;
+    std::unique_ptr<L[]> parent_;
 };
 
 // First x in [x, width) with row[x] != v, or width. Eight bytes at a time for 8- and 16-bit
@@ -87,8 +95,8 @@ std::int32_t find_different(const T* row, std::int32_t x, std::int32_t width, T 
 }
 
 // Cuts one row into runs of equal non-background value, appending to `runs`.
-template <class T>
-void extract_runs(const T* row, std::int32_t width, T background, std::vector<run>& runs) {
+template <class T, class L>
+void extract_runs(const T* row, std::int32_t width, T background, std::vector<run<L>>& runs) {
     std::int32_t x = find_different(row, 0, width, background);
     while (x < width) {
         const std::int32_t begin = x;
@@ -102,8 +110,9 @@ void extract_runs(const T* row, std::int32_t width, T background, std::vector<ru
 // `ends` one per pixel just past a run (the end of a run begun in an earlier chunk included).
 // Runs start and end in order, so the i-th end belongs to the i-th run still open. A loop per
 // chunk rather than branches per run: fine-grained images have a dozen runs per chunk.
-inline void append_runs(std::int32_t x0, std::uint64_t starts, std::uint64_t ends, std::vector<run>& runs,
-                        std::size_t& open) {
+template <class L>
+void append_runs(std::int32_t x0, std::uint64_t starts, std::uint64_t ends, std::vector<run<L>>& runs,
+                 std::size_t& open) {
     for (; starts != 0; starts &= starts - 1) runs.push_back({x0 + std::countr_zero(starts), 0, 0});
     for (; ends != 0; ends &= ends - 1) runs[open++].end = x0 + std::countr_zero(ends);
 }
@@ -121,7 +130,8 @@ inline std::uint64_t differ_mask(const std::uint8_t* p, __m128i v) {
 
 // Runs of 8-bit rows from per-chunk masks: foreground (p[i] != background) and change
 // (p[i] != p[i - 1]); a run starts where both hold and ends at a change after foreground.
-void extract_runs_u8(const std::uint8_t* row, std::int32_t width, std::uint8_t background, std::vector<run>& runs) {
+template <class L>
+void extract_runs_u8(const std::uint8_t* row, std::int32_t width, std::uint8_t background, std::vector<run<L>>& runs) {
     const __m128i bg = _mm_set1_epi8(static_cast<char>(background));
     std::size_t open = runs.size();
     std::uint64_t carry = 0;  // foreground bit of the pixel before the chunk
@@ -157,7 +167,8 @@ struct pixel_rows {
     host_view<const T> in;
     T background;
 
-    void extract(std::int64_t y, std::vector<run>& runs) const {
+    template <class L>
+    void extract(std::int64_t y, std::vector<run<L>>& runs) const {
 #if defined(__SSE2__)
         if constexpr (sizeof(T) == 1) {
             extract_runs_u8(in.row(y), static_cast<std::int32_t>(in.width()), background, runs);
@@ -191,7 +202,8 @@ inline std::int32_t next_bit(const bit_word* words, std::int64_t n_words, std::i
 struct bit_rows {
     const_host_bit_view in;
 
-    void extract(std::int64_t y, std::vector<run>& runs) const {
+    template <class L>
+    void extract(std::int64_t y, std::vector<run<L>>& runs) const {
         const bit_word* words = in.row(y);
         const std::int64_t n = in.row_words();
         const std::int32_t width = static_cast<std::int32_t>(in.width());
@@ -210,14 +222,14 @@ struct bit_rows {
 // row above (`above`). `reach` is 1 for 8-connectivity (corner contact counts), 0 for 4.
 // With `assign`, each current run takes a label (joined or new, from `next`); without it both
 // rows are labelled already and only unions happen (the seam merge).
-template <class Rows, bool assign, class Row>
-void connect(const Row* row, const Row* row_above, run* cur, std::size_t n_cur, const run* above,
-             std::size_t n_above, int reach, forest& f, std::int32_t& next) {
+template <class Rows, bool assign, class Row, class L>
+void connect(const Row* row, const Row* row_above, run<L>* cur, std::size_t n_cur, const run<L>* above,
+             std::size_t n_above, int reach, forest<L>& f, L& next) {
     std::size_t j = 0;
     for (std::size_t i = 0; i < n_cur; ++i) {
-        run& r = cur[i];
+        run<L>& r = cur[i];
         while (j < n_above && above[j].end + reach <= r.begin) ++j;
-        std::int32_t label = assign ? -1 : r.label;
+        L label = assign ? -1 : r.label;
         for (std::size_t k = j; k < n_above && above[k].begin < r.end + reach; ++k) {
             if (!Rows::same(row, r.begin, row_above, above[k].begin)) continue;
             if (label < 0)
@@ -236,14 +248,17 @@ void connect(const Row* row, const Row* row_above, run* cur, std::size_t n_cur, 
 // least one chunk even when begin == end); the caller keeps end + 16 inside the row and writes the
 // spilled pixels next. One mostly predictable branch per 16 pixels instead of a loop exit per run,
 // which mispredicts on the short random-length runs and gaps of fine-grained images.
-inline void fill_spilling(std::int32_t* o, std::int32_t begin, std::int32_t end, std::int32_t v) {
+template <class L>
+void fill_spilling(L* o, std::int32_t begin, std::int32_t end, L v) {
 #if defined(__SSE2__)
-    const __m128i w = _mm_set1_epi32(v);
+    constexpr int lanes = 16 / sizeof(L);
+    __m128i w;
+    if constexpr (sizeof(L) == 4)
+        w = _mm_set1_epi32(v);
+    else
+        w = _mm_set1_epi64x(v);
     do {
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(o + begin), w);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(o + begin + 4), w);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(o + begin + 8), w);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(o + begin + 12), w);
+        for (int i = 0; i < 16; i += lanes) _mm_storeu_si128(reinterpret_cast<__m128i*>(o + begin + i), w);
         begin += 16;
     } while (begin < end);
 #else
@@ -251,11 +266,13 @@ inline void fill_spilling(std::int32_t* o, std::int32_t begin, std::int32_t end,
 #endif
 }
 
+template <class L>
 struct strip {
     std::int64_t y0 = 0, y1 = 0;
-    std::vector<run> runs;
+    std::vector<run<L>> runs;
     std::vector<std::size_t> row_start;  // runs of row y0 + i: [row_start[i], row_start[i + 1])
-    std::int32_t first_label = 0, next_label = 0;
+    L first_label = 0, next_label = 0;
+    L first_final = 0;  // the final label of the strip's first root; its roots take the next ones
 };
 
 // Per-run accumulation of area, bounding box, centroid sums and value for one label range.
@@ -284,32 +301,32 @@ struct run_stats {
 
 }  // namespace
 
-template <class Rows>
-std::int64_t label_rows(const Rows& in, host_view<std::int32_t> out, int connectivity,
-                        region_statistics* statistics) {
+// L: provisional labels; Out: the output's.
+template <class L, class Rows, class Out>
+std::int64_t label_rows(const Rows& in, host_view<Out> out, int connectivity, region_statistics* statistics) {
     const std::int64_t width = out.width(), height = out.height(), pixels = width * height;
     const int reach = connectivity == 2 ? 1 : 0;
     // One strip per thread; each strip covers whole rows.
     const std::int64_t n_strips =
         pixels >= detail::parallel_min_pixels ? std::min<std::int64_t>(num_threads(), height) : 1;
-    std::vector<strip> strips(static_cast<std::size_t>(n_strips));
+    std::vector<strip<L>> strips(static_cast<std::size_t>(n_strips));
     for (std::int64_t k = 0; k < n_strips; ++k) {
         strips[k].y0 = height * k / n_strips;
         strips[k].y1 = height * (k + 1) / n_strips;
     }
     // Provisional labels: strip k uses [y0 * width + 1, y1 * width + 1) at most (a row holds at
     // most `width` runs); 0 is never issued.
-    forest f(pixels + 1);
+    forest<L> f(pixels + 1);
 
     detail::parallel_for(n_strips, pixels, [&](std::int64_t k) {
-        strip& s = strips[k];
-        s.first_label = s.next_label = static_cast<std::int32_t>(s.y0 * width + 1);
+        strip<L>& s = strips[k];
+        s.first_label = s.next_label = static_cast<L>(s.y0 * width + 1);
         s.row_start.reserve(static_cast<std::size_t>(s.y1 - s.y0 + 1));
         s.row_start.push_back(0);
         // Room for a binary chessboard (width / 2 runs a row) up front: untouched capacity costs
         // no memory, while growing by doubling copies the runs and faults fresh pages each time.
         s.runs.reserve(static_cast<std::size_t>((s.y1 - s.y0) * ((width + 1) / 2)));
-        detail::advise_huge_pages(s.runs.data(), s.runs.capacity() * sizeof(run));
+        detail::advise_huge_pages(s.runs.data(), s.runs.capacity() * sizeof(run<L>));
         for (std::int64_t y = s.y0; y < s.y1; ++y) {
             const std::size_t first = s.runs.size();
             in.extract(y, s.runs);
@@ -326,38 +343,56 @@ std::int64_t label_rows(const Rows& in, host_view<std::int32_t> out, int connect
 
     // Seams: the first row of strip k against the last row of strip k - 1.
     for (std::int64_t k = 1; k < n_strips; ++k) {
-        strip& s = strips[k];
-        strip& a = strips[k - 1];
+        strip<L>& s = strips[k];
+        strip<L>& a = strips[k - 1];
         if (a.runs.empty() && s.runs.empty()) continue;
         const std::size_t a_first = a.row_start[a.row_start.size() - 2];
-        std::int32_t unused = 0;
+        L unused = 0;
         connect<Rows, false>(in.row(s.y0), in.row(s.y0 - 1), s.runs.data(), s.row_start[1], a.runs.data() + a_first,
                           a.runs.size() - a_first, reach, f, unused);
     }
 
     // Final numbers in increasing provisional order: a root takes the next label, any other
     // label its parent's (smaller, so already final).
-    std::int32_t* parent = f.data();
-    std::int32_t count = 0;
-    for (const strip& s : strips)
-        for (std::int32_t l = s.first_label; l < s.next_label; ++l)
+    L* parent = f.data();
+    L count = 0;
+    for (strip<L>& s : strips) {
+        s.first_final = count + 1;
+        for (L l = s.first_label; l < s.next_label; ++l)
             parent[l] = parent[l] == l ? ++count : parent[parent[l]];
+    }
+    if constexpr (sizeof(Out) < sizeof(L))
+        if (count > std::numeric_limits<Out>::max())
+            throw unsupported("label: this image has " + std::to_string(count) +
+                              " components, more than int32 labels hold (2^31 - 1); use int64 labels");
 
-    std::vector<run_stats> partial;
-    if (statistics) partial.reserve(static_cast<std::size_t>(n_strips));
-    if (statistics)
-        for (std::int64_t k = 0; k < n_strips; ++k) partial.emplace_back(static_cast<std::size_t>(count));
+    // Statistics: a strip adds the components rooted in it (final labels from its first_final
+    // on, disjoint between strips) straight into the totals, and the others, which all cross its
+    // first row (their first pixel lies above it), into slots of its own, merged afterwards.
+    // Memory: N components once, not once per thread.
+    std::optional<run_stats> total;
+    std::vector<std::vector<Out>> foreign(static_cast<std::size_t>(n_strips));
+    std::vector<std::optional<run_stats>> foreign_stats(static_cast<std::size_t>(n_strips));
+    if (statistics) total.emplace(static_cast<std::size_t>(count));
     detail::parallel_for(n_strips, pixels, [&](std::int64_t k) {
-        const strip& s = strips[k];
+        const strip<L>& s = strips[k];
+        std::vector<Out>& others = foreign[k];
+        if (statistics) {
+            for (std::size_t i = 0; i < s.row_start[1]; ++i)
+                if (const L l = parent[s.runs[i].label]; l < s.first_final) others.push_back(static_cast<Out>(l));
+            std::sort(others.begin(), others.end());
+            others.erase(std::unique(others.begin(), others.end()), others.end());
+            foreign_stats[k].emplace(others.size());
+        }
         for (std::int64_t y = s.y0; y < s.y1; ++y) {
-            std::int32_t* o = out.row(y);
+            Out* o = out.row(y);
             std::int32_t x = 0;
             const std::size_t i0 = s.row_start[y - s.y0], i1 = s.row_start[y - s.y0 + 1];
             for (std::size_t i = i0; i < i1; ++i) {
-                const run& r = s.runs[i];
-                const std::int32_t l = parent[r.label];
+                const run<L>& r = s.runs[i];
+                const Out l = static_cast<Out>(parent[r.label]);
                 if (r.end + 16 <= width) {
-                    fill_spilling(o, x, r.begin, 0);
+                    fill_spilling<Out>(o, x, r.begin, 0);
                     fill_spilling(o, r.begin, r.end, l);
                 } else {
                     for (; x < r.begin; ++x) o[x] = 0;
@@ -365,8 +400,11 @@ std::int64_t label_rows(const Rows& in, host_view<std::int32_t> out, int connect
                 }
                 x = r.end;
                 if (statistics) {
-                    run_stats& st = partial[k];
-                    const std::size_t c = static_cast<std::size_t>(l - 1);
+                    const bool own = l >= s.first_final;
+                    run_stats& st = own ? *total : *foreign_stats[k];
+                    const std::size_t c = own ? static_cast<std::size_t>(l - 1)
+                                              : static_cast<std::size_t>(
+                                                    std::lower_bound(others.begin(), others.end(), l) - others.begin());
                     const std::int64_t len = r.end - r.begin;
                     if (st.area[c] == 0) st.value[c] = in.value(y, r.begin);
                     st.area[c] += len;
@@ -385,55 +423,73 @@ std::int64_t label_rows(const Rows& in, host_view<std::int32_t> out, int connect
     if (statistics) {
         region_statistics& st = *statistics;
         const std::size_t n = static_cast<std::size_t>(count);
-        run_stats total = std::move(partial[0]);
-        // Strips hold rows in order, so the first strip that saw a component holds its value.
-        for (std::size_t k = 1; k < partial.size(); ++k) {
-            const run_stats& p = partial[k];
-            for (std::size_t c = 0; c < n; ++c) {
-                if (p.area[c] == 0) continue;
-                if (total.area[c] == 0) total.value[c] = p.value[c];
-                total.area[c] += p.area[c];
-                total.min_row[c] = std::min(total.min_row[c], p.min_row[c]);
-                total.max_row[c] = std::max(total.max_row[c], p.max_row[c]);
-                total.min_col[c] = std::min(total.min_col[c], p.min_col[c]);
-                total.max_col[c] = std::max(total.max_col[c], p.max_col[c]);
-                total.sum_row[c] += p.sum_row[c];
-                total.sum_col[c] += p.sum_col[c];
+        run_stats& t = *total;
+        // The root's strip, above the others, has set the value.
+        for (std::size_t k = 1; k < foreign.size(); ++k) {
+            const run_stats& p = *foreign_stats[k];
+            for (std::size_t i = 0; i < foreign[k].size(); ++i) {
+                const std::size_t c = static_cast<std::size_t>(foreign[k][i] - 1);
+                t.area[c] += p.area[i];
+                t.min_row[c] = std::min(t.min_row[c], p.min_row[i]);
+                t.max_row[c] = std::max(t.max_row[c], p.max_row[i]);
+                t.min_col[c] = std::min(t.min_col[c], p.min_col[i]);
+                t.max_col[c] = std::max(t.max_col[c], p.max_col[i]);
+                t.sum_row[c] += p.sum_row[i];
+                t.sum_col[c] += p.sum_col[i];
             }
         }
         st = region_statistics{};
-        st.area = std::move(total.area);
-        st.min_row = std::move(total.min_row);
-        st.min_col = std::move(total.min_col);
-        st.max_row = std::move(total.max_row);
-        st.max_col = std::move(total.max_col);
-        st.value = std::move(total.value);
+        st.area = std::move(t.area);
+        st.min_row = std::move(t.min_row);
+        st.min_col = std::move(t.min_col);
+        st.max_row = std::move(t.max_row);
+        st.max_col = std::move(t.max_col);
+        st.value = std::move(t.value);
         st.centroid_row.resize(n);
         st.centroid_col.resize(n);
         for (std::size_t c = 0; c < n; ++c) {
-            st.centroid_row[c] = total.sum_row[c] / static_cast<double>(st.area[c]);
-            st.centroid_col[c] = total.sum_col[c] / static_cast<double>(st.area[c]);
+            st.centroid_row[c] = t.sum_row[c] / static_cast<double>(st.area[c]);
+            st.centroid_col[c] = t.sum_col[c] / static_cast<double>(st.area[c]);
         }
     }
     return count;
 }
 
-template <class T>
-std::int64_t label(host_view<const T> in, host_view<std::int32_t> out, int connectivity, T background,
-                   region_statistics* statistics) {
-    return label_rows(pixel_rows<T>{in, background}, out, connectivity, statistics);
+namespace {
+
+// int32 provisional labels (the fast path) while the provisional range (up to the pixel count)
+// fits them and the output is int32.
+template <class Rows, class Out>
+std::int64_t label_any_size(const Rows& in, host_view<Out> out, int connectivity, region_statistics* statistics) {
+    if constexpr (std::is_same_v<Out, std::int32_t>)
+        if (out.pixel_count() <= std::numeric_limits<std::int32_t>::max())
+            return label_rows<std::int32_t>(in, out, connectivity, statistics);
+    return label_rows<std::int64_t>(in, out, connectivity, statistics);
 }
 
-std::int64_t label(const_host_bit_view in, host_view<std::int32_t> out, int connectivity,
+}  // namespace
+
+template <class T, class L>
+std::int64_t label(host_view<const T> in, host_view<L> out, int connectivity, T background,
                    region_statistics* statistics) {
-    return label_rows(bit_rows{in}, out, connectivity, statistics);
+    return label_any_size(pixel_rows<T>{in, background}, out, connectivity, statistics);
 }
 
-template std::int64_t label<std::uint8_t>(host_view<const std::uint8_t>, host_view<std::int32_t>, int, std::uint8_t,
-                                          region_statistics*);
-template std::int64_t label<std::uint16_t>(host_view<const std::uint16_t>, host_view<std::int32_t>, int,
-                                           std::uint16_t, region_statistics*);
-template std::int64_t label<std::uint32_t>(host_view<const std::uint32_t>, host_view<std::int32_t>, int,
-                                           std::uint32_t, region_statistics*);
+template <class L>
+std::int64_t label(const_host_bit_view in, host_view<L> out, int connectivity, region_statistics* statistics) {
+    return label_any_size(bit_rows{in}, out, connectivity, statistics);
+}
+
+#define GRANULA_INSTANTIATE(labels)                                                                               \
+    template std::int64_t label(host_view<const std::uint8_t>, host_view<labels>, int, std::uint8_t,              \
+                                region_statistics*);                                                              \
+    template std::int64_t label(host_view<const std::uint16_t>, host_view<labels>, int, std::uint16_t,            \
+                                region_statistics*);                                                              \
+    template std::int64_t label(host_view<const std::uint32_t>, host_view<labels>, int, std::uint32_t,            \
+                                region_statistics*);                                                              \
+    template std::int64_t label(const_host_bit_view, host_view<labels>, int, region_statistics*);
+GRANULA_INSTANTIATE(std::int32_t)
+GRANULA_INSTANTIATE(std::int64_t)
+#undef GRANULA_INSTANTIATE
 
 }  // namespace granula::cpu

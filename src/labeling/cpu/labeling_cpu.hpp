@@ -6,11 +6,12 @@
 
 namespace granula::cpu {
 
-template <class T>
-std::int64_t label(host_view<const T> in, host_view<std::int32_t> out, int connectivity, T background,
+// L: int32 or int64 labels; int32 ones throw unsupported when N exceeds 2^31 - 1.
+template <class T, class L>
+std::int64_t label(host_view<const T> in, host_view<L> out, int connectivity, T background,
                    region_statistics* statistics);
 // Foreground = the set bits.
-std::int64_t label(const_host_bit_view in, host_view<std::int32_t> out, int connectivity,
-                   region_statistics* statistics);
+template <class L>
+std::int64_t label(const_host_bit_view in, host_view<L> out, int connectivity, region_statistics* statistics);
 
 }  // namespace granula::cpu

@@ -23,7 +23,11 @@
 //      mask and root count.
 //   4. the counts are scanned; finalise: every pixel takes its node's root's label, computed
 //      from the scanned count and the mask of the root's segment; background 0.
-// Passes 3 and 4 read the segment masks, not the input: 8 bytes per 32 pixels.
+// Passes 3 and 4 read the segment masks, not the input: 8 bytes per 32 pixels. They and the
+// statistics are relabel() (relabel.cuh), which the seed paper's tile merge (tile_merge.cu) shares.
+// Indices (and so the forest) are int while the output's elements fit them and the output is
+// int32 (the fast path); long long otherwise, in the output when it is int64, else in a scratch
+// int64 image (the int32 output is then written by finalise once N is known to fit).
 // Statistics (optional): one more pass over the labels, lanes of a warp aggregating runs of one
 // label with warp-level reductions before global atomics, into device arrays; min_row and value
 // come from the roots (a component's first pixel).
@@ -32,13 +36,16 @@
 #include <cub/device/device_scan.cuh>
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include <math_constants.h>
 
 #include "core/cuda/check.cuh"
 #include "core/cuda/stream_buffer.cuh"
+#include "labeling/cuda/relabel.cuh"
 
 namespace granula::cuda {
 namespace {
@@ -98,10 +105,11 @@ __device__ void unite_shared(int* parent, int a, int b) {
 
 // Root of i with path halving: every pointer only ever moves to an ancestor (atomicMin), so
 // halving is safe while other threads unite or halve the same tree.
-__device__ __forceinline__ int find_global(int* label, int i) {
-    int parent = __ldcg(label + i);
+template <class L>
+__device__ __forceinline__ L find_global(L* label, L i) {
+    L parent = __ldcg(label + i);
     while (parent != i) {
-        const int grand = __ldcg(label + parent);
+        const L grand = __ldcg(label + parent);
         if (grand != parent) atomicMin(label + i, grand);
         i = parent;
         parent = grand;
@@ -109,17 +117,18 @@ __device__ __forceinline__ int find_global(int* label, int i) {
     return i;
 }
 
-__device__ void unite_global(int* label, int a, int b) {
+template <class L>
+__device__ void unite_global(L* label, L a, L b) {
     while (true) {
         a = find_global(label, a);
         b = find_global(label, b);
         if (a == b) return;
         if (a > b) {
-            const int t = a;
+            const L t = a;
             a = b;
             b = t;
         }
-        const int old = atomicMin(&label[b], a);
+        const L old = atomicMin(&label[b], a);
         if (old == b) return;
         b = old;
     }
@@ -132,9 +141,9 @@ __device__ __forceinline__ T shuffle_left(T v) {
 
 // Tiles are numbered along x (one grid dimension: gridDim.y would cap the height at 65535 tiles).
 // Warp w handles the segments k = w + merge_warps * i of the tile, k = row * tile_segments + column.
-template <class T>
+template <class T, class L>
 __global__ void __launch_bounds__(32 * merge_warps)
-    tile_merge(const T* __restrict__ in, std::int64_t in_stride, int* __restrict__ out, int out_stride, int width,
+    tile_merge(const T* __restrict__ in, std::int64_t in_stride, L* __restrict__ out, L out_stride, int width,
                int height, T background, bool eight, int tiles_x, int segments_per_row,
                unsigned* __restrict__ node_masks, unsigned* __restrict__ fg_masks) {
     constexpr int per_warp = tile_h * tile_segments / merge_warps;
@@ -210,8 +219,8 @@ __global__ void __launch_bounds__(32 * merge_warps)
 // skips assume only pairs inside tiles (all joined by tile_merge) and pairs covered earlier in
 // the same edge (the left neighbour's on a top row, the row above's on a left column), so no
 // two pairs skip each other.
-template <class T>
-__global__ void tile_border_merge(const T* __restrict__ in, std::int64_t in_stride, int* out, int out_stride,
+template <class T, class L>
+__global__ void tile_border_merge(const T* __restrict__ in, std::int64_t in_stride, L* out, L out_stride,
                                   int width, int height, T background, bool eight, int tiles_x, int tiles_total) {
     constexpr int per_tile = tile_w + 2 * (tile_h - 1);
     const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -235,7 +244,7 @@ __global__ void tile_border_merge(const T* __restrict__ in, std::int64_t in_stri
     // The node of a pixel of value v: the start of its run within its 32-pixel segment.
     auto node = [&](int nx, int ny) {
         while ((nx & 31) != 0 && in[ny * in_stride + nx - 1] == v) --nx;
-        return ny * out_stride + nx;
+        return ny * out_stride + nx;  // an L
     };
     const bool l = same(x - 1, y), u = same(x, y - 1), ul = same(x - 1, y - 1);
     const bool ur = same(x + 1, y - 1), r = same(x + 1, y);
@@ -265,16 +274,17 @@ __device__ __forceinline__ void for_segments(int segments, const unsigned* __res
     }
 }
 
+template <class L>
 __global__ void __launch_bounds__(32 * warps_per_block)
-    compress_count(int* out, int out_stride, int segments_per_row, int segments,
+    compress_count(L* out, L out_stride, int segments_per_row, int segments,
                    const unsigned* __restrict__ node_masks, unsigned* __restrict__ root_masks,
-                   int* __restrict__ counts) {
+                   L* __restrict__ counts) {
     const int lane = threadIdx.x % 32;
     for_segments(segments, node_masks, nullptr, [&](int segment, unsigned nodes, unsigned) {
         bool root = false;
         if ((nodes >> lane) & 1u) {
-            const int p = (segment / segments_per_row) * out_stride + (segment % segments_per_row) * 32 + lane;
-            const int r = find_global(out, p);
+            const L p = (segment / segments_per_row) * out_stride + (segment % segments_per_row) * 32 + lane;
+            const L r = find_global(out, p);
             root = r == p;
             if (!root) out[p] = r;  // r is the tree's minimum: no concurrent halving goes below it
         }
@@ -287,28 +297,33 @@ __global__ void __launch_bounds__(32 * warps_per_block)
 }
 
 // Every pixel takes its node's label. A node reads only its own forest entry, which no other
-// warp reads any more, so the labels may overwrite the forest in place.
+// warp reads any more, so the labels may overwrite the forest in place (out == forest).
+template <class L, class O>
 __global__ void __launch_bounds__(32 * warps_per_block)
-    finalise(int* out, int out_stride, int width, int segments_per_row, int segments,
+    finalise(const L* forest, O* out, L out_stride, int width, int segments_per_row, int segments,
              const unsigned* __restrict__ node_masks, const unsigned* __restrict__ fg_masks,
-             const unsigned* __restrict__ root_masks, const int* __restrict__ offsets) {
+             const unsigned* __restrict__ root_masks, const L* __restrict__ offsets) {
+    // In place when the types match: one base address for the read and the write, as the compiler
+    // cannot tell that the two pointers are equal.
+    if constexpr (std::is_same_v<L, O>) forest = out;
     const int lane = threadIdx.x % 32;
     for_segments(segments, node_masks, fg_masks, [&](int segment, unsigned nodes, unsigned fg) {
         const int y = segment / segments_per_row, x = (segment % segments_per_row) * 32 + lane;
-        int label = 0;
+        L label = 0;
         if ((nodes >> lane) & 1u) {
-            const int r = out[y * out_stride + x];
-            const int ry = r / out_stride, rx = r - ry * out_stride;
-            const int rs = ry * segments_per_row + rx / 32;
+            const L r = forest[y * out_stride + x];
+            const L ry = r / out_stride, rx = r - ry * out_stride;
+            const int rs = static_cast<int>(ry) * segments_per_row + static_cast<int>(rx) / 32;
             label = offsets[rs] + __popc(root_masks[rs] & ((1u << (rx & 31)) - 1u)) + 1;
         }
         const bool is_fg = (fg >> lane) & 1u;
         label = __shfl_sync(full_mask, label, is_fg ? node_lane(nodes, lane) : lane);
-        if (x < width) out[y * out_stride + x] = is_fg ? label : 0;
+        if (x < width) out[y * out_stride + x] = is_fg ? static_cast<O>(label) : 0;
     });
 }
 
-__global__ void total_count(const int* counts, const int* offsets, int n, int* total) {
+template <class L>
+__global__ void total_count(const L* counts, const L* offsets, int n, L* total) {
     *total = offsets[n - 1] + counts[n - 1];
 }
 
@@ -332,15 +347,15 @@ constexpr int stats_run = 64;  // pixels per lane: a warp flushes a large compon
 
 // A component's first pixel is its root: its row is min_row and its pixel the value, written
 // here once per component instead of by atomics in every flush.
-template <class T>
+template <class T, class L>
 __global__ void __launch_bounds__(32 * warps_per_block)
     root_stats(const T* __restrict__ in, std::int64_t in_stride, int segments_per_row, int segments,
-               const unsigned* __restrict__ root_masks, const int* __restrict__ offsets, device_stats s) {
+               const unsigned* __restrict__ root_masks, const L* __restrict__ offsets, device_stats s) {
     const int lane = threadIdx.x % 32;
     for_segments(segments, root_masks, nullptr, [&](int segment, unsigned roots, unsigned) {
         if (!((roots >> lane) & 1u)) return;
         const int y = segment / segments_per_row, x = (segment % segments_per_row) * 32 + lane;
-        const int c = offsets[segment] + __popc(roots & ((1u << lane) - 1u));
+        const L c = offsets[segment] + __popc(roots & ((1u << lane) - 1u));
         s.min_row[c] = y;
         s.value[c] = in[y * in_stride + x];
     });
@@ -350,7 +365,8 @@ __global__ void __launch_bounds__(32 * warps_per_block)
 // `col_sum` relative to the warp's first column x_warp) to the statistics, first reducing over
 // the lanes of the warp that flush the same label at the same step. Relative column sums stay
 // under 2^22, so the 32-bit warp reductions cannot overflow.
-__device__ void flush(const device_stats& s, unsigned active, int l, unsigned n, int y, int x0, int x1,
+template <class O>
+__device__ void flush(const device_stats& s, unsigned active, O l, unsigned n, int y, int x0, int x1,
                       unsigned col_sum, int x_warp) {
     const unsigned group = __match_any_sync(active, l);
     const unsigned area = __reduce_add_sync(group, n);
@@ -359,7 +375,7 @@ __device__ void flush(const device_stats& s, unsigned active, int l, unsigned n,
     const int lo = static_cast<int>(__reduce_min_sync(group, static_cast<unsigned>(x0)));
     const int hi = static_cast<int>(__reduce_max_sync(group, static_cast<unsigned>(x1)));
     if ((__ffs(group) - 1) != static_cast<int>(threadIdx.x % 32)) return;
-    const int c = l - 1;
+    const O c = l - 1;
     atomicAdd(s.area + c, static_cast<unsigned long long>(area));
     atomicAdd(s.sum_row + c, static_cast<unsigned long long>(area) * y);
     atomicAdd(s.sum_col + c, cols);
@@ -370,17 +386,20 @@ __device__ void flush(const device_stats& s, unsigned active, int l, unsigned n,
 
 // Each lane walks stats_run pixels of a row in lock step with its warp. Background pixels do not
 // end a lane's run: only another label does, so a sparse large component is flushed rarely.
-__global__ void accumulate_stats(const int* __restrict__ labels, int out_stride, int width, int blocks_per_row,
+// O: the labels' type, L: the index type.
+template <class O, class L>
+__global__ void accumulate_stats(const O* __restrict__ labels, L out_stride, int width, int blocks_per_row,
                                  device_stats s) {
     const int y = blockIdx.x / blocks_per_row;
     const int x_block = (blockIdx.x % blocks_per_row) * blockDim.x * stats_run;
     const int x_begin = x_block + threadIdx.x * stats_run;
     const int x_warp = x_block + (threadIdx.x / 32) * 32 * stats_run;
-    int current = 0, first = 0, last = 0;
+    O current = 0;
+    int first = 0, last = 0;
     unsigned n = 0, col_sum = 0;
     for (int i = 0; i < stats_run; ++i) {
         const int x = x_begin + i;
-        const int l = x < width ? labels[y * out_stride + x] : 0;
+        const O l = x < width ? labels[y * out_stride + x] : 0;
         const bool change = l > 0 && l != current;
         const unsigned flushing = __ballot_sync(full_mask, change && current > 0);
         if (change && current > 0) flush(s, flushing, current, n, y, first, last, col_sum, x_warp);
@@ -392,8 +411,8 @@ __global__ void accumulate_stats(const int* __restrict__ labels, int out_stride,
 }
 
 // min_row and value come from root_stats.
-__global__ void init_stats(device_stats s, int n) {
-    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+__global__ void init_stats(device_stats s, std::int64_t n) {
+    const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (c >= n) return;
     s.area[c] = s.sum_row[c] = s.sum_col[c] = 0;
     s.min_col[c] = 0x7fffffffffffffffll;
@@ -401,8 +420,8 @@ __global__ void init_stats(device_stats s, int n) {
 }
 
 // Centroid = coordinate sum / area, in double like the CPU backend (sums below 2^53 are exact).
-__global__ void finish_stats(device_stats s, int n) {
-    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+__global__ void finish_stats(device_stats s, std::int64_t n) {
+    const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (c >= n) return;
     const double area = static_cast<double>(s.area[c]);
     reinterpret_cast<double*>(s.sum_row)[c] = static_cast<double>(s.sum_row[c]) / area;
@@ -438,12 +457,13 @@ __global__ void init_intensity(intensity_arrays a) {
 // As accumulate_stats: each lane walks stats_run pixels of a row and adds its run of one label
 // (background does not end it) with one atomic per field. NaN pixels enter the sum (the mean is
 // NaN, as on the CPU) and are skipped by min and max.
-template <class T>
-__global__ void accumulate_intensity(const int* __restrict__ labels, int label_stride, const T* __restrict__ in,
-                                     std::int64_t in_stride, int width, int blocks_per_row, intensity_arrays a) {
+template <class T, class L>
+__global__ void accumulate_intensity(const L* __restrict__ labels, std::int64_t label_stride,
+                                     const T* __restrict__ in, std::int64_t in_stride, int width, int blocks_per_row,
+                                     intensity_arrays a) {
     const int y = blockIdx.x / blocks_per_row;
     const int x_begin = (blockIdx.x % blocks_per_row) * blockDim.x * stats_run + threadIdx.x * stats_run;
-    int current = 0;
+    L current = 0;
     double sum = 0, lo = CUDART_INF, hi = -CUDART_INF;
     auto flush = [&] {
         if (current <= 0) return;
@@ -459,7 +479,7 @@ __global__ void accumulate_intensity(const int* __restrict__ labels, int label_s
     };
     for (int i = 0; i < stats_run; ++i) {
         const int x = x_begin + i;
-        const int l = x < width ? labels[static_cast<std::int64_t>(y) * label_stride + x] : 0;
+        const L l = x < width ? labels[static_cast<std::int64_t>(y) * label_stride + x] : 0;
         if (l <= 0) continue;
         if (l != current) {
             flush();
@@ -482,8 +502,8 @@ __global__ void finish_intensity(intensity_arrays a, const std::int64_t* __restr
 
 }  // namespace
 
-template <class T>
-void intensity_statistics(device_view<const std::int32_t> labels, device_view<const T> intensity,
+template <class T, class L>
+void intensity_statistics(device_view<const L> labels, device_view<const T> intensity,
                           device_region_statistics& statistics, stream st) {
     const cudaStream_t s = to_cuda(st.native_handle());
     const std::int64_t n = statistics.size();
@@ -500,8 +520,7 @@ void intensity_statistics(device_view<const std::int32_t> labels, device_view<co
     check_launch("init_intensity");
     const int blocks_per_row = (width + 128 * stats_run - 1) / (128 * stats_run);
     accumulate_intensity<T><<<static_cast<unsigned>(blocks_per_row) * height, 128, 0, s>>>(
-        labels.data(), static_cast<int>(labels.stride()), intensity.data(), intensity.stride(), width, blocks_per_row,
-        a);
+        labels.data(), labels.stride(), intensity.data(), intensity.stride(), width, blocks_per_row, a);
     check_launch("accumulate_intensity");
     finish_intensity<<<component_blocks, 256, 0, s>>>(a, statistics.area());
     check_launch("finish_intensity");
@@ -515,59 +534,69 @@ void intensity_statistics(device_view<const std::int32_t> labels, device_view<co
     statistics.set_intensity(std::shared_ptr<void>(memory, memory->as<void>()));
 }
 
-template <class T>
-std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int connectivity, T background,
-                   device_region_statistics* statistics, stream st) {
-    const cudaStream_t s = to_cuda(st.native_handle());
-    const int width = static_cast<int>(in.width()), height = static_cast<int>(in.height());
-    const int out_stride = static_cast<int>(out.stride());
-    const std::int64_t in_stride = in.stride();
-    const bool eight = connectivity == 2;
-    int* labels = out.data();
-
-    const int segments_per_row = (width + 31) / 32;
-    const int segments = segments_per_row * height;
-    std::size_t scan_bytes = 0;
-    check_cuda(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<int*>(nullptr),
-                                             static_cast<int*>(nullptr), segments, s),
+template <class L>
+segment_scratch<L>::segment_scratch(int width, int height, cudaStream_t s)
+    : segments_per_row_((width + 31) / 32), segments_(segments_per_row_ * height) {
+    check_cuda(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes_, static_cast<L*>(nullptr), static_cast<L*>(nullptr),
+                                             segments_, s),
                "cub::DeviceScan::ExclusiveSum (size)");
     // Per segment: node, foreground and root masks, root count and its exclusive scan.
-    stream_buffer buffer(5 * sizeof(int) * static_cast<std::size_t>(segments) + sizeof(int) + scan_bytes + 256, s,
-                         scratch_what);
-    int* counts = buffer.as<int>();
-    int* offsets = counts + segments;
-    unsigned* node_masks = reinterpret_cast<unsigned*>(offsets + segments);
-    unsigned* fg_masks = node_masks + segments;
-    unsigned* root_masks = fg_masks + segments;
-    int* total = reinterpret_cast<int*>(root_masks + segments);
-    void* scan_temp = reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(total + 1) + 255) & ~std::uintptr_t{255});
+    const auto n = static_cast<std::size_t>(segments_);
+    buffer_ = stream_buffer((3 * sizeof(unsigned) + 2 * sizeof(L)) * n + 2 * sizeof(L) + scan_bytes_ + 256, s,
+                            scratch_what);
+    counts_ = buffer_.as<L>();
+    offsets_ = counts_ + segments_;
+    node_masks_ = reinterpret_cast<unsigned*>(offsets_ + segments_);
+    fg_masks_ = node_masks_ + segments_;
+    root_masks_ = fg_masks_ + segments_;
+    // The count after the masks, aligned for L.
+    total_ = reinterpret_cast<L*>((reinterpret_cast<std::uintptr_t>(root_masks_ + segments_) + sizeof(L) - 1) &
+                                  ~std::uintptr_t{sizeof(L) - 1});
+    scan_temp_ = reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(total_ + 1) + 255) & ~std::uintptr_t{255});
+}
 
-    const int tiles_x = (width + tile_w - 1) / tile_w, tiles_y = (height + tile_h - 1) / tile_h;
-    const int tiles_total = tiles_x * tiles_y;
-    tile_merge<T><<<tiles_total, 32 * merge_warps, 0, s>>>(in.data(), in_stride, labels, out_stride, width, height,
-                                                          background, eight, tiles_x, segments_per_row, node_masks,
-                                                          fg_masks);
-    check_launch("tile_merge");
-    const std::int64_t border_threads = static_cast<std::int64_t>(tiles_total) * (tile_w + 2 * (tile_h - 1));
-    tile_border_merge<T><<<static_cast<unsigned>((border_threads + 255) / 256), 256, 0, s>>>(
-        in.data(), in_stride, labels, out_stride, width, height, background, eight, tiles_x, tiles_total);
-    check_launch("tile_border_merge");
+template <class T, class L, class O>
+std::int64_t relabel(device_view<const T> in, O* out, L* forest, L out_stride, segment_scratch<L>& scratch,
+                     device_region_statistics* statistics, cudaStream_t s) {
+    const int width = static_cast<int>(in.width()), height = static_cast<int>(in.height());
+    const std::int64_t in_stride = in.stride();
+    const int segments_per_row = scratch.segments_per_row_, segments = scratch.segments_;
+    const unsigned *node_masks = scratch.node_masks_, *fg_masks = scratch.fg_masks_;
+    unsigned* root_masks = scratch.root_masks_;
+    L *counts = scratch.counts_, *offsets = scratch.offsets_, *total = scratch.total_;
 
     const int raster_blocks =
         (segments + warps_per_block * segments_per_warp - 1) / (warps_per_block * segments_per_warp);
-    compress_count<<<raster_blocks, 32 * warps_per_block, 0, s>>>(labels, out_stride, segments_per_row, segments,
+    compress_count<<<raster_blocks, 32 * warps_per_block, 0, s>>>(forest, out_stride, segments_per_row, segments,
                                                                   node_masks, root_masks, counts);
     check_launch("compress_count");
-    check_cuda(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, counts, offsets, segments, s),
+    check_cuda(cub::DeviceScan::ExclusiveSum(scratch.scan_temp_, scratch.scan_bytes_, counts, offsets, segments, s),
                "cub::DeviceScan::ExclusiveSum");
-    finalise<<<raster_blocks, 32 * warps_per_block, 0, s>>>(labels, out_stride, width, segments_per_row, segments,
-                                                            node_masks, fg_masks, root_masks, offsets);
-    check_launch("finalise");
-    total_count<<<1, 1, 0, s>>>(counts, offsets, segments, total);
-    check_launch("total_count");
-    int n = 0;
-    check_cuda(cudaMemcpyAsync(&n, total, sizeof(int), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync (count)");
-    check_cuda(cudaStreamSynchronize(s), "cudaStreamSynchronize (count)");
+    auto labels_out = [&] {
+        finalise<<<raster_blocks, 32 * warps_per_block, 0, s>>>(forest, out, out_stride, width, segments_per_row,
+                                                                segments, node_masks, fg_masks, root_masks, offsets);
+        check_launch("finalise");
+    };
+    auto read_count = [&] {
+        total_count<<<1, 1, 0, s>>>(counts, offsets, segments, total);
+        check_launch("total_count");
+        L n = 0;
+        check_cuda(cudaMemcpyAsync(&n, total, sizeof(L), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync (count)");
+        check_cuda(cudaStreamSynchronize(s), "cudaStreamSynchronize (count)");
+        return static_cast<std::int64_t>(n);
+    };
+    std::int64_t n = 0;
+    if constexpr (sizeof(O) < sizeof(L)) {
+        // The count first: a label past int32 must not be written at all.
+        n = read_count();
+        if (n > std::numeric_limits<O>::max())
+            throw unsupported("label: this image has " + std::to_string(n) +
+                              " components, more than int32 labels hold (2^31 - 1); use int64 labels");
+        labels_out();
+    } else {
+        labels_out();
+        n = read_count();
+    }
 
     if (statistics) {
         // At least one component's room, so the arrays have addresses even when there are none.
@@ -576,32 +605,97 @@ std::int64_t label(device_view<const T> in, device_view<std::int32_t> out, int c
         *statistics = device_region_statistics(std::shared_ptr<void>(memory, memory->as<void>()), n);
         if (n > 0) {
             const device_stats d = stats_arrays(*statistics);
-            init_stats<<<(n + 255) / 256, 256, 0, s>>>(d, n);
+            const auto component_blocks = static_cast<unsigned>((n + 255) / 256);
+            init_stats<<<component_blocks, 256, 0, s>>>(d, n);
             check_launch("init_stats");
             root_stats<T><<<raster_blocks, 32 * warps_per_block, 0, s>>>(in.data(), in_stride, segments_per_row,
                                                                          segments, root_masks, offsets, d);
             check_launch("root_stats");
             const int blocks_per_row = (width + 128 * stats_run - 1) / (128 * stats_run);
-            accumulate_stats<<<blocks_per_row * height, 128, 0, s>>>(labels, out_stride, width, blocks_per_row, d);
+            accumulate_stats<<<blocks_per_row * height, 128, 0, s>>>(out, out_stride, width, blocks_per_row, d);
             check_launch("accumulate_stats");
-            finish_stats<<<(n + 255) / 256, 256, 0, s>>>(d, n);
+            finish_stats<<<component_blocks, 256, 0, s>>>(d, n);
             check_launch("finish_stats");
         }
     }
     return n;
 }
 
-template std::int64_t label<std::uint8_t>(device_view<const std::uint8_t>, device_view<std::int32_t>, int,
-                                          std::uint8_t, device_region_statistics*, stream);
-template std::int64_t label<std::uint16_t>(device_view<const std::uint16_t>, device_view<std::int32_t>, int,
-                                           std::uint16_t, device_region_statistics*, stream);
-template std::int64_t label<std::uint32_t>(device_view<const std::uint32_t>, device_view<std::int32_t>, int,
-                                           std::uint32_t, device_region_statistics*, stream);
-template void intensity_statistics<std::uint8_t>(device_view<const std::int32_t>, device_view<const std::uint8_t>,
-                                                 device_region_statistics&, stream);
-template void intensity_statistics<std::uint16_t>(device_view<const std::int32_t>, device_view<const std::uint16_t>,
-                                                  device_region_statistics&, stream);
-template void intensity_statistics<float>(device_view<const std::int32_t>, device_view<const float>,
-                                          device_region_statistics&, stream);
+namespace {
+
+// Labels into `out` (O: int or long long) with indices and forest of type L in `forest` (the
+// output itself, or a scratch image of the output's stride when O is narrower than L).
+template <class T, class L, class O>
+std::int64_t label_with(device_view<const T> in, O* out, L* forest, L out_stride, int connectivity, T background,
+                        device_region_statistics* statistics, cudaStream_t s) {
+    const int width = static_cast<int>(in.width()), height = static_cast<int>(in.height());
+    const std::int64_t in_stride = in.stride();
+    const bool eight = connectivity == 2;
+    segment_scratch<L> scratch(width, height, s);
+
+    const int tiles_x = (width + tile_w - 1) / tile_w, tiles_y = (height + tile_h - 1) / tile_h;
+    const int tiles_total = tiles_x * tiles_y;
+    tile_merge<T><<<tiles_total, 32 * merge_warps, 0, s>>>(in.data(), in_stride, forest, out_stride, width, height,
+                                                          background, eight, tiles_x, scratch.segments_per_row(),
+                                                          scratch.node_masks(), scratch.fg_masks());
+    check_launch("tile_merge");
+    const std::int64_t border_threads = static_cast<std::int64_t>(tiles_total) * (tile_w + 2 * (tile_h - 1));
+    tile_border_merge<T><<<static_cast<unsigned>((border_threads + 255) / 256), 256, 0, s>>>(
+        in.data(), in_stride, forest, out_stride, width, height, background, eight, tiles_x, tiles_total);
+    check_launch("tile_border_merge");
+    return relabel<T>(in, out, forest, out_stride, scratch, statistics, s);
+}
+
+}  // namespace
+
+template <class T, class L>
+std::int64_t label(device_view<const T> in, device_view<L> out, int connectivity, T background,
+                   device_region_statistics* statistics, stream st) {
+    const cudaStream_t s = to_cuda(st.native_handle());
+    const std::int64_t elements = out.stride() * out.height();
+    if ((in.width() + 31) / 32 * in.height() > std::numeric_limits<int>::max())
+        throw unsupported("label: the CUDA backend labels images of fewer than 2^31 32-pixel row segments (about "
+                          "2^36 pixels); this one is " +
+                          std::to_string(in.width()) + "x" + std::to_string(in.height()));
+    if constexpr (std::is_same_v<L, std::int32_t>) {
+        if (elements <= std::numeric_limits<int>::max())
+            return label_with<T, int>(in, out.data(), out.data(), static_cast<int>(out.stride()), connectivity,
+                                      background, statistics, s);
+        // int64 indices in a scratch forest of the output's layout.
+        stream_buffer forest(static_cast<std::size_t>(elements) * sizeof(long long), s, scratch_what);
+        return label_with<T, long long>(in, out.data(), forest.as<long long>(), static_cast<long long>(out.stride()),
+                                        connectivity, background, statistics, s);
+    } else {
+        long long* labels = reinterpret_cast<long long*>(out.data());  // the same 64-bit integers
+        return label_with<T, long long>(in, labels, labels, static_cast<long long>(out.stride()), connectivity,
+                                        background, statistics, s);
+    }
+}
+
+#define GRANULA_INSTANTIATE(type, labels)                                                                      \
+    template std::int64_t label(device_view<const type>, device_view<labels>, int, type, device_region_statistics*, \
+                                stream);
+#define GRANULA_INSTANTIATE_INTENSITY(type, labels)                                                            \
+    template void intensity_statistics(device_view<const labels>, device_view<const type>,                      \
+                                       device_region_statistics&, stream);
+#define GRANULA_INSTANTIATE_ALL(labels)                 \
+    GRANULA_INSTANTIATE(std::uint8_t, labels)           \
+    GRANULA_INSTANTIATE(std::uint16_t, labels)          \
+    GRANULA_INSTANTIATE(std::uint32_t, labels)          \
+    GRANULA_INSTANTIATE_INTENSITY(std::uint8_t, labels) \
+    GRANULA_INSTANTIATE_INTENSITY(std::uint16_t, labels) \
+    GRANULA_INSTANTIATE_INTENSITY(float, labels)
+GRANULA_INSTANTIATE_ALL(std::int32_t)
+GRANULA_INSTANTIATE_ALL(std::int64_t)
+// The tile merge (tile_merge.cu) relabels int forests into int labels.
+template std::int64_t relabel(device_view<const std::uint8_t>, int*, int*, int, segment_scratch<int>&,
+                              device_region_statistics*, cudaStream_t);
+template std::int64_t relabel(device_view<const std::uint16_t>, int*, int*, int, segment_scratch<int>&,
+                              device_region_statistics*, cudaStream_t);
+template std::int64_t relabel(device_view<const std::uint32_t>, int*, int*, int, segment_scratch<int>&,
+                              device_region_statistics*, cudaStream_t);
+#undef GRANULA_INSTANTIATE_ALL
+#undef GRANULA_INSTANTIATE_INTENSITY
+#undef GRANULA_INSTANTIATE
 
 }  // namespace granula::cuda

@@ -36,7 +36,8 @@ void vertical_pass(device_view<const T> in, device_view<T> out, const pass_param
 
 // The general path's passes (element_passes.cu; element_plan.hpp says how they combine):
 // `out` = `in` extended by `mode` (pad where the mode has no source), `in` at (left, top);
-// windows along the periodic paths of step (dx, dy), dy >= 1, pixels off the image `p.pad`;
+// windows along the periodic paths of step (dx, dy), dy >= 1, pixels off the image `p.pad`, the
+// result of in(x, y) written to out(x - out_x0, y - out_y0) where that lies inside `out`;
 // acc(p) = min (max) of acc(p) and src(p + s) over the shifts s with p + s inside (acc taken as
 // the identity when `initialise`).
 template <class T>
@@ -44,7 +45,7 @@ void padded_copy(device_view<const T> in, device_view<T> out, long long left, lo
                  cudaStream_t stream);
 template <class T>
 void sheared_pass(device_view<const T> in, device_view<T> out, const pass_params<T>& p, int dx, int dy,
-                  cudaStream_t stream);
+                  cudaStream_t stream, long long out_x0 = 0, long long out_y0 = 0);
 template <class T>
 void accumulate_shifted(device_view<T> acc, device_view<const T> src,
                         const std::vector<granula::detail::pixel_shift>& shifts, bool maximum, bool initialise,

@@ -96,9 +96,10 @@ void copy_view(device_view<const T> in, device_view<T> out, cudaStream_t stream)
                                 "cudaMemcpy2DAsync");
 }
 
+// Sheared segments may write a crop of their result: in(x, y)'s to out(x - out_x0, y - out_y0).
 template <class T>
 void apply_segment(device_view<const T> in, device_view<T> out, line_segment segment, bool maximum, border mode,
-                   cudaStream_t stream) {
+                   cudaStream_t stream, long long out_x0 = 0, long long out_y0 = 0) {
     segment = granula::detail::pointing_down(segment);
     pass_params<T> p;
     // Erosion reads f(x + b) for b in [-origin, length - 1 - origin]; dilation reads f(x - b).
@@ -110,12 +111,15 @@ void apply_segment(device_view<const T> in, device_view<T> out, line_segment seg
     p.pad = mode.mode == border_mode::constant ? static_cast<T>(mode.cval)
             : maximum                          ? detail::identity_value<T, true>()
                                                : detail::identity_value<T, false>();
+    const bool cropped = out_x0 != 0 || out_y0 != 0 || out.width() != in.width() || out.height() != in.height();
+    if (cropped && (segment.horizontal() || segment.vertical() || segment.dy < 1))
+        throw std::logic_error("granula bug: a cropped result from a pass that is not sheared");
     if (segment.horizontal())
         detail::horizontal_pass<T>(in, out, p, stream);
     else if (segment.vertical())
         detail::vertical_pass<T>(in, out, p, stream);
     else if (segment.dy >= 1)
-        detail::sheared_pass<T>(in, out, p, segment.dx, segment.dy, stream);
+        detail::sheared_pass<T>(in, out, p, segment.dx, segment.dy, stream, out_x0, out_y0);
     else
         throw std::logic_error("granula bug: no pass for a periodic line of step (" + std::to_string(segment.dx) +
                                ", 0)");
@@ -212,6 +216,23 @@ bool erode_or_dilate_fused(device_view<const T> in, device_view<T> out, const gr
     }
     const long long width = in.width() + plan.left + plan.right, height = in.height() + plan.top + plan.bottom;
     const border inside{border_mode::ignore, 0.0};
+    // One group whose last segment is sheared (a line at an angle: its period's runs, then the
+    // periodic line): that pass writes the crop straight into `out`, no padded result nor copy.
+    if (groups.size() == 1 && direct == nullptr) {
+        const line_segment last = granula::detail::pointing_down(groups[0].rest.back());
+        if (!last.horizontal() && !last.vertical() && last.dy >= 1) {
+            scratch_image<T> a(width, height, stream), b;
+            detail::runs_pass<T>(in, mode.mode, pad, a.view(), -plan.left, -plan.top, {}, groups[0].terms, maximum,
+                                 stream);
+            for (std::size_t i = 0; i + 1 < groups[0].rest.size(); ++i) {
+                if (b.view().data() == nullptr) b = scratch_image<T>(width, height, stream);
+                apply_segment<T>(a.view(), b.view(), groups[0].rest[i], maximum, inside, stream);
+                std::swap(a, b);
+            }
+            apply_segment<T>(a.view(), out, groups[0].rest.back(), maximum, inside, stream, plan.left, plan.top);
+            return true;
+        }
+    }
     std::vector<scratch_image<T>> results;  // each group's result, padded
     for (const auto& g : groups) {
         if (g.rest.empty()) continue;

@@ -26,7 +26,10 @@ namespace granula::cuda::detail {
 //   load_b(q):   the word at position (ca0 + m) * C + q      (q < K * C + r)
 //   wload(k):    W(ca0 + k), the min of chunks ca0+k+1 .. ca0+k+m-1 (only called when m >= 2)
 //   store(k, j, word): the result for the window starting at position (ca0 + k) * C + j
-template <class Op, int C, int K, class LoadA, class LoadB, class WLoad, class Store>
+// With DeferStores results wait in the suffix registers and are stored 16 at a time, so a store
+// path with branches no longer splits every step of the loop and 16 b-stream loads can issue
+// together (the sheared pass's one-pixel words; holding all 32 of a chunk spilled registers).
+template <class Op, int C, int K, bool DeferStores = false, class LoadA, class LoadB, class WLoad, class Store>
 __device__ __forceinline__ void vhgw_run(int nchunks, int m, int r, LoadA&& load_a, LoadB&& load_b, WLoad&& wload,
                                          Store&& store) {
     using word = typename Op::word;
@@ -53,7 +56,16 @@ __device__ __forceinline__ void vhgw_run(int nchunks, int m, int r, LoadA&& load
                     run = id;
                 }
                 run = Op::apply(run, load_b(r + k * C + j));
-                store(k, j, Op::apply(Op::apply(s[j], run), full));
+                const word v = Op::apply(Op::apply(s[j], run), full);
+                if constexpr (DeferStores) {
+                    constexpr int D = C < 16 ? C : 16;
+                    s[j] = v;
+                    if ((j + 1) % D == 0)
+#pragma unroll
+                        for (int i = j + 1 - D; i <= j; ++i) store(k, i, s[i]);
+                } else {
+                    store(k, j, v);
+                }
             }
         }
     }
