@@ -6,7 +6,7 @@
 // most 2-thread runs. Here pool threads take items from a shared counter when they get to run,
 // the caller takes the rest, and the caller waits only for items in progress, so a late thread
 // costs nothing but its share of the work. The caller's correctness never depends on the pool
-// threads; a child process after fork() runs everything on its calling thread.
+// threads; a child process after fork() runs everything on its calling thread (below).
 #include "core/parallel.hpp"
 
 #include <pthread.h>
@@ -92,14 +92,6 @@ private:
         }
     }
 
-public:
-    // In a child after fork() none of the pool's threads exist, and what they held at the fork
-    // stays held: the parent's active_ count, and presumably the internal locks of the atomics'
-    // wait and notify (a child that started a pool of its own still hung under load). The
-    // child keeps the pool busy for good, so every parallel_for runs on the calling thread.
-    void serve_no_more() { busy_.store(true); }
-
-private:
     std::atomic<bool> busy_{false};
     std::atomic<job*> current_{nullptr};
     std::atomic<std::uint32_t> generation_{0};
@@ -109,13 +101,17 @@ private:
 
 // Never destroyed: its threads sleep until the process ends.
 thread_pool& pool() {
-    static auto* instance = [] {
-        auto* p = new thread_pool;
-        pthread_atfork(nullptr, nullptr, [] { pool().serve_no_more(); });
-        return p;
-    }();
+    static auto* instance = new thread_pool;
     return *instance;
 }
+
+// In a child after fork() none of the pool's threads exist, and whatever another parent thread
+// held at the fork stays held: the pool's counts, the internal locks of the atomics' wait and
+// notify, even the guard of pool()'s first call. So a forked child never touches the pool and
+// runs every parallel_for on its calling thread. The handler is registered while the library
+// loads, before any thread of ours exists, so no fork can come before it.
+std::atomic<bool> in_forked_child{false};
+[[maybe_unused]] const int fork_handler_registered = pthread_atfork(nullptr, nullptr, [] { in_forked_child.store(true); });
 
 }  // namespace
 
@@ -125,7 +121,7 @@ void run_parallel(std::int64_t n, int threads, void (*call)(void*, std::int64_t)
     j.context = context;
     j.n = n;
     j.helpers = threads - 1;
-    if (!pool().run(j)) j.work();
+    if (in_forked_child.load() || !pool().run(j)) j.work();
 }
 
 #else
