@@ -9,9 +9,10 @@
 //  - horizontal (along rows): strips of NV vectors of rows; tiles of W x W pixels are
 //    transposed in registers into "rows of lanes" (sample k of every row of the strip side by
 //    side), the recursion runs over them, and the final tiles are transposed back.
-// FIR and Young-van Vliet run one lane-parallel filter over a "rows of lanes" buffer (the
-// line's border extension included): vertical gathers a band of columns row by row,
-// horizontal transposes a strip of rows into the buffer and back.
+// FIR reads the image directly (fir_vertical, fir_horizontal). Young-van Vliet runs one
+// lane-parallel filter over a "rows of lanes" buffer (the line's border extension included):
+// vertical gathers a band of columns row by row, horizontal transposes a strip of rows into
+// the buffer and back.
 // This file is compiled once per instruction set; GRANULA_SIMD_SCALAR marks the copy built
 // with vectorisation off.
 #include <algorithm>
@@ -36,9 +37,9 @@ namespace {
 using detail::axis_plan;
 using detail::gaussian_kind;
 
-constexpr std::int64_t block = 16;       // lanes per FIR / YvV block
-constexpr std::int64_t band = 16;        // columns per vertical FIR / YvV work item (one cache line)
-constexpr std::int64_t strip = block;    // rows per horizontal FIR / YvV work item
+constexpr std::int64_t block = 16;       // lanes per YvV block
+constexpr std::int64_t band = 16;        // columns per vertical YvV work item (one cache line)
+constexpr std::int64_t strip = block;    // rows per horizontal YvV work item
 // Lane vectors advanced together per recursion step (measured at 4096x4096 on Zen 5, AVX-512):
 // vertical 4 for two sections (3: 5% slower), 2 for three (4 spills the state: 0-6% slower);
 // horizontal 1 (2: 1.6x slower, register spills around the transposes; running the causal and
@@ -611,24 +612,92 @@ void yvv_lanes(const detail::yvv_coeffs& c, const float* x, float* y, std::vecto
         }
 }
 
-// Correlation with symmetric (orders 0, 2) or antisymmetric (order 1) taps over all L lanes.
-void fir_rows(const std::vector<float>& taps, bool odd, const float* x, float* y, std::int64_t n, std::int64_t L) {
+// FIR: correlation with symmetric (orders 0, 2) or antisymmetric (order 1) taps, taps[r + j]
+// weighting the sample j pixels ahead, straight from the image: blocks of fir_vectors lane
+// vectors of output pixels accumulate in registers, t_0 x_i first, then each tap pair
+// t_j (x_{i+j} +- x_{i-j}) in one FMA, j = 1 .. r. Vertical: the 2r + 1 source rows of a band
+// of output rows stay in L2, so the image is read and written once. Horizontal: one row at a
+// time, copied with its border extension into a float buffer that the taps read at offsets.
+constexpr int fir_vectors = 4;
+constexpr std::int64_t fir_rows_per_task = 32;
+
+// out[l] for l < n from the 2r + 1 sources src[0 .. 2r] (src[r + k]: the samples k away from
+// the centre, of type S; null: cval, outside the image).
+template <class S, class U>
+void fir_line(const std::vector<float>& taps, bool odd, float cval, const S* const* src, U* out, std::int64_t n) {
     const auto r = static_cast<std::int64_t>(taps.size() / 2);
-    for (std::int64_t i = 0; i < n; ++i) {
-        float* yi = y + i * L;
-        const float* xc = x + (i + r) * L;
-        const float t0 = taps[static_cast<std::size_t>(r)];
-        for (std::int64_t l = 0; l < L; ++l) yi[l] = t0 * xc[l];
+    const float t0 = taps[static_cast<std::size_t>(r)];
+    const auto sample = [&](const S* p, std::int64_t l) { return p ? load_lanes(p + l) : splat<lanes>(cval); };
+    constexpr std::int64_t step = fir_vectors * lane_width;
+    std::int64_t l0 = 0;
+    for (; l0 + step <= n; l0 += step) {
+        lanes acc[fir_vectors];
+        for (int g = 0; g < fir_vectors; ++g) acc[g] = t0 * load_lanes(src[r] + l0 + g * lane_width);
         for (std::int64_t j = 1; j <= r; ++j) {
-            const float t = taps[static_cast<std::size_t>(r + j)];
-            const float* a = xc + j * L;
-            const float* b = xc - j * L;
-            if (odd)
-                for (std::int64_t l = 0; l < L; ++l) yi[l] += t * (a[l] - b[l]);
-            else
-                for (std::int64_t l = 0; l < L; ++l) yi[l] += t * (a[l] + b[l]);
+            const lanes t = splat<lanes>(taps[static_cast<std::size_t>(r + j)]);
+            const S *a = src[r + j], *b = src[r - j];
+            for (int g = 0; g < fir_vectors; ++g) {
+                const lanes va = sample(a, l0 + g * lane_width), vb = sample(b, l0 + g * lane_width);
+                acc[g] += t * (odd ? va - vb : va + vb);
+            }
         }
+        for (int g = 0; g < fir_vectors; ++g) store_lanes(out + l0 + g * lane_width, acc[g]);
     }
+    for (std::int64_t l = l0; l < n; ++l) {
+        float acc = t0 * static_cast<float>(src[r][l]);
+        for (std::int64_t j = 1; j <= r; ++j) {
+            const S *a = src[r + j], *b = src[r - j];
+            const float fa = a ? static_cast<float>(a[l]) : cval, fb = b ? static_cast<float>(b[l]) : cval;
+            acc += taps[static_cast<std::size_t>(r + j)] * (odd ? fa - fb : fa + fb);
+        }
+        out[l] = store_as<U>(acc);
+    }
+}
+
+template <class T, class U>
+void fir_vertical(host_view<const T> in, host_view<U> out, const axis_plan& p) {
+    const std::int64_t w = in.width(), h = in.height(), r = static_cast<std::int64_t>(p.taps.size() / 2);
+    detail::parallel_for((h + fir_rows_per_task - 1) / fir_rows_per_task, w * h, [&](std::int64_t task) {
+        flush_denormals ftz;
+        std::vector<const T*> src(static_cast<std::size_t>(2 * r + 1));
+        const std::int64_t y1 = std::min(h, (task + 1) * fir_rows_per_task);
+        for (std::int64_t y = task * fir_rows_per_task; y < y1; ++y) {
+            for (std::int64_t k = -r; k <= r; ++k) {
+                const std::int64_t row = source(y + k, h, p.mode);
+                src[static_cast<std::size_t>(r + k)] = row < 0 ? nullptr : in.row(row);
+            }
+            fir_line<T, U>(p.taps, p.order == 1, p.cval, src.data(), out.row(y), w);
+        }
+    });
+}
+
+template <class T, class U>
+void fir_horizontal(host_view<const T> in, host_view<U> out, const axis_plan& p) {
+    const std::int64_t w = in.width(), h = in.height(), r = static_cast<std::int64_t>(p.taps.size() / 2);
+    std::vector<std::int64_t> ext(static_cast<std::size_t>(2 * r));  // sources of the extension
+    for (std::int64_t k = 0; k < r; ++k) {
+        ext[static_cast<std::size_t>(k)] = source(k - r, w, p.mode);
+        ext[static_cast<std::size_t>(r + k)] = source(w + k, w, p.mode);
+    }
+    detail::parallel_for((h + fir_rows_per_task - 1) / fir_rows_per_task, w * h, [&](std::int64_t task) {
+        flush_denormals ftz;
+        std::vector<float>& line = thread_buffers().x;
+        line.resize(static_cast<std::size_t>(w + 2 * r));
+        float* const centre = line.data() + r;
+        std::vector<const float*> src(static_cast<std::size_t>(2 * r + 1));
+        for (std::int64_t k = -r; k <= r; ++k) src[static_cast<std::size_t>(r + k)] = centre + k;
+        const std::int64_t y1 = std::min(h, (task + 1) * fir_rows_per_task);
+        for (std::int64_t y = task * fir_rows_per_task; y < y1; ++y) {
+            const T* row = in.row(y);
+            for (std::int64_t k = 0; k < r; ++k) {
+                const std::int64_t lo = ext[static_cast<std::size_t>(k)], hi = ext[static_cast<std::size_t>(r + k)];
+                line[static_cast<std::size_t>(k)] = lo < 0 ? p.cval : static_cast<float>(row[lo]);
+                centre[w + k] = hi < 0 ? p.cval : static_cast<float>(row[hi]);
+            }
+            for (std::int64_t x = 0; x < w; ++x) centre[x] = static_cast<float>(row[x]);
+            fir_line<float, U>(p.taps, p.order == 1, p.cval, src.data(), out.row(y), w);
+        }
+    });
 }
 
 // Filters the nt x L buffer x into the n x L buffer y.
@@ -636,8 +705,9 @@ void filter_lanes(const axis_plan& p, const float* x, float* y, std::vector<doub
                   std::int64_t L) {
     const std::int64_t nt = n + 2 * p.pad;
     switch (p.kind) {
-    case gaussian_kind::fir: fir_rows(p.taps, p.order == 1, x, y, n, L); break;
-    case gaussian_kind::deriche: break;  // never here: deriche_vertical and deriche_horizontal
+    case gaussian_kind::fir:      // never here: fir_vertical and fir_horizontal
+    case gaussian_kind::deriche:  // never here: deriche_vertical and deriche_horizontal
+        break;
     case gaussian_kind::yvv:
         yvv_lanes(p.yvv, x, y, yvv_buffer, nt, n, p.pad, L);
         break;
@@ -656,6 +726,7 @@ void gaussian_vertical_pass(host_view<const T> in, host_view<U> out, const axis_
             deriche_vertical<2, vertical_vectors(2)>(in, out, p);
         return;
     }
+    if (p.kind == gaussian_kind::fir) return fir_vertical(in, out, p);
     const std::int64_t w = in.width(), h = in.height();
     const std::int64_t pad = p.kind == gaussian_kind::identity ? 0 : p.pad;
     const std::int64_t nt = h + 2 * pad;
@@ -695,6 +766,7 @@ void gaussian_horizontal_pass(host_view<const T> in, host_view<U> out, const axi
             deriche_horizontal<2, horizontal_vectors>(in, out, p);
         return;
     }
+    if (p.kind == gaussian_kind::fir) return fir_horizontal(in, out, p);
     const std::int64_t w = in.width(), h = in.height();
     const std::int64_t pad = p.kind == gaussian_kind::identity ? 0 : p.pad;
     const std::int64_t nt = w + 2 * pad;
