@@ -89,9 +89,10 @@ std::int64_t device_label(device_view<const T> in, device_view<L> out, int conne
 #if defined(GRANULA_HAVE_CUDA)
     if (method == label_method::tile_merge) {
         // The seed's algorithm keeps element indices y * stride + x in the int32 labels.
-        if constexpr (std::is_same_v<L, std::int32_t>)
+        if constexpr (std::is_same_v<L, std::int32_t>) {
             if (out.stride() * out.height() <= std::numeric_limits<std::int32_t>::max())
                 return cuda::label_tile_merge<T>(in, out, connectivity, static_cast<T>(background), statistics, s);
+        }
         throw unsupported("label: the tile_merge method labels images of fewer than 2^31 elements (row stride x "
                           "height) into int32 labels; this one is " + size_text(in.width(), in.height()) + " into " +
                           (std::is_same_v<L, std::int32_t> ? "int32" : "int64") + " labels");
