@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "core/enum_names.hpp"
 #include "gaussian/cpu/gaussian_cpu.hpp"
 #include "gaussian/gaussian_plan.hpp"
 #include "granula/core/device.hpp"
@@ -92,11 +93,7 @@ std::array<detail::axis_plan, 2> plans(const gaussian_params& p, device where) {
 
 }  // namespace
 
-std::string_view to_string(gaussian_method method) {
-    for (const auto& [m, name] : method_names)
-        if (m == method) return name;
-    return "?";
-}
+std::string_view to_string(gaussian_method method) { return detail::name_of(method_names, method); }
 
 gaussian_method parse_gaussian_method(std::string_view name) {
     if (name == "yvv") return gaussian_method::yvv1995;
@@ -108,16 +105,10 @@ gaussian_method parse_gaussian_method(std::string_view name) {
                            "yvv (= yvv1995)");
 }
 
-std::string_view to_string(gaussian_split split) {
-    for (const auto& [s, name] : split_names)
-        if (s == split) return name;
-    return "?";
-}
+std::string_view to_string(gaussian_split split) { return detail::name_of(split_names, split); }
 
 gaussian_split parse_gaussian_split(std::string_view name) {
-    for (const auto& [s, n] : split_names)
-        if (n == name) return s;
-    throw invalid_argument("unknown Gaussian split '" + std::string(name) + "'; allowed: one_way, two_way, two_way_exact");
+    return detail::value_named(split_names, name, "Gaussian split");
 }
 
 gaussian_method resolve_gaussian_method(gaussian_method method, double sigma, device where) {

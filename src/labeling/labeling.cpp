@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/enum_names.hpp"
 #include "granula/core/device.hpp"
 #include "labeling/cpu/labeling_cpu.hpp"
 #if defined(GRANULA_HAVE_CUDA)
@@ -56,16 +57,10 @@ std::string float_input_message() {
 
 }  // namespace
 
-std::string_view to_string(label_method method) {
-    for (const auto& [m, name] : method_names)
-        if (m == method) return name;
-    return "?";
-}
+std::string_view to_string(label_method method) { return detail::name_of(method_names, method); }
 
 label_method parse_label_method(std::string_view name) {
-    for (const auto& [m, n] : method_names)
-        if (n == name) return m;
-    throw invalid_argument("unknown labelling method '" + std::string(name) + "'; allowed: auto, tile_merge");
+    return detail::value_named(method_names, name, "labelling method");
 }
 
 template <label_input T, label_output L>

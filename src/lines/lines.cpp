@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "core/enum_names.hpp"
 #include "granula/core/device.hpp"
 #include "granula/core/pixel_type.hpp"
 #include "granula/core/error.hpp"
@@ -142,29 +143,16 @@ std::optional<morphology_op> footprint_equivalent(double angle, const line_param
 
 }  // namespace
 
-std::string_view to_string(line_filter_kind kind) {
-    for (const auto& [k, name] : kind_names)
-        if (k == kind) return name;
-    return "?";
-}
+std::string_view to_string(line_filter_kind kind) { return detail::name_of(kind_names, kind); }
 
-std::string_view to_string(line_algorithm algorithm) {
-    for (const auto& [a, name] : algorithm_names)
-        if (a == algorithm) return name;
-    return "?";
-}
+std::string_view to_string(line_algorithm algorithm) { return detail::name_of(algorithm_names, algorithm); }
 
 line_filter_kind parse_line_filter_kind(std::string_view name) {
-    for (const auto& [k, n] : kind_names)
-        if (n == name) return k;
-    throw invalid_argument("unknown linear filter '" + std::string(name) +
-                           "'; allowed: opening, closing, erosion, dilation");
+    return detail::value_named(kind_names, name, "linear filter");
 }
 
 line_algorithm parse_line_algorithm(std::string_view name) {
-    for (const auto& [a, n] : algorithm_names)
-        if (n == name) return a;
-    throw invalid_argument("unknown line algorithm '" + std::string(name) + "'; allowed: auto, fifo, stack");
+    return detail::value_named(algorithm_names, name, "line algorithm");
 }
 
 std::vector<double> evenly_spaced_angles(std::int64_t n) {
