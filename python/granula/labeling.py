@@ -34,7 +34,7 @@ def label(image, connectivity=2, background=0, *, return_num=False, statistics=F
 
     Parameters
     ----------
-    image : (M, N) array of bool, uint8 or uint16, or a granula.binary.PackedImage
+    image : (M, N) array of bool, uint8, uint16 or uint32, or a granula.binary.PackedImage
         numpy array (labelled on the CPU) or CuPy array (labelled on the GPU). A packed image's
         set bits are the foreground: on the CPU they are labelled without unpacking, on the GPU
         unpacked first.
@@ -47,7 +47,8 @@ def label(image, connectivity=2, background=0, *, return_num=False, statistics=F
     statistics : bool, optional
         Also return a dict of per-component arrays indexed by ``label - 1``: ``area``,
         ``min_row``, ``min_col``, ``max_row``, ``max_col`` (bounding box, max exclusive as in
-        ``skimage.measure.regionprops``), ``centroid_row``, ``centroid_col``, ``value``. numpy
+        ``skimage.measure.regionprops``), ``centroid_row``, ``centroid_col``, ``value`` (the
+        component's pixel value, uint32 whatever the input's dtype). numpy
         arrays for numpy input; CuPy arrays for CuPy input, computed and left on the GPU (queued
         on the current stream, like the labels).
     intensity_image : (M, N) array of uint8, uint16 or float32, optional
@@ -66,10 +67,10 @@ def label(image, connectivity=2, background=0, *, return_num=False, statistics=F
         numpy or CuPy, like ``image``. int32 unless the most components an image of this shape
         could have exceeds 2**31 - 1, then int64: for bool input and packed images
         ``ceil(M*N/2)`` with ``connectivity=1`` (a chessboard), ``ceil(M/2)*ceil(N/2)`` with
-        ``connectivity=2``; for uint8 and uint16 input ``M*N`` (equal-value input can have a
-        component per pixel). The dtype depends on shape, dtype and connectivity only, never on
-        the pixels: int64 starts at about 2**32 bool pixels (2**33 with ``connectivity=2``) and
-        at 2**31 uint8/uint16 pixels.
+        ``connectivity=2``; for uint8, uint16 and uint32 input ``M*N`` (equal-value input can
+        have a component per pixel). The dtype depends on shape, dtype and connectivity only,
+        never on the pixels: int64 starts at about 2**32 bool pixels (2**33 with
+        ``connectivity=2``) and at 2**31 uint8/uint16/uint32 pixels.
     num : int
         Number of components, when ``return_num``.
     stats : dict
@@ -78,9 +79,10 @@ def label(image, connectivity=2, background=0, *, return_num=False, statistics=F
     Raises
     ------
     ValueError
-        For a connectivity other than 1 or 2, float input, an empty image, a background the
-        dtype cannot hold, an intensity image of another shape, an unknown method, or
-        ``'tile_merge'`` with numpy input.
+        For a connectivity other than 1 or 2, a dtype other than bool, uint8, uint16 and uint32
+        (float and signed input included), an empty image, a background the dtype cannot hold,
+        an intensity image of another shape, an unknown method, or ``'tile_merge'`` with numpy
+        input.
 
     Examples
     --------
@@ -104,8 +106,8 @@ def label(image, connectivity=2, background=0, *, return_num=False, statistics=F
     binary = isinstance(image, PackedImage) or getattr(image, "dtype", None) == bool
     if getattr(image, "dtype", None) is not None and image.dtype == bool:
         image = image.view(np.uint8) if isinstance(image, np.ndarray) else image.astype("uint8")
-    if int(background) < 0:
-        raise ValueError(f"background must be a non-negative pixel value, not {background}")
+    if not 0 <= int(background) < 2**32:
+        raise ValueError(f"background must be a pixel value, 0 <= background < 2**32, not {background}")
     if method not in ("auto", "tile_merge"):
         raise ValueError(f"unknown labelling method {method!r}; allowed: 'auto', 'tile_merge'")
     if isinstance(image, PackedImage):
@@ -119,7 +121,7 @@ def label(image, connectivity=2, background=0, *, return_num=False, statistics=F
             out = np.empty(image.shape, dtype=_label_dtype(*image.shape, connectivity, True))
             num, stats = _core.label_bits(*image._raw(), out, connectivity, statistics)
             return _label_result(out, num, stats, return_num, statistics)
-    rows, cols, _, on_device = _core.describe_image(image)
+    rows, cols, _, on_device = _core.describe_image(image, label_input=True)
     dtype = _label_dtype(rows, cols, connectivity, binary)
     if on_device:
         if _framework(image) != "cupy":

@@ -39,6 +39,11 @@ std::optional<pixel_type> find_pixel_type(char kind, std::int64_t bytes) {
     return std::nullopt;
 }
 
+// The dtypes an import of `accepted` elements takes, for messages.
+std::string accepted_names(accepted_elements accepted) {
+    return accepted == accepted_elements::label_input ? "bool, uint8, uint16, uint32" : pixel_type_names();
+}
+
 std::string shape_text(const std::vector<std::int64_t>& shape) {
     std::string s = "(";
     for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
@@ -151,7 +156,7 @@ raw_array read_dlpack(const nb::ndarray<nb::ro>& t) {
     return a;
 }
 
-image_arg validate(const raw_array& a, std::string_view role) {
+image_arg validate(const raw_array& a, std::string_view role, accepted_elements accepted) {
     image_arg img;
     img.on_device = a.on_device;
     img.device_id = a.device_id;
@@ -160,10 +165,16 @@ image_arg validate(const raw_array& a, std::string_view role) {
         reject(role, "must be a 2-D array (rows, cols); got a " + std::to_string(a.shape.size()) + "-D " + where +
                          " of shape " + shape_text(a.shape));
     const auto type = find_pixel_type(a.kind, a.itemsize);
-    if (!type)
-        reject(role, "has dtype " + a.dtype + "; allowed: " + pixel_type_names() +
+    // label_input takes uint8, uint16 and uint32: float32 is a pixel type it refuses, uint32 no
+    // pixel type at all (bool arrives as uint8 from granula.label).
+    const bool allowed = accepted == accepted_elements::label_input
+                             ? a.kind == 'u' && (a.itemsize == 1 || a.itemsize == 2 || a.itemsize == 4)
+                             : type.has_value();
+    if (!allowed)
+        reject(role, "has dtype " + a.dtype + "; allowed: " + accepted_names(accepted) +
                          " (granula converts no types: use .astype() where you mean to)");
-    img.type = *type;
+    img.uint32 = !type;  // label_input's uint32, the one allowed dtype that is no pixel type
+    if (type) img.type = *type;
     img.height = a.shape[0];
     img.width = a.shape[1];
     if (img.height == 0 || img.width == 0)
@@ -190,16 +201,18 @@ image_arg validate(const raw_array& a, std::string_view role) {
 
 }  // namespace
 
+std::string_view image_arg::dtype_name() const { return uint32 ? "uint32" : to_string(type); }
+
 std::string image_arg::describe() const {
-    return std::string(to_string(type)) + " array of shape (" + std::to_string(height) + ", " +
+    return std::string(dtype_name()) + " array of shape (" + std::to_string(height) + ", " +
            std::to_string(width) + ") " + (on_device ? "on a CUDA device" : "in host memory");
 }
 
-image_arg import_image(nb::handle obj, std::string_view role, bool writable) {
+image_arg import_image(nb::handle obj, std::string_view role, bool writable, accepted_elements accepted) {
     if (nb::hasattr(obj, "__cuda_array_interface__")) {
         const raw_array a = read_cuda_array_interface(obj, role);
         if (writable && a.readonly) reject(role, "is a read-only CUDA array");
-        return validate(a, role);
+        return validate(a, role, accepted);
     }
     // An import that asks for writable memory refuses a read-only array: for `out`, try that
     // first, and a read-only import after it only to say why the array was refused.
@@ -219,10 +232,10 @@ image_arg import_image(nb::handle obj, std::string_view role, bool writable) {
             if (nb::hasattr(obj, attribute))
                 layout += std::string(", ") + attribute + " " + text(obj.attr(attribute));
         reject(role, "is a " + object_type_name(obj) + " (" + layout +
-                         ") that granula cannot read without a copy; allowed dtypes: " + pixel_type_names() +
+                         ") that granula cannot read without a copy; allowed dtypes: " + accepted_names(accepted) +
                          "; " + layout_rule());
     }
-    image_arg img = validate(read_dlpack(array), role);
+    image_arg img = validate(read_dlpack(array), role, accepted);
     img.dlpack = std::move(array);
     return img;
 }

@@ -47,6 +47,13 @@ nb::object statistics_dict(region_statistics&& s) {
 template <class L>
 using host_labels = nb::ndarray<L, nb::ndim<2>, nb::device::cpu>;
 
+// Calls labelled(view) with the input as a typed view for uint32 elements, which have no pixel
+// type, and as the run-time typed view of its pixel type otherwise.
+template <class Space, class Labelled>
+std::int64_t with_input_view(const image_arg& in, Labelled&& labelled) {
+    return in.uint32 ? labelled(in.uint32_view<Space>()) : labelled(in.view<Space>());
+}
+
 // `out` as the labels of a width x height image.
 template <class L>
 host_view<L> labels_view(host_labels<L> out, std::int64_t width, std::int64_t height) {
@@ -61,14 +68,16 @@ template <class L>
 std::pair<std::int64_t, nb::object> label_host(nb::handle image, host_labels<L> out, int connectivity,
                                                std::uint32_t background, bool statistics, nb::handle intensity,
                                                const std::string& method) {
-    const image_arg in = import_image(image, "image", false);
+    const image_arg in = import_image(image, "image", false, accepted_elements::label_input);
     const host_view<L> labels = labels_view(out, in.width, in.height);
     const label_method m = parse_label_method(method);
     region_statistics stats;
     std::int64_t n = 0;
     {
         nb::gil_scoped_release released;
-        n = label(in.view<host_memory>(), labels, connectivity, background, statistics ? &stats : nullptr, m);
+        n = with_input_view<host_memory>(in, [&](auto view) {
+            return label(view, labels, connectivity, background, statistics ? &stats : nullptr, m);
+        });
     }
     if (!statistics) return {n, nb::none()};
     if (!intensity.is_none()) {
@@ -136,8 +145,10 @@ std::pair<std::int64_t, nb::object> label_device_as(const image_arg& in, std::ui
     std::int64_t n = 0;
     {
         nb::gil_scoped_release released;
-        n = statistics ? label(in.view<device_memory>(), labels, connectivity, background, stats, s, m)
-                       : label(in.view<device_memory>(), labels, connectivity, background, nullptr, s, m);
+        n = with_input_view<device_memory>(in, [&](auto view) {
+            return statistics ? label(view, labels, connectivity, background, stats, s, m)
+                              : label(view, labels, connectivity, background, nullptr, s, m);
+        });
     }
     if (!statistics) return {n, nb::none()};
     if (!intensity.is_none()) {
@@ -156,7 +167,7 @@ std::pair<std::int64_t, nb::object> label_device(nb::handle image, std::uintptr_
                                                  bool int64_labels, int connectivity, std::uint32_t background,
                                                  bool statistics, nb::handle intensity, std::uintptr_t cuda_stream,
                                                  int device_id, const std::string& method) {
-    const image_arg in = import_image(image, "image", false);
+    const image_arg in = import_image(image, "image", false, accepted_elements::label_input);
     const label_method m = parse_label_method(method);
     if (!in.on_device) throw invalid_argument("label_device needs a CUDA image");
     return int64_labels ? label_device_as<std::int64_t>(in, out_ptr, out_stride, connectivity, background, statistics,

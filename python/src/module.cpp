@@ -44,10 +44,12 @@ std::pair<mask_array, std::pair<std::int64_t, std::int64_t>> footprint_of(const 
     return {array, {f.origin_y, f.origin_x}};
 }
 
-// (rows, cols, "uint8", on_device) of a valid image; raises ValueError otherwise.
-std::tuple<std::int64_t, std::int64_t, std::string_view, bool> describe_image(nb::handle image) {
-    const image_arg in = import_image(image, "image", false);
-    return {in.height, in.width, to_string(in.type), in.on_device};
+// (rows, cols, "uint8", on_device) of a valid image (of labelling's input types with
+// `label_input`); raises ValueError otherwise.
+std::tuple<std::int64_t, std::int64_t, std::string_view, bool> describe_image(nb::handle image, bool label_input) {
+    const image_arg in = import_image(image, "image", false,
+                                      label_input ? accepted_elements::label_input : accepted_elements::pixels);
+    return {in.height, in.width, in.dtype_name(), in.on_device};
 }
 
 void run_operation(std::string_view name, nb::handle image, nb::handle out, const structuring_element& footprint,
@@ -98,8 +100,9 @@ NB_MODULE(_core, m) {
             return list;
         },
         "Every registered operation as (name, summary, [(parameter, CLI default, help), ...]).");
-    m.def("describe_image", &describe_image, "image"_a.none(),
-          "(rows, cols, dtype name, on_device) of an image granula accepts; raises ValueError otherwise.");
+    m.def("describe_image", &describe_image, "image"_a.none(), "label_input"_a = false,
+          "(rows, cols, dtype name, on_device) of an image granula accepts (with label_input: that\n"
+          "granula.label accepts); raises ValueError otherwise.");
     m.def("run", &run_operation, "name"_a, "image"_a.none(), "out"_a.none(), "footprint"_a, "mode"_a, "cval"_a, "convention"_a,
           "cuda_stream"_a,
           "Runs the registered operation `name` from `image` into `out` (same shape, dtype and memory).\n"

@@ -1,9 +1,11 @@
 // 'granula label' run as a separate process: its NPY labels and statistics CSV equal the C++
-// API's, the grey-coded PNG marks exactly the foreground, and every mistake gives one
-// "granula: error:" line with exit status 2 (usage) or 1 (runtime).
+// API's, the grey-coded PNG gives each component one grey level and the background 0, and every
+// mistake gives one "granula: error:" line with exit status 2 (usage) or 1 (runtime).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -40,9 +42,12 @@ TEST(CliLabel, OutputsEqualTheApi) {
         for (std::int64_t x = 0; x < 67; ++x) img.view()(y, x) = static_cast<std::uint8_t>(v(rng) == 0 ? 0 : v(rng) + 1);
     const std::string input = dir.file("in.png");
     io::write_image(input, host_view<const std::uint8_t>(img.view()));
-    // The GPU's tile merge gives the CPU's labels and statistics too.
+    // Both GPU methods give the CPU's labels and statistics too.
     std::vector<std::vector<std::string>> backends = {{"--device", "cpu"}};
-    if (cuda_available()) backends.push_back({"--device", "cuda", "--method", "tile_merge"});
+    if (cuda_available()) {
+        backends.push_back({"--device", "cuda"});
+        backends.push_back({"--device", "cuda", "--method", "tile_merge"});
+    }
     for (const auto& backend : backends)
         for (int connectivity : {1, 2}) {
             host_image<std::int32_t> expected(67, 45);
@@ -69,13 +74,31 @@ TEST(CliLabel, OutputsEqualTheApi) {
                 start << c + 1 << ',' << stats.area[c] << ',' << stats.min_row[c] << ',' << stats.min_col[c] << ','
                       << stats.max_row[c] << ',' << stats.max_col[c] << ',';
                 EXPECT_EQ(line.rfind(start.str(), 0), 0u) << line;
-                EXPECT_EQ(line.substr(line.rfind(',') + 1), std::to_string(stats.value[c])) << line;
+                // The centroids are written with 17 digits: they read back as the same doubles.
+                const std::size_t centroids = start.str().size();
+                char* end = nullptr;
+                EXPECT_EQ(std::strtod(line.c_str() + centroids, &end), stats.centroid_row[c]) << line;
+                ASSERT_EQ(*end, ',') << line;
+                EXPECT_EQ(std::strtod(end + 1, &end), stats.centroid_col[c]) << line;
+                ASSERT_EQ(*end, ',') << line;
+                EXPECT_EQ(std::string(end + 1), std::to_string(stats.value[c])) << line;
             }
             EXPECT_FALSE(std::getline(lines, line));
+            // One grey level in 64..255 per component, 0 for the background.
             const any_host_image colour = io::read_image(png);
             const host_view<std::uint8_t> grey = colour.as<std::uint8_t>();
+            std::map<std::int32_t, std::uint8_t> grey_of;
             for (std::int64_t y = 0; y < 45; ++y)
-                for (std::int64_t x = 0; x < 67; ++x) ASSERT_EQ(grey(y, x) != 0, expected.view()(y, x) != 0);
+                for (std::int64_t x = 0; x < 67; ++x) {
+                    const std::int32_t l = expected.view()(y, x);
+                    if (l == 0) {
+                        ASSERT_EQ(grey(y, x), 0) << "at (" << y << ", " << x << ")";
+                        continue;
+                    }
+                    ASSERT_GE(grey(y, x), 64) << "at (" << y << ", " << x << ")";
+                    ASSERT_EQ(grey_of.try_emplace(l, grey(y, x)).first->second, grey(y, x)) << "label " << l;
+                }
+            EXPECT_EQ(static_cast<std::int64_t>(grey_of.size()), n);
         }
 }
 
@@ -89,8 +112,12 @@ TEST(CliLabel, Errors) {
     fill<float>(f.view(), 1.0f);
     const std::string float_input = dir.file("in.pfm");
     io::write_image(float_input, host_view<const float>(f.view()));
-    expect_error({"label", input, "--connectivity", "3"}, 2, "connectivity");
-    expect_error({"label", input, "--connectivity", "x"}, 2, "connectivity");
+    for (const char* connectivity : {"0", "3", "-1", "x", "1.5"})
+        expect_error({"label", input, "--connectivity", connectivity}, 2, "connectivity");
+    host_image<std::uint8_t> no_pixels(0, 4);
+    const std::string empty_input = dir.file("empty.npy");
+    io::write_image(empty_input, host_view<const std::uint8_t>(no_pixels.view()));
+    expect_error({"label", empty_input, "--device", "cpu"}, 1, "empty");
     expect_error({"label", input, "--labels", dir.file("out.png")}, 2, ".npy");
     expect_error({"label", input, "--labels", dir.file("out.tif")}, 2, "TIFF");
     expect_error({"label"}, 2, "IMAGE");
