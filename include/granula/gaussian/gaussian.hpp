@@ -71,8 +71,9 @@ std::string_view to_string(gaussian_split split);
 gaussian_split parse_gaussian_split(std::string_view name);
 
 // automatic uses fir for sigma below this on the CPU (measured: docs/gaussian.md) and below
-// gaussian_fir_max_sigma_cuda on the GPU, where fir runs both axes in one pass over the image
-// and stays faster than the recursion up to a larger sigma (measured: docs/benchmarks.md).
+// gaussian_fir_max_sigma_cuda on the GPU, where fir stays faster than the recursion up to a
+// larger sigma (measured with the fused fir kernel the per-axis kernels replaced, not yet with
+// them: docs/benchmarks.md).
 inline constexpr double gaussian_fir_max_sigma = 3.0;
 inline constexpr double gaussian_fir_max_sigma_cuda = 4.0;
 
