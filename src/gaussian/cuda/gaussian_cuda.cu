@@ -17,8 +17,8 @@
 // (fir_rows) through a float image between them: scipy's order, so constant borders give
 // scipy's result. Each block stages its tile and halo in shared memory; each thread computes 8
 // outputs along the filter direction from a window of inputs held in registers, 4 taps per
-// step, so every shared-memory load feeds several FMAs. Taps too many for the tiles' shared
-// memory fall back to fir_pass, one thread per output pixel and axis.
+// step, so every shared-memory load feeds several FMAs. Taps too many for the tiles (over 511
+// per axis) fall back to fir_pass, one thread per output pixel and axis.
 #include "gaussian/cuda/gaussian_cuda.hpp"
 
 #include <cuda_runtime.h>
@@ -323,10 +323,13 @@ __global__ void __launch_bounds__(h_rows* h_chunks, 3)  // 3 blocks per SM: 85 r
 // pass stages 32 columns x (rows + halo) and writes straight to global memory (the lanes are
 // adjacent columns); the row pass stages 32 rows x (cols + halo), its lanes take adjacent rows
 // (float4 loads, row stride = 4 mod 8: conflict-free) and the results go back through the tile
-// for coalesced stores. Tuning (H200, first version of these kernels, sigma 5 both axes,
-// docs/benchmarks.md "GPU fir rewrite"): these sizes 0.775 ms; 128-row column tiles 0.792, 64-
-// column row tiles 0.866, 256-column row tiles 0.737 (not taken yet: to be re-measured with the
-// current staging, as is everything here).
+// for coalesced stores. Staging and write-out step pointers, with border logic only in blocks
+// that reach a border: per-element index arithmetic had made both passes issue-bound (sigma 5,
+// both axes 0.775 -> 0.498 ms). Tuning (H200, 8192x8192 float32, both axes, sigma 5 / 12,
+// docs/benchmarks.md "GPU fir"): these sizes 0.498 / 0.815 ms; 512-row column tiles 0.533 /
+// 0.856; 256-column row tiles 0.509 / 0.824; 16 outputs per thread along the rows 0.503 /
+// 0.809; 16 down the columns 0.494 / 0.771 (5% at sigma 8-16 but 2-3% slower at sigma 2-3,
+// and only timed, not tested: not taken).
 struct fir_policy {
     static constexpr int col_outputs = 8, col_rows = 256;  // per thread, per block (32 columns wide)
     static constexpr int row_outputs = 8, row_cols = 128;  // per thread, per block (32 rows high)
