@@ -95,9 +95,9 @@ TEST(GaussianCuda, EqualsTheCpuForDericheAndFirEveryModeOrderAndSize) {
                 }
 }
 
-// fir runs both axes in one kernel of 64 x 64 tiles while the taps fit (up to 127 per axis),
-// one axis at a time beyond; auto mixes fir and deriche axes (sigmas where the CPU's auto
-// picks the same methods).
+// fir runs one tiled kernel per axis while the taps fit (up to 511 per axis), one thread per
+// pixel beyond; auto mixes fir and deriche axes (sigmas where the CPU's auto picks the same
+// methods).
 TEST(GaussianCuda, FirTilesLongKernelsAndMixedAxes) {
     GRANULA_REQUIRE_GPU();
     std::mt19937_64 rng(14);
@@ -125,6 +125,36 @@ TEST(GaussianCuda, FirTilesLongKernelsAndMixedAxes) {
     p.method = gaussian_method::fir;
     EXPECT_LE((gpu_vs_cpu<std::uint8_t, std::uint8_t>(rng, 150, 70, p)), 1.0);
     EXPECT_LE((gpu_vs_cpu<std::uint16_t, float>(rng, 64, 128, p)), 1e-5);
+}
+
+// The fir tiles' edges: 32 columns x 256 rows down the columns, 32 rows x 128 columns along
+// the rows; sizes one off those, 1 x N and N x 1, radii beyond the tile and the image, the
+// one-thread-per-pixel pass past 511 taps (sigma 70), odd strides, every mode, order and
+// input type.
+TEST(GaussianCuda, FirTileEdgesRadiiAndStrides) {
+    GRANULA_REQUIRE_GPU();
+    std::mt19937_64 rng(17);
+    const std::int64_t edge_sizes[][2] = {{31, 257}, {33, 255}, {129, 513}, {128, 256}, {1, 700}, {700, 1}, {260, 40}};
+    const double sigmas[][2] = {{1.2, 0.8}, {9.5, 40.0}, {70.0, 3.0}};
+    for (auto [w, h] : edge_sizes)
+        for (auto [s0, s1] : sigmas)
+            for (border_mode m : modes)
+                for (int order = 0; order <= 2; ++order) {
+                    gaussian_params p;
+                    p.method = gaussian_method::fir;
+                    p.sigma = {s0, s1};
+                    p.order = {order, (order + 2) % 3};
+                    p.mode = {m, m};
+                    p.cval = 1.5;
+                    const std::string what = std::string(to_string(m)) + " order " + std::to_string(order) + " sigma " +
+                                             std::to_string(s0) + ", " + std::to_string(s1) + " size " +
+                                             std::to_string(w) + "x" + std::to_string(h);
+                    EXPECT_LE((gpu_vs_cpu<float, float>(rng, w, h, p, true)), 1e-5) << what;
+                    if (order == 0) {
+                        EXPECT_LE((gpu_vs_cpu<std::uint8_t, std::uint8_t>(rng, w, h, p, true)), 1.0) << what;
+                        EXPECT_LE((gpu_vs_cpu<std::uint16_t, float>(rng, w, h, p)), 1e-5) << what;
+                    }
+                }
 }
 
 TEST(GaussianCuda, OneAxisLargeSigmaAndLargeImage) {

@@ -18,12 +18,12 @@
 // that fit the L2, so that the output pass rereads from L2, was 2-5x slower: the per-band
 // kernels are too small to hide their latency (docs/benchmarks.md).
 //
-// fir runs both axes in one kernel (fir_2d): a block stages a 64 x 64 output tile and its halo
-// in shared memory, filters down the columns, then along the rows (scipy's order, so constant
-// borders give scipy's result), and writes the tile once: one read and one write of the image.
-// Each thread computes 8 outputs along the filter direction from a window of inputs held in
-// registers, 4 taps per step, so every shared-memory load feeds several FMAs. Taps too many
-// for the tile's shared memory fall back to fir_pass, one thread per output pixel and axis.
+// fir runs one kernel per axis, down the columns (fir_columns) and then along the rows
+// (fir_rows) through a float image between them: scipy's order, so constant borders give
+// scipy's result. Each block stages its tile and halo in shared memory; each thread computes 8
+// outputs along the filter direction from a window of inputs held in registers, 4 taps per
+// step, so every shared-memory load feeds several FMAs. Taps too many for the tiles (over 511
+// per axis) fall back to fir_pass, one thread per output pixel and axis.
 #include "gaussian/cuda/gaussian_cuda.hpp"
 
 #include <cuda_runtime.h>
@@ -348,156 +348,217 @@ __global__ void __launch_bounds__(h_rows* h_chunks, 3)  // 3 blocks per SM: 85 r
     }
 }
 
-// ---- fir, both axes in one kernel -------------------------------------------------------------------
-constexpr int fir_tile = 64;       // output tile fir_tile x fir_tile
-constexpr int fir_threads = 256;
-constexpr int fir_out = 8;         // outputs per thread along the filter direction
-constexpr int fir_max_taps = 128;  // per axis (with the zero padding to a multiple of 4): radius <= 63
-
-// The taps of both axes, each zero-padded to 4 * groups (zero taps past the radius read zeros:
-// the staged tile is zero there, so no pixel outside the radius reaches a result).
-struct fir_2d_taps {
-    float w[2][fir_max_taps];
-    int radius[2], groups[2];
-    border_mode mode[2];
-    float cval;
+// ---- fir: one kernel per axis -----------------------------------------------------------------------
+// A thread computes `outputs` results along the filter direction from a window of inputs held
+// in registers, 4 taps per step, so every shared-memory load feeds several FMAs. The column
+// pass stages 32 columns x (rows + halo) and writes straight to global memory (the lanes are
+// adjacent columns); the row pass stages 32 rows x (cols + halo), its lanes take adjacent rows
+// (float4 loads, row stride = 4 mod 8: conflict-free) and the results go back through the tile
+// for coalesced stores. Staging and write-out step pointers, with border logic only in blocks
+// that reach a border: per-element index arithmetic had made both passes issue-bound (sigma 5,
+// both axes 0.775 -> 0.498 ms). Tuning (H200, 8192x8192 float32, both axes, sigma 5 / 12,
+// docs/benchmarks.md "GPU fir"): these sizes 0.498 / 0.815 ms; 512-row column tiles 0.533 /
+// 0.856; 256-column row tiles 0.509 / 0.824; 16 outputs per thread along the rows 0.503 /
+// 0.809; 16 down the columns 0.494 / 0.771 (5% at sigma 8-16 but 2-3% slower at sigma 2-3,
+// and only timed, not tested: not taken).
+struct fir_policy {
+    static constexpr int col_outputs = 8, col_rows = 256;  // per thread, per block (32 columns wide)
+    static constexpr int row_outputs = 8, row_cols = 128;  // per thread, per block (32 rows high)
 };
+constexpr int fir_threads = 256, fir_warps = fir_threads / 32;
+constexpr int fir_max_taps = 512;  // with the zero padding to a multiple of 4: radius <= 255
+constexpr int fir_batch = 8;       // tile loads in flight per thread before the first store
 
-// Shared memory (floats): the taps, then the input tile, (TH + 4 G0) rows of TW + 2 r1 columns
-// (rows past TH + 2 r0 zero), then the column-filtered tile V, TH rows of `v_stride` (columns
-// past TW + 2 r1 zero), then the image row and column each tile row and column reads. The
-// result tile reuses the input tile's space, rows `out_stride` apart.
-struct fir_2d_layout {
-    int in_stride, in_rows, v_stride, out_stride;
-    std::size_t taps, in, v, maps;  // offsets in floats (maps: in_rows + in_stride ints)
-    std::size_t floats;
-
-    __host__ __device__ explicit fir_2d_layout(const fir_2d_taps& t) {
-        in_stride = fir_tile + 2 * t.radius[1];
-        in_rows = fir_tile + 4 * t.groups[0];
-        v_stride = fir_tile + 4 * t.groups[1];
-        v_stride += (12 - v_stride % 8) % 8;  // = 4 mod 8: float4 loads of 8 lanes on 8 rows hit 32 banks
-        out_stride = fir_tile + 4;
-        taps = 0;
-        in = 4 * static_cast<std::size_t>(t.groups[0] + t.groups[1]);
-        const std::size_t in_floats = std::size_t(in_rows) * in_stride, out_floats = std::size_t(fir_tile) * out_stride;
-        const std::size_t tile_floats = in_floats > out_floats ? in_floats : out_floats;
-        v = in + (tile_floats + 3) / 4 * 4;
-        maps = v + std::size_t(fir_tile) * v_stride;
-        floats = maps + in_rows + in_stride;
-    }
+// The taps of one axis, zero-padded to 4 * groups (zero taps read the zeros staged past the
+// radius, so no pixel outside it reaches a result).
+struct fir_taps {
+    float w[fir_max_taps];
+    int radius, groups;
+    border_mode mode;
+    float cval;
 };
 
 // acc[o] += sum_m taps[m] window[o + m], over 4 * groups taps; next4(q) returns the window's
 // samples 4q .. 4q + 3. The window slides by 4 samples per step.
-template <class Next4>
-__device__ __forceinline__ void fir_window(const float4* taps, int groups, Next4 next4, float (&acc)[fir_out]) {
-    static_assert(fir_out == 8);
-    float win[fir_out + 4];
-    const float4 a = next4(0), b = next4(1);
-    win[0] = a.x, win[1] = a.y, win[2] = a.z, win[3] = a.w, win[4] = b.x, win[5] = b.y, win[6] = b.z, win[7] = b.w;
-#pragma unroll 3
+template <int N, class Next4>
+__device__ __forceinline__ void fir_window(const float4* taps, int groups, Next4 next4, float (&acc)[N]) {
+    static_assert(N % 4 == 0);
+    float win[N + 4];
+#pragma unroll
+    for (int q = 0; q < N / 4; ++q) {
+        const float4 a = next4(q);
+        win[4 * q] = a.x, win[4 * q + 1] = a.y, win[4 * q + 2] = a.z, win[4 * q + 3] = a.w;
+    }
+#pragma unroll(N / 4 + 1)
     for (int g = 0; g < groups; ++g) {
-        const float4 c = next4(g + 2);
-        win[8] = c.x, win[9] = c.y, win[10] = c.z, win[11] = c.w;
+        const float4 c = next4(g + N / 4);
+        win[N] = c.x, win[N + 1] = c.y, win[N + 2] = c.z, win[N + 3] = c.w;
         const float4 w4 = taps[g];
         const float w[4] = {w4.x, w4.y, w4.z, w4.w};
 #pragma unroll
         for (int j = 0; j < 4; ++j)
 #pragma unroll
-            for (int o = 0; o < fir_out; ++o) acc[o] = fmaf(w[j], win[o + j], acc[o]);
+            for (int o = 0; o < N; ++o) acc[o] = fmaf(w[j], win[o + j], acc[o]);
 #pragma unroll
-        for (int i = 0; i < fir_out; ++i) win[i] = win[i + 4];
+        for (int i = 0; i < N; ++i) win[i] = win[i + 4];
     }
 }
 
-template <class T, class U>
+// Shared memory of the two passes, in floats: the taps, then the tile.
+template <class P>
+__host__ __device__ std::size_t fir_columns_floats(const fir_taps& t) {
+    return 4 * std::size_t(t.groups) + std::size_t(P::col_rows + 4 * t.groups) * 32;
+}
+template <class P>
+__host__ __device__ int fir_rows_stride(const fir_taps& t) {
+    const int s = P::row_cols + 4 * t.groups;
+    return s + (12 - s % 8) % 8;  // = 4 mod 8: float4 loads of 8 lanes on 8 rows hit 32 banks
+}
+template <class P>
+__host__ __device__ std::size_t fir_rows_floats(const fir_taps& t) {
+    return 4 * std::size_t(t.groups) + 32 * std::size_t(fir_rows_stride<P>(t));
+}
+
+// Down the columns: a block takes 32 columns (one per lane) and col_rows output rows; tile row
+// i holds image row y0 + i, y0 = first output row - radius (rows past col_rows + 2 radius zero).
+// Row blocks past gridDim.y are taken in turn (tall images). Warp w stages rows w, w + 8, ...
+// of its lane's column; blocks clear of the top and bottom borders step a pointer down the
+// column (the per-element index and border arithmetic made the first version issue-bound).
+template <class T, class U, class P>
 __global__ void __launch_bounds__(fir_threads)
-    fir_2d(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t width,
-           std::int64_t height, fir_2d_taps t) {
+    fir_columns(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t width,
+                std::int64_t height, fir_taps t) {
+    constexpr int R = P::col_rows, N = P::col_outputs;
+    static_assert(R % N == 0);
     extern __shared__ float4 smem4[];
-    float* smem = reinterpret_cast<float*>(smem4);
-    const fir_2d_layout l(t);
-    const int r0 = t.radius[0], r1 = t.radius[1], g0 = t.groups[0], g1 = t.groups[1];
-    float* taps = smem + l.taps;
-    float* tile = smem + l.in;
-    float* v = smem + l.v;
-    const int tid = threadIdx.x;
-    const std::int64_t ty = blockIdx.y * std::int64_t{fir_tile}, tx = blockIdx.x * std::int64_t{fir_tile};
-    for (int i = tid; i < 4 * g0; i += fir_threads) taps[i] = t.w[0][i];
-    for (int i = tid; i < 4 * g1; i += fir_threads) taps[4 * g0 + i] = t.w[1][i];
-    // Stage the tile: image (row_of[row], col_of[col]) for tile (row, col), mapped once per tile
-    // by the border modes. row_of: -1 cval (constant), -2 zero padding; col_of -1: constant
-    // (the column is set to cval after the column pass).
-    const int cols = l.in_stride, real_rows = fir_tile + 2 * r0;
-    int* row_of = reinterpret_cast<int*>(smem + l.maps);
-    int* col_of = row_of + l.in_rows;
-    for (int i = tid; i < l.in_rows; i += fir_threads)
-        row_of[i] = i < real_rows ? static_cast<int>(granula::detail::border_index(ty - r0 + i, height, t.mode[0])) : -2;
-    for (int i = tid; i < cols; i += fir_threads)
-        col_of[i] = static_cast<int>(granula::detail::border_index(tx - r1 + i, width, t.mode[1]));
-    __syncthreads();
-    {
-        // Element i = row * cols + col, fir_threads apart per step, batched so that `batch`
-        // loads are in flight before the first store (the tile is 40-50 elements per thread).
-        constexpr int batch = 16;
-        const int total = l.in_rows * cols, drow = fir_threads / cols, dcol = fir_threads % cols;
-        int row = tid / cols, col = tid % cols;
-        for (int i = tid; i < total; i += batch * fir_threads) {
-            float v[batch];
+    float* taps = reinterpret_cast<float*>(smem4);
+    float* tile = taps + 4 * t.groups;
+    for (int i = threadIdx.x; i < 4 * t.groups; i += fir_threads) taps[i] = t.w[i];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int real_rows = R + 2 * t.radius, tile_rows = R + 4 * t.groups;
+    const std::int64_t x = blockIdx.x * std::int64_t{32} + lane;
+    const bool column = x < width;
+    const T* col = in + (column ? x : width - 1);  // columns past the width read a real one, never written
+    const std::int64_t row_blocks = (height + R - 1) / R, step = fir_warps * stride;
+    for (std::int64_t by = blockIdx.y; by < row_blocks; by += gridDim.y) {
+        const std::int64_t y0 = by * R - t.radius;
+        float* dst = tile + warp * 32 + lane;  // tile row `row`, fir_warps rows per step
+        int row = warp;
+        if (y0 >= 0 && y0 + real_rows <= height) {
+            const T* p = col + (y0 + warp) * stride;
+            for (; row + (fir_batch - 1) * fir_warps < real_rows; row += fir_batch * fir_warps) {
+                float v[fir_batch];
 #pragma unroll
-            for (int b = 0; b < batch; ++b) {
-                const int y = row < l.in_rows ? row_of[row] : -2, x = col_of[col];
-                v[b] = y == -2 ? 0.0f : y == -1 ? t.cval : x < 0 ? 0.0f : static_cast<float>(in[y * stride + x]);
-                row += drow, col += dcol;
-                if (col >= cols) col -= cols, ++row;
+                for (int b = 0; b < fir_batch; ++b, p += step) v[b] = static_cast<float>(*p);
+#pragma unroll
+                for (int b = 0; b < fir_batch; ++b, dst += fir_warps * 32) *dst = v[b];
             }
-#pragma unroll
-            for (int b = 0; b < batch; ++b)
-                if (i + b * fir_threads < total) tile[i + b * fir_threads] = v[b];
+            for (; row < real_rows; row += fir_warps, p += step, dst += fir_warps * 32) *dst = static_cast<float>(*p);
+        } else {
+            for (; row < real_rows; row += fir_warps, dst += fir_warps * 32) {
+                const std::int64_t y = granula::detail::border_index(y0 + row, height, t.mode);
+                *dst = y < 0 ? t.cval : static_cast<float>(col[y * stride]);
+            }
         }
-    }
-    for (int i = tid; i < fir_tile * (l.v_stride - cols); i += fir_threads) {
-        const int row = i / (l.v_stride - cols);
-        v[row * l.v_stride + cols + (i - row * (l.v_stride - cols))] = 0.0f;
-    }
-    __syncthreads();
-    // Down the columns: thread = (column, 8 rows), adjacent columns in adjacent lanes.
-    const float4* taps0 = reinterpret_cast<const float4*>(taps);
-    const float4* taps1 = reinterpret_cast<const float4*>(taps + 4 * g0);
-    for (int i = tid; i < cols * (fir_tile / fir_out); i += fir_threads) {
-        const int col = i % cols, y0 = i / cols * fir_out;
-        float acc[fir_out] = {};
-        const float* src = tile + y0 * cols + col;
-        fir_window(taps0, g0,
-                   [&](int q) {
-                       const float* p = src + 4 * q * cols;
-                       return make_float4(p[0], p[cols], p[2 * cols], p[3 * cols]);
-                   },
-                   acc);
-        const std::int64_t x = tx - r1 + col;
-        const bool outside = t.mode[1] == border_mode::constant && (x < 0 || x >= width);
+        for (; row < tile_rows; row += fir_warps, dst += fir_warps * 32) *dst = 0.0f;
+        __syncthreads();
+        const float4* taps4 = reinterpret_cast<const float4*>(taps);
+        for (int o0 = warp * N; o0 < R; o0 += fir_warps * N) {
+            float acc[N] = {};
+            const float* src = tile + o0 * 32 + lane;
+            fir_window(taps4, t.groups,
+                       [&](int q) {
+                           const float* p = src + 4 * q * 32;
+                           return make_float4(p[0], p[32], p[64], p[96]);
+                       },
+                       acc);
+            const std::int64_t y = by * R + o0;
+            U* q = out + y * out_stride + x;
+            if (column && y + N <= height) {
 #pragma unroll
-        for (int o = 0; o < fir_out; ++o) v[(y0 + o) * l.v_stride + col] = outside ? t.cval : acc[o];
+                for (int o = 0; o < N; ++o, q += out_stride) *q = store_as<U>(acc[o]);
+            } else if (column) {
+#pragma unroll
+                for (int o = 0; o < N; ++o, q += out_stride)
+                    if (y + o < height) *q = store_as<U>(acc[o]);
+            }
+        }
+        __syncthreads();  // the next row block reuses the tile
     }
-    __syncthreads();
-    // Along the rows: thread = (row, 8 columns), adjacent rows in adjacent lanes; the results go
-    // to the freed input tile.
-    float* res = tile;
-    for (int i = tid; i < fir_tile * (fir_tile / fir_out); i += fir_threads) {
-        const int row = i % fir_tile, x0 = i / fir_tile * fir_out;
-        float acc[fir_out] = {};
-        const float4* src = reinterpret_cast<const float4*>(v + row * l.v_stride + x0);
-        fir_window(taps1, g1, [&](int q) { return src[q]; }, acc);
-        float4* dst = reinterpret_cast<float4*>(res + row * l.out_stride + x0);
-        dst[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
-        dst[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
-    }
-    __syncthreads();
-    for (int i = tid; i < fir_tile * fir_tile; i += fir_threads) {
-        const int row = i / fir_tile, col = i % fir_tile;
-        const std::int64_t y = ty + row, x = tx + col;
-        if (y < height && x < width) out[y * out_stride + x] = store_as<U>(res[row * l.out_stride + col]);
+}
+
+// Along the rows: a block takes 32 rows (one per lane) and row_cols output columns; tile column
+// j holds image column x0 + j, x0 = first output column - radius (columns past row_cols +
+// 2 radius zero). Warp w stages and writes rows w, w + 8, w + 16, w + 24, its lanes along the
+// row (coalesced); the results go back to the tile, rows row_cols + 4 apart, then out.
+template <class T, class U, class P>
+__global__ void __launch_bounds__(fir_threads)
+    fir_rows(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t width,
+             std::int64_t height, fir_taps t) {
+    constexpr int C = P::row_cols, N = P::row_outputs, res_stride = C + 4;
+    static_assert(C % (N * fir_warps) == 0 && C % 32 == 0);
+    constexpr int windows = C / (N * fir_warps);
+    extern __shared__ float4 smem4[];
+    float* taps = reinterpret_cast<float*>(smem4);
+    float* tile = taps + 4 * t.groups;
+    for (int i = threadIdx.x; i < 4 * t.groups; i += fir_threads) taps[i] = t.w[i];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int real_cols = C + 2 * t.radius, tile_cols = C + 4 * t.groups, ts = fir_rows_stride<P>(t);
+    const std::int64_t first = blockIdx.x * std::int64_t{C}, x0 = first - t.radius;
+    const bool inside = x0 >= 0 && x0 + real_cols <= width, full = first + C <= width;
+    const std::int64_t row_blocks = (height + 31) / 32;
+    for (std::int64_t by = blockIdx.y; by < row_blocks; by += gridDim.y) {
+        const std::int64_t y0 = by * 32;
+        for (int r = warp; r < 32; r += fir_warps) {
+            // Rows past the height read the last row (their results are not written).
+            const T* p = in + std::min(y0 + r, height - 1) * stride;
+            float* d = tile + r * ts;
+            for (int c0 = lane; c0 < tile_cols; c0 += fir_batch * 32) {
+                float v[fir_batch];
+#pragma unroll
+                for (int b = 0; b < fir_batch; ++b) {
+                    const int c = c0 + 32 * b;
+                    if (c >= real_cols) {
+                        v[b] = 0.0f;
+                    } else if (inside) {
+                        v[b] = static_cast<float>(p[x0 + c]);
+                    } else {
+                        const std::int64_t x = granula::detail::border_index(x0 + c, width, t.mode);
+                        v[b] = x < 0 ? t.cval : static_cast<float>(p[x]);
+                    }
+                }
+#pragma unroll
+                for (int b = 0; b < fir_batch; ++b)
+                    if (c0 + 32 * b < tile_cols) d[c0 + 32 * b] = v[b];
+            }
+        }
+        __syncthreads();
+        const float4* taps4 = reinterpret_cast<const float4*>(taps);
+        float acc[windows][N];
+#pragma unroll
+        for (int k = 0; k < windows; ++k) {
+#pragma unroll
+            for (int o = 0; o < N; ++o) acc[k][o] = 0.0f;
+            const float4* src = reinterpret_cast<const float4*>(tile + lane * ts + (warp + k * fir_warps) * N);
+            fir_window(taps4, t.groups, [&](int q) { return src[q]; }, acc[k]);
+        }
+        __syncthreads();  // the tile now receives the results
+#pragma unroll
+        for (int k = 0; k < windows; ++k) {
+            float4* dst = reinterpret_cast<float4*>(tile + lane * res_stride + (warp + k * fir_warps) * N);
+#pragma unroll
+            for (int q = 0; q < N / 4; ++q)
+                dst[q] = make_float4(acc[k][4 * q], acc[k][4 * q + 1], acc[k][4 * q + 2], acc[k][4 * q + 3]);
+        }
+        __syncthreads();
+        for (int r = warp; r < 32 && y0 + r < height; r += fir_warps) {
+            U* q = out + (y0 + r) * out_stride + first;
+            const float* s = tile + r * res_stride;
+#pragma unroll
+            for (int c = lane; c < C; c += 32)
+                if (full || first + c < width) q[c] = store_as<U>(s[c]);
+        }
+        __syncthreads();  // the next row block reuses the tile
     }
 }
 
@@ -544,37 +605,40 @@ deriche_params make_deriche_params(const deriche_coeffs& c) {
     return p;
 }
 
-// fir (or identity) on both axes in one fir_2d launch; false when the taps do not fit it.
-template <class T, class U>
-bool fir_both_axes(device_view<const T> in, device_view<U> out, const axis_plan& rows_axis,
-                   const axis_plan& cols_axis, cudaStream_t s) {
-    if (in.width() > INT32_MAX || in.height() > INT32_MAX) return false;  // the tile maps hold int indices
-    fir_2d_taps t{};
-    const axis_plan* plans[2] = {&rows_axis, &cols_axis};
-    for (int a = 0; a < 2; ++a) {
-        const axis_plan& p = *plans[a];
-        const bool identity = p.kind == gaussian_kind::identity;
-        if (!identity && p.kind != gaussian_kind::fir) return false;
-        const std::size_t n = identity ? 1 : p.taps.size();
-        if (n > fir_max_taps) return false;
-        t.radius[a] = static_cast<int>(n / 2);
-        t.groups[a] = static_cast<int>((n + 3) / 4);
-        for (std::size_t i = 0; i < n; ++i) t.w[a][i] = identity ? 1.0f : p.taps[i];
-        t.mode[a] = p.mode;
-    }
-    t.cval = rows_axis.kind == gaussian_kind::identity ? cols_axis.cval : rows_axis.cval;
-    const fir_2d_layout l(t);
-    const std::size_t bytes = l.floats * sizeof(float);
+// fir along one axis (0: down the columns, 1: along the rows); false when the taps do not fit
+// the tile kernels (more than fir_max_taps, or a tile over the device's shared memory).
+template <class T, class U, class P = fir_policy>
+bool fir_axis(device_view<const T> in, device_view<U> out, const axis_plan& plan, int axis, cudaStream_t s) {
+    const std::size_t n = plan.taps.size();
+    if (n > fir_max_taps) return false;
+    fir_taps t{};
+    t.radius = static_cast<int>(n / 2);
+    t.groups = static_cast<int>((n + 3) / 4);
+    std::copy(plan.taps.begin(), plan.taps.end(), t.w);
+    t.mode = plan.mode;
+    t.cval = plan.cval;
+    const std::size_t bytes = (axis == 0 ? fir_columns_floats<P>(t) : fir_rows_floats<P>(t)) * sizeof(float);
     int device = 0, limit = 0;
     check_cuda(cudaGetDevice(&device), "cudaGetDevice");
     check_cuda(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "cudaDeviceGetAttribute");
     if (bytes > static_cast<std::size_t>(limit)) return false;
-    check_cuda(cudaFuncSetAttribute(fir_2d<T, U>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)),
-               "cudaFuncSetAttribute (fir_2d)");
-    const dim3 grid(grid_dim(in.width(), fir_tile), grid_dim(in.height(), fir_tile));
-    fir_2d<T, U><<<grid, fir_threads, bytes, s>>>(in.data(), in.stride(), out.data(), out.stride(), in.width(),
-                                                  in.height(), t);
-    check_launch("Gaussian fir_2d");
+    const std::int64_t w = in.width(), h = in.height();
+    constexpr std::int64_t max_grid_y = 65535;  // further row blocks are taken in turn
+    if (axis == 0) {
+        check_cuda(cudaFuncSetAttribute(fir_columns<T, U, P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(bytes)),
+                   "cudaFuncSetAttribute (fir_columns)");
+        const dim3 grid(grid_dim(w, 32), static_cast<unsigned>(std::min(max_grid_y, (h + P::col_rows - 1) / P::col_rows)));
+        fir_columns<T, U, P><<<grid, fir_threads, bytes, s>>>(in.data(), in.stride(), out.data(), out.stride(), w, h, t);
+        check_launch("Gaussian fir_columns");
+    } else {
+        check_cuda(cudaFuncSetAttribute(fir_rows<T, U, P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(bytes)),
+                   "cudaFuncSetAttribute (fir_rows)");
+        const dim3 grid(grid_dim(w, P::row_cols), static_cast<unsigned>(std::min(max_grid_y, (h + 31) / 32)));
+        fir_rows<T, U, P><<<grid, fir_threads, bytes, s>>>(in.data(), in.stride(), out.data(), out.stride(), w, h, t);
+        check_launch("Gaussian fir_rows");
+    }
     return true;
 }
 
@@ -590,9 +654,7 @@ void axis_pass(device_view<const T> in, device_view<U> out, const axis_plan& pla
         return;
     }
     if (plan.kind == gaussian_kind::fir) {
-        const axis_plan identity{};
-        if (axis == 0 ? fir_both_axes<T, U>(in, out, plan, identity, s) : fir_both_axes<T, U>(in, out, identity, plan, s))
-            return;
+        if (fir_axis<T, U>(in, out, plan, axis, s)) return;
         const std::int64_t radius = plan.pad;
         stream_buffer taps(plan.taps.size() * sizeof(float), s, scratch_what);
         check_cuda(cudaMemcpyAsync(taps.as<float>(), plan.taps.data(), plan.taps.size() * sizeof(float),
@@ -654,7 +716,6 @@ void gaussian(device_view<const T> in, device_view<U> out, const axis_plan& rows
     const cudaStream_t s = granula::detail::to_cuda(st.native_handle());
     if (cols_axis.kind == gaussian_kind::identity) return axis_pass<T, U>(in, out, rows_axis, 0, s);
     if (rows_axis.kind == gaussian_kind::identity) return axis_pass<T, U>(in, out, cols_axis, 1, s);
-    if (fir_both_axes<T, U>(in, out, rows_axis, cols_axis, s)) return;
     stream_buffer between(static_cast<std::size_t>(in.width() * in.height()) * sizeof(float), s, scratch_what);
     const device_view<float> mid(between.as<float>(), in.width(), in.height());
     axis_pass<T, float>(in, mid, rows_axis, 0, s);
