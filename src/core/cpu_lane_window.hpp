@@ -115,6 +115,27 @@ void window_rows_direct(Src src, Dst dst, std::int64_t n, std::int64_t L, std::i
     }
 }
 
+// Windows along one row by doubling: dst[x] = Op over src[x] .. src[x + L - 1] for x in [0, n),
+// src holding n + L - 1 values. Windows of 2, 4, 8, ... values are built alternately in work_a
+// and work_b (n + L - 2 values each), each from the last with one comparison per value, and
+// the result combines the largest power of two p <= L at x and at x + L - p: ceil(log2 L)
+// comparisons per output, every one a contiguous pass over a row that stays in the L1 cache.
+template <class Op, class T>
+void window_row_doubling(const T* src, T* dst, T* work_a, T* work_b, std::int64_t n, std::int64_t L) {
+    if (L == 1) {
+        std::memcpy(dst, src, n * sizeof(T));
+        return;
+    }
+    const std::int64_t m = n + L - 1;
+    const T* windows = src;  // windows of p values, m - p + 1 of them
+    std::int64_t p = 1;
+    for (T* next = work_a; 2 * p <= L; p *= 2, next = next == work_a ? work_b : work_a) {
+        combine<Op, 0>(next, windows, windows + p, m - 2 * p + 1);
+        windows = next;
+    }
+    combine<Op, 0>(dst, windows, windows + (L - p), n);
+}
+
 // van Herk/Gil-Werman: the same result with 3 comparisons per output whatever L, over w lanes
 // (Lanes when > 0). src(i) is defined for i in [0, n + L - 1). `suffix` holds L * w values,
 // `prefix` w.

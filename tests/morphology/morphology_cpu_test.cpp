@@ -188,14 +188,15 @@ TEST(MorphologyConventions, NamesDefaultBordersAndOverloads) {
     EXPECT_EQ(std::vector<std::uint8_t>(matlab.view().data(), matlab.view().data() + 4), (std::vector<std::uint8_t>{1, 2, 2, 3}));
 }
 
-// Widths around the transpose block and lane sizes, long windows, the vHGW path in both passes.
+// Widths around the transpose block and lane sizes; window lengths around the doubling steps
+// and the switch to transposed strips (16), long windows, the vHGW path in both passes.
 TYPED_TEST(MorphologyCpu, EqualsReferenceAroundBlockSizes) {
     using T = TypeParam;
     std::mt19937_64 rng(7);
     for (std::int64_t w : {15, 16, 17, 31, 32, 33, 63, 65, 97}) {
         const std::int64_t h = 97 - w / 2;
         const auto img = make_image<T>(rng, w, h, 50, true);
-        for (std::int64_t L : {2, 5, 6, 7, 16, 33, 64, 200}) {
+        for (std::int64_t L : {2, 3, 4, 5, 6, 7, 8, 11, 15, 16, 33, 64, 200}) {
             for (const auto& se : {structuring_element::hline(L), structuring_element::vline(L)}) {
                 for (auto mode : {border_mode::ignore, border_mode::reflect, border_mode::wrap}) {
                     const auto want = reference::morphology<T>(morphology_op::erosion, img.view, se, {mode, 0});

@@ -31,6 +31,11 @@ using detail::line_pass;
 // Windows up to this length are computed directly (L - 1 comparisons beat vHGW's 3 plus its
 // buffer traffic); measured with bench/cpu_morphology.
 constexpr std::int64_t direct_window_max = 5;
+// Horizontal windows up to this length run along the rows by doubling (ceil(log2 L) passes over
+// a row in L1) instead of through transposed strips. AVX2 (Zen 3), 4096x4096, one thread, A/B:
+// uint8 L = 7 / 15 4.1-4.6 / 5.0-5.6 ms against 6.2-6.4 / 6.3-7.1 transposed, float32 L = 15
+// 14.1-15.7 against 17.2-20.7; even at 31, slower from 63 (docs/benchmarks.md).
+constexpr std::int64_t horizontal_direct_max = 15;
 
 // Scratch memory of the calling thread, kept between calls. The strip and band buffers are a
 // few hundred KiB, above malloc's mmap threshold: fresh ones were mapped, faulted in and
@@ -79,7 +84,8 @@ T source_value(const T* row, std::int64_t i, std::int64_t n, const line_pass<T>&
 
 // ---- horizontal ---------------------------------------------------------------------------------
 
-// Short windows: each row is copied with its padding into a buffer and filtered along itself.
+// Short windows: each row is copied with its padding into a buffer and filtered along itself
+// by doubling (window_row_doubling).
 template <class Op, class T>
 void horizontal_direct(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, std::int64_t before,
                        std::int64_t L) {
@@ -88,14 +94,15 @@ void horizontal_direct(host_view<const T> in, host_view<T> out, const line_pass<
     const std::int64_t tasks = (in.height() + rows_per_task - 1) / rows_per_task;
     detail::parallel_for(tasks, in.pixel_count(), [&](std::int64_t task) {
         T* const padded = thread_scratch<T>(slot_columns, m);
+        T* const work_a = thread_scratch<T>(slot_filtered, m);
+        T* const work_b = thread_scratch<T>(slot_suffix, m);
         const std::int64_t y_end = std::min(in.height(), (task + 1) * rows_per_task);
         for (std::int64_t y = task * rows_per_task; y < y_end; ++y) {
             const T* row = in.row(y);
             for (std::int64_t j = 0; j < before; ++j) padded[j] = source_value(row, j - before, n, pass);
             std::memcpy(padded + before, row, n * sizeof(T));
             for (std::int64_t j = before + n; j < m; ++j) padded[j] = source_value(row, j - before, n, pass);
-            window_rows_direct<Op, T>([&](std::int64_t i) { return padded + i; },
-                                      [&](std::int64_t x) { return out.row(y) + x; }, 1, L, n);
+            window_row_doubling<Op, T>(padded, out.row(y), work_a, work_b, n, L);
         }
     });
 }
@@ -645,14 +652,14 @@ void horizontal_passes(host_view<const T> in, host_view<T> out, std::span<const 
     for (const auto& pass : passes) chain.push_back(clipped_window(pass, in.width()));
     // Short windows are faster straight along the rows than transposed, one pass at a time.
     const bool any_short = std::any_of(chain.begin(), chain.end(),
-                                       [](const row_window<T>& w) { return w.L <= direct_window_max; });
+                                       [](const row_window<T>& w) { return w.L <= horizontal_direct_max; });
     if (!any_short) {
         horizontal_transposed<T>(in, out, chain);
         return;
     }
     host_view<const T> source = in;
     for (const auto& w : chain) {
-        if (w.L > direct_window_max)
+        if (w.L > horizontal_direct_max)
             horizontal_transposed<T>(source, out, std::span<const row_window<T>>(&w, 1));
         else if (w.pass.maximum)
             run_horizontal_direct<T, max_op>(source, out, w);
