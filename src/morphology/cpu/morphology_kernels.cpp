@@ -1,5 +1,6 @@
 // CPU kernels for 1-D min/max windows along rows and columns: van Herk/Gil-Werman for long
-// windows (3 comparisons per pixel whatever the length), direct comparisons for short ones.
+// windows (3 comparisons per pixel whatever the length), direct comparisons for short ones
+// (along the rows by doubling, ceil(log2 L) comparisons).
 //
 // Both directions run the same lane-parallel kernel, window_rows(), over "rows of lanes":
 //  - vertical: the rows are image rows (a band of columns at a time), so each comparison is a
@@ -28,8 +29,8 @@ namespace {
 
 using detail::line_pass;
 
-// Windows up to this length are computed directly (L - 1 comparisons beat vHGW's 3 plus its
-// buffer traffic); measured with bench/cpu_morphology.
+// Vertical and sheared windows up to this length are computed directly (L - 1 comparisons beat
+// vHGW's 3 plus its buffer traffic); measured with bench/cpu_morphology.
 constexpr std::int64_t direct_window_max = 5;
 // Horizontal windows up to this length run along the rows by doubling (ceil(log2 L) passes over
 // a row in L1) instead of through transposed strips. AVX2 (Zen 3), 4096x4096, one thread, A/B:
