@@ -362,12 +362,13 @@ __global__ void __launch_bounds__(h_rows* h_chunks, 3)  // 3 blocks per SM: 85 r
 // 0.809; 16 down the columns 0.494 / 0.771 (5% at sigma 8-16 but 2-3% slower at sigma 2-3,
 // and only timed, not tested: not taken).
 struct fir_policy {
-    static constexpr int col_outputs = 8, col_rows = 256;  // per thread, per block (32 columns wide)
-    static constexpr int row_outputs = 8, row_cols = 128;  // per thread, per block (32 rows high)
+    static constexpr int col_outputs = 16, col_rows = 256;  // per thread, per block (32 columns wide)
+    static constexpr int row_outputs = 16;                  // per thread (a warp: 32 x 16 of one row)
 };
 constexpr int fir_threads = 256, fir_warps = fir_threads / 32;
 constexpr int fir_max_taps = 512;  // with the zero padding to a multiple of 4: radius <= 255
 constexpr int fir_batch = 8;       // tile loads in flight per thread before the first store
+constexpr int fir_row_batch = 16;  // the same along the rows (a segment of 512 + halo: 2 rounds)
 
 // The taps of one axis, zero-padded to 4 * groups (zero taps read the zeros staged past the
 // radius, so no pixel outside it reaches a result).
@@ -410,13 +411,35 @@ __host__ __device__ std::size_t fir_columns_floats(const fir_taps& t) {
     return 4 * std::size_t(t.groups) + std::size_t(P::col_rows + 4 * t.groups) * 32;
 }
 template <class P>
-__host__ __device__ int fir_rows_stride(const fir_taps& t) {
-    const int s = P::row_cols + 4 * t.groups;
-    return s + (12 - s % 8) % 8;  // = 4 mod 8: float4 loads of 8 lanes on 8 rows hit 32 banks
+__host__ __device__ int fir_rows_warp_floats(const fir_taps& t) {
+    const int cols = 32 * P::row_outputs + 4 * t.groups;
+    return cols + 4 * ((cols + P::row_outputs - 1) / P::row_outputs);
 }
 template <class P>
 __host__ __device__ std::size_t fir_rows_floats(const fir_taps& t) {
-    return 4 * std::size_t(t.groups) + 32 * std::size_t(fir_rows_stride<P>(t));
+    return 4 * std::size_t(t.groups) + fir_warps * std::size_t(fir_rows_warp_floats<P>(t));
+}
+
+// N results as U to 16-byte aligned q, 16 bytes per store.
+template <class U, int N>
+__device__ __forceinline__ void store_vectors(U* q, const float (&acc)[N]) {
+    if constexpr (std::is_same_v<U, float>) {
+#pragma unroll
+        for (int k = 0; k < N / 4; ++k)
+            reinterpret_cast<float4*>(q)[k] = make_float4(acc[4 * k], acc[4 * k + 1], acc[4 * k + 2], acc[4 * k + 3]);
+    } else {
+        constexpr int per = 4 / sizeof(U), words = N / per;  // pixels per 32-bit word
+        unsigned w[words];
+#pragma unroll
+        for (int i = 0; i < words; ++i) {
+            w[i] = 0;
+#pragma unroll
+            for (int e = 0; e < per; ++e) w[i] |= unsigned(store_as<U>(acc[per * i + e])) << (8 * sizeof(U) * e);
+        }
+#pragma unroll
+        for (int k = 0; k < words / 4; ++k)
+            reinterpret_cast<uint4*>(q)[k] = make_uint4(w[4 * k], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]);
+    }
 }
 
 // Down the columns: a block takes 32 columns (one per lane) and col_rows output rows; tile row
@@ -487,78 +510,66 @@ __global__ void __launch_bounds__(fir_threads)
     }
 }
 
-// Along the rows: a block takes 32 rows (one per lane) and row_cols output columns; tile column
-// j holds image column x0 + j, x0 = first output column - radius (columns past row_cols +
-// 2 radius zero). Warp w stages and writes rows w, w + 8, w + 16, w + 24, its lanes along the
-// row (coalesced); the results go back to the tile, rows row_cols + 4 apart, then out.
+// Along the rows: each warp takes one row segment of 32 * N outputs on its own (no barrier
+// across the block, so the warps' loads and FMAs overlap): lane l computes outputs N l ..
+// N l + N - 1 from a window in registers, float4 reads from the warp's tile, and stores them
+// straight from registers. The tile holds segment position j (image column first - radius + j)
+// at j + 4 (j / N): lane l's reads are then N + 4 floats apart, on distinct banks. The earlier
+// kernel (32 rows per block, lanes down the rows, results back through the tile) spent more
+// issue slots on staging and write-out than on its taps.
 template <class T, class U, class P>
 __global__ void __launch_bounds__(fir_threads)
     fir_rows(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t width,
              std::int64_t height, fir_taps t) {
-    constexpr int C = P::row_cols, N = P::row_outputs, res_stride = C + 4;
-    static_assert(C % (N * fir_warps) == 0 && C % 32 == 0);
-    constexpr int windows = C / (N * fir_warps);
+    constexpr int N = P::row_outputs, S = 32 * N;
+    static_assert(N % 4 == 0 && 32 % N == 0 && (N * sizeof(U)) % 16 == 0);
     extern __shared__ float4 smem4[];
     float* taps = reinterpret_cast<float*>(smem4);
-    float* tile = taps + 4 * t.groups;
     for (int i = threadIdx.x; i < 4 * t.groups; i += fir_threads) taps[i] = t.w[i];
+    __syncthreads();
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const int real_cols = C + 2 * t.radius, tile_cols = C + 4 * t.groups, ts = fir_rows_stride<P>(t);
-    const std::int64_t first = blockIdx.x * std::int64_t{C}, x0 = first - t.radius;
-    const bool inside = x0 >= 0 && x0 + real_cols <= width, full = first + C <= width;
-    const std::int64_t row_blocks = (height + 31) / 32;
-    for (std::int64_t by = blockIdx.y; by < row_blocks; by += gridDim.y) {
-        const std::int64_t y0 = by * 32;
-        for (int r = warp; r < 32; r += fir_warps) {
-            // Rows past the height read the last row (their results are not written).
-            const T* p = in + std::min(y0 + r, height - 1) * stride;
-            float* d = tile + r * ts;
-            for (int c0 = lane; c0 < tile_cols; c0 += fir_batch * 32) {
-                float v[fir_batch];
+    float* tile = taps + 4 * t.groups + warp * fir_rows_warp_floats<P>(t);
+    const int real = S + 2 * t.radius, cols = S + 4 * t.groups;
+    const std::int64_t first = blockIdx.x * std::int64_t{S};
+    const bool inside = first - t.radius >= 0 && first - t.radius + real <= width, full = first + S <= width;
+    const line_shape g{width, t.radius, width + 2 * std::int64_t{t.radius}, t.mode, t.cval};
+    float* dst0 = tile + lane + 4 * (lane / N);  // position lane + 32 b at dst0[(32 + 4 * 32 / N) b]
+    constexpr int dst_step = 32 + 4 * 32 / N;
+    const float4* src = reinterpret_cast<const float4*>(tile + (N + 4) * lane);
+    for (std::int64_t y = blockIdx.y * std::int64_t{fir_warps} + warp; y < height; y += gridDim.y * std::int64_t{fir_warps}) {
+        const T* row = in + y * stride;
+        // Blocks clear of the borders read the row directly, the others through the border logic.
+        auto stage = [&](auto fetch) {
+            for (int c0 = 0; c0 < cols; c0 += fir_row_batch * 32) {
+                float v[fir_row_batch];
 #pragma unroll
-                for (int b = 0; b < fir_batch; ++b) {
-                    const int c = c0 + 32 * b;
-                    if (c >= real_cols) {
-                        v[b] = 0.0f;
-                    } else if (inside) {
-                        v[b] = static_cast<float>(p[x0 + c]);
-                    } else {
-                        const std::int64_t x = granula::detail::border_index(x0 + c, width, t.mode);
-                        v[b] = x < 0 ? t.cval : static_cast<float>(p[x]);
-                    }
+                for (int b = 0; b < fir_row_batch; ++b) {
+                    const int j = c0 + lane + 32 * b;
+                    v[b] = j < real ? fetch(j) : 0.0f;
                 }
 #pragma unroll
-                for (int b = 0; b < fir_batch; ++b)
-                    if (c0 + 32 * b < tile_cols) d[c0 + 32 * b] = v[b];
+                for (int b = 0; b < fir_row_batch; ++b)
+                    if (c0 + lane + 32 * b < cols) dst0[(c0 / 32 + b) * dst_step] = v[b];
             }
+        };
+        if (inside) {
+            const T* p = row + (first - t.radius);
+            stage([&](int j) { return static_cast<float>(p[j]); });
+        } else {
+            stage([&](int j) { return load(row, 1, first + j, g); });
         }
-        __syncthreads();
-        const float4* taps4 = reinterpret_cast<const float4*>(taps);
-        float acc[windows][N];
-#pragma unroll
-        for (int k = 0; k < windows; ++k) {
-#pragma unroll
-            for (int o = 0; o < N; ++o) acc[k][o] = 0.0f;
-            const float4* src = reinterpret_cast<const float4*>(tile + lane * ts + (warp + k * fir_warps) * N);
-            fir_window(taps4, t.groups, [&](int q) { return src[q]; }, acc[k]);
-        }
-        __syncthreads();  // the tile now receives the results
-#pragma unroll
-        for (int k = 0; k < windows; ++k) {
-            float4* dst = reinterpret_cast<float4*>(tile + lane * res_stride + (warp + k * fir_warps) * N);
-#pragma unroll
-            for (int q = 0; q < N / 4; ++q)
-                dst[q] = make_float4(acc[k][4 * q], acc[k][4 * q + 1], acc[k][4 * q + 2], acc[k][4 * q + 3]);
-        }
-        __syncthreads();
-        for (int r = warp; r < 32 && y0 + r < height; r += fir_warps) {
-            U* q = out + (y0 + r) * out_stride + first;
-            const float* s = tile + r * res_stride;
-#pragma unroll
-            for (int c = lane; c < C; c += 32)
-                if (full || first + c < width) q[c] = store_as<U>(s[c]);
-        }
-        __syncthreads();  // the next row block reuses the tile
+        __syncwarp();
+        float acc[N] = {};
+        fir_window(reinterpret_cast<const float4*>(taps), t.groups,
+                   [&](int q) { return src[q + q / (N / 4)]; }, acc);
+        __syncwarp();  // the next row's staging overwrites the tile
+        const std::int64_t x = first + N * lane;
+        U* d = out + y * out_stride + x;
+        if (full && reinterpret_cast<std::uintptr_t>(d) % 16 == 0)
+            store_vectors(d, acc);
+        else
+            for (int o = 0; o < N; ++o)
+                if (x + o < width) d[o] = store_as<U>(acc[o]);
     }
 }
 
@@ -635,7 +646,8 @@ bool fir_axis(device_view<const T> in, device_view<U> out, const axis_plan& plan
         check_cuda(cudaFuncSetAttribute(fir_rows<T, U, P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(bytes)),
                    "cudaFuncSetAttribute (fir_rows)");
-        const dim3 grid(grid_dim(w, P::row_cols), static_cast<unsigned>(std::min(max_grid_y, (h + 31) / 32)));
+        const dim3 grid(grid_dim(w, 32 * P::row_outputs),
+                        static_cast<unsigned>(std::min(max_grid_y, (h + fir_warps - 1) / fir_warps)));
         fir_rows<T, U, P><<<grid, fir_threads, bytes, s>>>(in.data(), in.stride(), out.data(), out.stride(), w, h, t);
         check_launch("Gaussian fir_rows");
     }
