@@ -20,10 +20,11 @@
 //
 // fir runs one kernel per axis, down the columns (fir_columns) and then along the rows
 // (fir_rows) through a float image between them: scipy's order, so constant borders give
-// scipy's result. Each block stages its tile and halo in shared memory; each thread computes 8
-// outputs along the filter direction from a window of inputs held in registers, 4 taps per
-// step, so every shared-memory load feeds several FMAs. Taps too many for the tiles (over 511
-// per axis) fall back to fir_pass, one thread per output pixel and axis.
+// scipy's result. Each block (down the columns) or warp (along the rows) stages its tile and
+// halo in shared memory; each thread computes 16 outputs along the filter direction from a
+// window of inputs held in registers, 4 taps per step, so every shared-memory load feeds many
+// FMAs. Taps too many for the tiles (over 511 per axis) fall back to fir_pass, one thread per
+// output pixel and axis.
 #include "gaussian/cuda/gaussian_cuda.hpp"
 
 #include <cuda_runtime.h>
@@ -352,20 +353,20 @@ __global__ void __launch_bounds__(h_rows* h_chunks, 3)  // 3 blocks per SM: 85 r
 // A thread computes `outputs` results along the filter direction from a window of inputs held
 // in registers, 4 taps per step, so every shared-memory load feeds several FMAs. The column
 // pass stages 32 columns x (rows + halo) and writes straight to global memory (the lanes are
-// adjacent columns); the row pass stages 32 rows x (cols + halo), its lanes take adjacent rows
-// (float4 loads, row stride = 4 mod 8: conflict-free) and the results go back through the tile
-// for coalesced stores. Staging and write-out step pointers, with border logic only in blocks
-// that reach a border: per-element index arithmetic had made both passes issue-bound (sigma 5,
-// both axes 0.775 -> 0.498 ms). Tuning (H200, 8192x8192 float32, both axes, sigma 5 / 12,
-// docs/benchmarks.md "GPU fir"): these sizes 0.498 / 0.815 ms; 512-row column tiles 0.533 /
-// 0.856; 256-column row tiles 0.509 / 0.824; 16 outputs per thread along the rows 0.503 /
-// 0.809; 16 down the columns 0.494 / 0.771 (5% at sigma 8-16 but 2-3% slower at sigma 2-3,
-// and only timed, not tested: not taken).
+// adjacent columns); the row pass works per warp (fir_rows). Staging and write-out step
+// pointers, with border logic only in tiles that reach a border: per-element index arithmetic
+// had made both passes issue-bound. Tuning (docs/benchmarks.md "GPU fir"; 8192x8192 float32,
+// both axes): 16 outputs per thread and the per-warp row pass took sigma 5 / 12 from 0.507 /
+// 0.820 to 0.499 / 0.757 ms (H200) but raised the registers to 72-80 (3 blocks per SM);
+// capped at 64 (4 blocks) 0.56 / 0.82 -> 0.52 / 0.76 ms on an H100, at 48 (5 blocks, a few
+// spills) 0.505 / 0.80. The next row block or row copied with cp.async during the FMAs, in
+// one wave of blocks, was slower (H100, sigma 5: 0.54 -> 0.59-0.61 ms); 16 loads in flight per
+// thread down the columns did not pay, 512-row column tiles were slower from sigma 10.
 struct fir_policy {
     static constexpr int col_outputs = 16, col_rows = 256;  // per thread, per block (32 columns wide)
     static constexpr int row_outputs = 16;                  // per thread (a warp: 32 x 16 of one row)
 };
-constexpr int fir_threads = 256, fir_warps = fir_threads / 32;
+constexpr int fir_threads = 256, fir_warps = fir_threads / 32, fir_min_blocks = 4;  // 64 registers
 constexpr int fir_max_taps = 512;  // with the zero padding to a multiple of 4: radius <= 255
 constexpr int fir_batch = 8;       // tile loads in flight per thread before the first store
 constexpr int fir_row_batch = 16;  // the same along the rows (a segment of 512 + halo: 2 rounds)
@@ -448,7 +449,7 @@ __device__ __forceinline__ void store_vectors(U* q, const float (&acc)[N]) {
 // of its lane's column; blocks clear of the top and bottom borders step a pointer down the
 // column (the per-element index and border arithmetic made the first version issue-bound).
 template <class T, class U, class P>
-__global__ void __launch_bounds__(fir_threads)
+__global__ void __launch_bounds__(fir_threads, fir_min_blocks)
     fir_columns(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t width,
                 std::int64_t height, fir_taps t) {
     constexpr int R = P::col_rows, N = P::col_outputs;
@@ -518,7 +519,7 @@ __global__ void __launch_bounds__(fir_threads)
 // kernel (32 rows per block, lanes down the rows, results back through the tile) spent more
 // issue slots on staging and write-out than on its taps.
 template <class T, class U, class P>
-__global__ void __launch_bounds__(fir_threads)
+__global__ void __launch_bounds__(fir_threads, fir_min_blocks)
     fir_rows(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t width,
              std::int64_t height, fir_taps t) {
     constexpr int N = P::row_outputs, S = 32 * N;
