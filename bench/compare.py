@@ -15,7 +15,7 @@ cupyx.scipy.ndimage.grey_erosion, timed with CUDA events, and against a device-t
 of the image (the floor: read and write every byte once). The image is several times the L2
 cache, so repeated runs are not flattered by it.
 
-Usage: python3 bench/compare.py [--threads 1 2] [--repeat 5] [--size 4096] [--gpu]
+Usage: python3 bench/compare.py [--threads 1 2] [--repeat 5] [--size 4096] [--cases line:255:30 ...] [--gpu]
 """
 
 import argparse
@@ -92,7 +92,7 @@ def print_table(title, header, rows):
         print("  ".join(str(cell).rjust(w) for cell, w in zip(line, widths)))
 
 
-def cpu_benchmark(size, threads_list, repeat, with_scipy):
+def cpu_benchmark(size, threads_list, repeat, with_scipy, cases):
     import cv2
     import scipy
     import scipy.ndimage as ndi
@@ -106,6 +106,8 @@ def cpu_benchmark(size, threads_list, repeat, with_scipy):
         cv2.setNumThreads(threads)
         granula.set_num_threads(threads)
         for dtype, spec in CPU_CASES:
+            if cases and spec not in cases:
+                continue
             image = images[dtype]
             footprint, mask = footprint_of(spec)
             kernel = mask.astype(np.uint8)
@@ -179,6 +181,8 @@ def main():
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per case (default 5)")
     parser.add_argument("--size", type=int, default=4096, help="CPU image side (default 4096)")
     parser.add_argument("--no-scipy", action="store_true", help="leave scipy.ndimage out of the CPU table")
+    parser.add_argument("--cases", nargs="+", metavar="FOOTPRINT",
+                        help="run only the CPU cases with these footprints (e.g. line:255:30 random:64)")
     parser.add_argument("--no-cpu", action="store_true", help="skip the CPU table")
     parser.add_argument("--gpu", action="store_true", help="also compare with CuPy on the GPU")
     parser.add_argument("--gpu-size", type=int, default=16384, help="GPU image side (default 16384)")
@@ -186,7 +190,7 @@ def main():
     print(granula.build_info())
     print(f"python {platform.python_version()}, numpy {np.__version__}, {os.cpu_count()} CPUs: {cpu_name()}")
     if not args.no_cpu:
-        cpu_benchmark(args.size, args.threads, args.repeat, not args.no_scipy)
+        cpu_benchmark(args.size, args.threads, args.repeat, not args.no_scipy, args.cases)
     if args.gpu:
         gpu_benchmark(args.gpu_size, args.repeat)
 

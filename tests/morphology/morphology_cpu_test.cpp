@@ -109,7 +109,11 @@ TYPED_TEST(MorphologyCpu, LongLinesAtAnglesEqualReference) {
     const std::uint64_t seed = 20261123;
     std::mt19937_64 rng(seed);
     // Two threads split the rows in two chunks where the image is tall enough (the 400 rows).
-    const std::pair<std::int64_t, double> lines[] = {{101, 30}, {64, 45}, {77, 60}, {101, 135}, {90, 161.5}, {53, 100}, {64, 30}};
+    // Their periodic lines grow through 1, 3 (101 at 30 degrees); 1, 4, 16, 64 (64 at 45); ...;
+    // 1, 2, 6, 17 (17 at 45); 1, 3, 10 (10 at 135): growth_chain's factors 2 to 4 and last
+    // stages that grow by less.
+    const std::pair<std::int64_t, double> lines[] = {{101, 30}, {64, 45}, {77, 60},  {101, 135}, {90, 161.5},
+                                                     {53, 100}, {64, 30}, {17, 45}, {10, 135}};
     for (std::size_t i = 0; i < std::size(lines); ++i) {
         const auto se = structuring_element::line(lines[i].first, lines[i].second);
         const auto k = static_cast<std::int64_t>(i);
