@@ -104,6 +104,45 @@ TYPED_TEST(LinesCpu, LongLinesEqualFifo) {
     }
 }
 
+// The vectorised path streams each block of lines down its rows in segments of whole van Herk
+// blocks (at least 128 rows) through rings: lines of several segments, lengths around the
+// segment and ring sizes, every angle class, against the reference.
+TYPED_TEST(LinesCpu, StreamedSegmentsEqualReference) {
+    using T = TypeParam;
+    std::mt19937_64 rng(29);
+    const std::int64_t lengths[] = {1, 2, 5, 42, 43, 64, 127, 128, 129, 200, 261};
+    const double angles[] = {90.0, 60.0, 100.0, 135.0, 0.0, 30.0, 170.0, 45.0, 12.0};
+    for (int trial = 0; trial < 33; ++trial) {
+        const double angle = angles[trial % 9];
+        const std::int64_t length = lengths[trial % 11];
+        const bool steep = angle_is_steep(angle);
+        const std::int64_t along = std::uniform_int_distribution<std::int64_t>(length + 1, 400)(rng);
+        const std::int64_t across = std::uniform_int_distribution<std::int64_t>(1, 70)(rng);
+        const std::int64_t w = steep ? across : along, h = steep ? along : across;
+        const auto img = random_image<T>(rng, w, h, 200, false);
+        const auto kind = trial % 3 == 0   ? line_filter_kind::erosion
+                          : trial % 3 == 1 ? line_filter_kind::opening
+                                           : line_filter_kind::closing;
+        const border mode{trial % 2 ? border_mode::constant : border_mode::ignore, 7.0};
+        const bool two_stages = kind != line_filter_kind::erosion;
+        const auto want = two_stages ? reference::scanline_opening_or_closing<T>(img.view(), length, angle, mode,
+                                                                                 kind == line_filter_kind::closing)
+                                     : reference::scanline_erosion_or_dilation<T>(img.view(), length, angle, mode, false);
+        for (const bool simd : {false, true}) {
+            simd_setting setting(simd);
+            host_image<T> got(w, h);
+            const host_view<T> filtered[] = {got.view()};
+            host_line_outputs<T> out;
+            out.filtered = filtered;
+            const double one[] = {angle};
+            line_filter_angles<T>(img.view(), one, {length, kind, mode}, out);
+            ASSERT_TRUE(equal_images<T>(got.view(), want.view()))
+                << "trial " << trial << " " << w << "x" << h << " length " << length << " angle " << angle << " "
+                << to_string(kind) << " " << to_string(mode.mode) << (simd ? " simd" : " scalar");
+        }
+    }
+}
+
 // On the axes and diagonals the scan lines are the footprint lines: opening() by line(L, angle)
 // gives the same image. The scan-line paths are reached through line_filter_angles (line_filter
 // hands these angles to morphology() under the automatic algorithm).

@@ -45,13 +45,23 @@ constexpr double wide_speedup = 1.25;
 // Lanes per parallel task.
 constexpr std::int64_t lanes_per_task = 1024;
 
+// A block streams down its band in segments of segment_rows(L) rows (whole van Herk blocks of
+// L rows), the erosion running a segment ahead of the dilation through ring buffers that stay
+// in the L2 cache: the band never goes to memory, whatever the lines' length.
+// Rows ahead that a block prefetches its input and output.
+constexpr std::int64_t prefetch_ahead = 8;
+
+inline std::int64_t segment_rows(std::int64_t L) { return L * std::max<std::int64_t>(1, (128 + L - 1) / L); }
+
 template <class T>
 struct band_scratch {
     using K = typename line_keys<T>::key;
-    std::vector<K> source, eroded, second, result, suffix, prefix;
-    void reserve(std::int64_t rows, std::int64_t length, std::int64_t lanes) {
-        const auto band = static_cast<std::size_t>((rows + length) * lanes);
-        for (auto* v : {&source, &eroded, &second, &result}) v->resize(band);
+    std::vector<K> source, second, result, suffix, prefix;
+    void reserve(std::int64_t length, std::int64_t lanes) {
+        const std::int64_t S = segment_rows(length);
+        source.resize(static_cast<std::size_t>((S + length) * lanes));
+        second.resize(static_cast<std::size_t>((2 * S + 2 * length) * lanes));
+        result.resize(static_cast<std::size_t>(S * lanes));
         suffix.resize(static_cast<std::size_t>(length * lanes));
         prefix.resize(static_cast<std::size_t>(lanes));
     }
@@ -137,53 +147,63 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
     const std::int64_t n = r1 - r0;
     if (n <= 0) return 0;
 
-    // Band row i holds row r0 + i - offset of the stage's source; `before` (`after`) rows of
-    // outside values lead the first (second) stage's source.
+    // Source row i (of n + L - 1) is row r0 + i - before of the band, `before` pad rows leading
+    // it; second-stage row i is the eroded row i - after, outside values off the line and
+    // `after` rows of them leading. Both live in rings of rows; the dilation of a segment waits
+    // until its second-stage rows are all there.
+    const std::int64_t S = segment_rows(L);
+    const std::int64_t source_ring = S + L, second_ring = 2 * S + 2 * L;
     K* source = s.source.data();
-    K* eroded = s.eroded.data();
     K* second = s.second.data();
     K* result = s.result.data();
+    const auto source_row = [source, source_ring](std::int64_t i) { return source + (i % source_ring) * V; };
+    const auto second_row = [second, second_ring](std::int64_t i) { return second + (i % second_ring) * V; };
+    // Rows first + i, i below the ring's size, without a division per row.
+    const auto ring_from = [](K* ring, std::int64_t size, std::int64_t first) {
+        const std::int64_t start = first % size;
+        return [ring, size, start](std::int64_t i) {
+            const std::int64_t k = start + i;
+            return ring + (k >= size ? k - size : k) * V;
+        };
+    };
     const auto lane_range = [&](std::int64_t r, std::int64_t& lo, std::int64_t& hi) {  // lanes inside row r
         const std::int64_t base = c0 + lines.shift[r];
         lo = std::clamp<std::int64_t>(-base, 0, V);
         hi = std::clamp<std::int64_t>(columns - base, 0, V);
         if (c0 + hi - 1 > c_last) hi = std::max<std::int64_t>(lo, c_last - c0 + 1);
     };
-    for (std::int64_t i = 0; i < before; ++i) std::fill_n(source + i * V, V, pad);
-    for (std::int64_t i = 0; i < after; ++i) std::fill_n(source + (before + n + i) * V, V, pad);
-    for (std::int64_t r = r0; r < r1; ++r) {
-        K* row = source + (before + r - r0) * V;
-        std::int64_t lo, hi;
-        lane_range(r, lo, hi);
-        const T* in = job.oriented.row(r) + c0 + lines.shift[r];
-        if (lo == 0 && hi == V) {  // most rows: a whole vector, loop bounds known at compile time
-            for (std::int64_t i = 0; i < V; ++i) row[i] = traits::to_key(in[i], closing);
-            continue;
-        }
-        for (std::int64_t i = 0; i < V; ++i) row[i] = pad;
-        for (std::int64_t i = lo; i < hi; ++i) row[i] = traits::to_key(in[i], closing);
-    }
-    const auto rows_of = [](K* base) { return [base](std::int64_t i) { return base + i * V; }; };
-    window_rows<min_op<K>, V, K>(rows_of(source), rows_of(eroded), n, L, V, s.suffix.data(), s.prefix.data());
-    if (!job.first_stage_only) {
-        for (std::int64_t i = 0; i < after; ++i) std::fill_n(second + i * V, V, outside);
-        for (std::int64_t i = 0; i < before; ++i) std::fill_n(second + (after + n + i) * V, V, outside);
-        for (std::int64_t r = r0; r < r1; ++r) {
-            const K* e = eroded + (r - r0) * V;
-            K* row = second + (after + r - r0) * V;
+    // A block's row segments are a page apart, which the hardware prefetchers do not follow.
+    const auto prefetch_row = [&](auto image, std::int64_t r, int write) {
+        if (r >= r1) return;
+        const char* bytes = reinterpret_cast<const char*>(image.row(r) + c0 + lines.shift[r]);
+        for (std::int64_t b = 0; b < V * static_cast<std::int64_t>(sizeof(T)); b += 64)
+            write ? __builtin_prefetch(bytes + b, 1) : __builtin_prefetch(bytes + b, 0);
+    };
+    std::int64_t source_filled = 0;
+    const auto gather_to = [&](std::int64_t end) {
+        for (; source_filled < end; ++source_filled) {
+            K* row = source_row(source_filled);
+            const std::int64_t r = r0 + source_filled - before;
+            if (r >= r0) prefetch_row(job.oriented, r + prefetch_ahead, 0);
+            if (r < r0 || r >= r1) {
+                std::fill_n(row, V, pad);
+                continue;
+            }
             std::int64_t lo, hi;
             lane_range(r, lo, hi);
-            if (lo == 0 && hi == V)
-                std::memcpy(row, e, V * sizeof(K));
-            else
-                for (std::int64_t i = 0; i < V; ++i) row[i] = i >= lo && i < hi ? e[i] : outside;
+            const T* in = job.oriented.row(r) + c0 + lines.shift[r];
+            if (lo == 0 && hi == V) {  // most rows: a whole vector, loop bounds known at compile time
+                for (std::int64_t i = 0; i < V; ++i) row[i] = traits::to_key(in[i], closing);
+                continue;
+            }
+            for (std::int64_t i = 0; i < V; ++i) row[i] = pad;
+            for (std::int64_t i = lo; i < hi; ++i) row[i] = traits::to_key(in[i], closing);
         }
-        window_rows<max_op<K>, V, K>(rows_of(second), rows_of(result), n, L, V, s.suffix.data(), s.prefix.data());
-    }
-    const K* filtered = job.first_stage_only ? eroded : result;
+    };
     typename detail::line_band_job<T>::sum_type sum = 0;
-    for (std::int64_t r = r0; r < r1; ++r) {
-        const K* res = filtered + (r - r0) * V;
+    const auto scatter = [&](std::int64_t j, const K* res) {  // band row j
+        const std::int64_t r = r0 + j;
+        if (!job.filtered.empty()) prefetch_row(job.filtered, r + prefetch_ahead, 1);
         std::int64_t lo, hi;
         lane_range(r, lo, hi);
         const std::int64_t col = c0 + lines.shift[r];
@@ -191,6 +211,36 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
             scatter_lanes<T, V>(job, res, r, col, 0, V, sum);
         else
             scatter_lanes<T, 0>(job, res, r, col, lo, hi, sum);
+    };
+    for (std::int64_t i = 0; i < after; ++i) std::fill_n(second_row(i), V, outside);
+    std::int64_t second_filled = after, dilated = 0;
+    for (std::int64_t e = 0; e < n; e += S) {
+        const std::int64_t m = std::min(S, n - e);
+        gather_to(e + m + L - 1);
+        window_rows<min_op<K>, V, K>(ring_from(source, source_ring, e), ring_from(second, second_ring, after + e), m,
+                                     L, V, s.suffix.data(), s.prefix.data());
+        if (job.first_stage_only) {
+            for (std::int64_t j = e; j < e + m; ++j) scatter(j, second_row(after + j));
+            continue;
+        }
+        for (std::int64_t j = e; j < e + m; ++j) {
+            std::int64_t lo, hi;
+            lane_range(r0 + j, lo, hi);
+            if (lo == 0 && hi == V) continue;
+            K* row = second_row(after + j);
+            for (std::int64_t i = 0; i < V; ++i) row[i] = i >= lo && i < hi ? row[i] : outside;
+        }
+        second_filled = after + e + m;
+        if (e + m == n)
+            for (; second_filled < n + L - 1; ++second_filled) std::fill_n(second_row(second_filled), V, outside);
+        while (dilated < n && dilated + std::min(S, n - dilated) + L - 1 <= second_filled) {
+            const std::int64_t d = dilated, md = std::min(S, n - d);
+            window_rows<max_op<K>, V, K>(ring_from(second, second_ring, d),
+                                         [result](std::int64_t j) { return result + j * V; }, md, L, V,
+                                         s.suffix.data(), s.prefix.data());
+            for (std::int64_t j = 0; j < md; ++j) scatter(d + j, result + j * V);
+            dilated += md;
+        }
     }
     return sum;
 }
@@ -211,7 +261,7 @@ double run_blocks(const detail::line_band_job<T>& job) {
     std::vector<sum_type> sums(static_cast<std::size_t>(tasks), 0);
     detail::parallel_for(tasks, job.oriented.pixel_count(), [&](std::int64_t task) {
         thread_local band_scratch<T> scratch;
-        scratch.reserve(lines.rows, job.extension.length, V);
+        scratch.reserve(job.extension.length, V);
         sum_type sum = 0;
         const std::int64_t b_end = std::min(blocks, (task + 1) * blocks_per_task);
         for (std::int64_t b = task * blocks_per_task; b < b_end; ++b)
