@@ -53,11 +53,24 @@ constexpr std::int64_t prefetch_ahead = 8;
 
 inline std::int64_t segment_rows(std::int64_t L) { return L * std::max<std::int64_t>(1, (128 + L - 1) / L); }
 
+// Flat lines read from and written to the image itself (line_band_job::on_image) go through
+// tiles of group_columns<T> oriented rows (image columns) by the image rows their lanes cover:
+// V lanes plus at most one more per oriented row, rounded up to whole groups.
+template <class T>
+constexpr std::int64_t tile_rows(std::int64_t lanes) {
+    return (lanes + 2 * group_columns<T> - 1) / group_columns<T> * group_columns<T>;
+}
+
 template <class T>
 struct band_scratch {
     using K = typename line_keys<T>::key;
     std::vector<K> source, second, result, suffix, prefix;
+    // Flat lines on the image, tile_rows<T>(lanes) x group_columns<T> each: the input tile
+    // transposed, the output tile before and after its transpose.
+    std::vector<T> tile_in, tile_out, tile_back;
     void reserve(std::int64_t length, std::int64_t lanes) {
+        for (auto* t : {&tile_in, &tile_out, &tile_back})
+            t->resize(static_cast<std::size_t>(tile_rows<T>(lanes) * group_columns<T>));
         const std::int64_t S = segment_rows(length);
         source.resize(static_cast<std::size_t>((S + length) * lanes));
         second.resize(static_cast<std::size_t>((2 * S + 2 * length) * lanes));
@@ -129,6 +142,39 @@ inline void scatter_lanes(const detail::line_band_job<T>& job, const typename li
     for (std::int64_t i = lo; i < hi; ++i) best[i] = best[i] < res[i] ? res[i] : best[i];
 }
 
+// Writes one 64-byte cache line. Each line of a transpose's output (and of a flat block's
+// tile rows) is written once, whole, so when it is aligned a non-temporal store skips reading
+// it into the cache first.
+template <class T>
+inline void store_line(T* dst, const T* src) {
+#if defined(__SSE2__) && !defined(GRANULA_SIMD_SCALAR)
+    if (reinterpret_cast<std::uintptr_t>(dst) % 64 == 0) {
+        for (int k = 0; k < 4; ++k)
+            _mm_stream_si128(reinterpret_cast<__m128i*>(dst) + k,
+                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(src) + k));
+        return;
+    }
+#endif
+    std::memcpy(dst, src, 64);
+}
+
+// V pixels to keys and back. Restrict and the order fixed outside the loop let them vectorise
+// (with uint8 keys and pixels GCC otherwise keeps a scalar loop, for aliasing).
+template <class T, std::int64_t V>
+inline void to_keys(const T* __restrict in, typename line_keys<T>::key* __restrict out, bool closing) {
+    if (closing)
+        for (std::int64_t i = 0; i < V; ++i) out[i] = line_keys<T>::to_key(in[i], true);
+    else
+        for (std::int64_t i = 0; i < V; ++i) out[i] = line_keys<T>::to_key(in[i], false);
+}
+template <class T, std::int64_t V>
+inline void from_keys(const typename line_keys<T>::key* __restrict in, T* __restrict out, bool closing) {
+    if (closing)
+        for (std::int64_t i = 0; i < V; ++i) out[i] = line_keys<T>::from_key(in[i], true);
+    else
+        for (std::int64_t i = 0; i < V; ++i) out[i] = line_keys<T>::from_key(in[i], false);
+}
+
 template <class T, std::int64_t V>
 typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band_job<T>& job, std::int64_t c0,
                                                          band_scratch<T>& s) {
@@ -179,21 +225,60 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
         for (std::int64_t b = 0; b < V * static_cast<std::int64_t>(sizeof(T)); b += 64)
             write ? __builtin_prefetch(bytes + b, 1) : __builtin_prefetch(bytes + b, 0);
     };
+    // Flat lines on the image: oriented rows [a, b) (image columns, b - a <= G) hold image rows
+    // from y0 = c0 + the least shift on, stored transposed, tile_in[(r - a) KT + y - y0].
+    constexpr std::int64_t G = group_columns<T>, N = block_n<T>, KT = tile_rows<T>(V);
+    const auto first_image_row = [&](std::int64_t a, std::int64_t b) {
+        return c0 + std::min(lines.shift[a], lines.shift[b - 1]);
+    };
+    // Tiles start at the columns of whole cache lines (the image rows' alignment permitting), so
+    // that each of their rows is one line: [x, tile_after(x, phase, limit)).
+    const auto phase_of = [](const T* row0) {
+        return static_cast<std::int64_t>((-reinterpret_cast<std::uintptr_t>(row0) / sizeof(T)) % G);
+    };
+    const std::int64_t in_phase = job.on_image ? phase_of(job.oriented.row(0)) : 0;
+    const std::int64_t out_phase = job.on_image && !job.filtered.empty() ? phase_of(job.filtered.row(0)) : 0;
+    const auto tile_after = [](std::int64_t x, std::int64_t phase, std::int64_t limit) {
+        return std::min(limit, x + G - ((x - phase) % G + G) % G);
+    };
+    std::int64_t tile_begin = 0, tile_end = 0, tile_y = 0;
+    const auto load_tile = [&](std::int64_t a, std::int64_t b) {
+        tile_begin = a, tile_end = b, tile_y = first_image_row(a, b);
+        const std::int64_t y_lo = std::max<std::int64_t>(0, tile_y);
+        const std::int64_t y_hi = std::min(columns, c0 + std::max(lines.shift[a], lines.shift[b - 1]) + V);
+        std::int64_t y = y_lo;
+        if (b - a == G && y_hi - y_lo >= N) {
+            // Groups of N rows, the last one moved back to end at y_hi.
+            for (std::int64_t next = y_lo; y < y_hi; y = next) {
+                y = std::min(next, y_hi - N);
+                next = y + N;
+                const T* rows[N];
+                for (std::int64_t k = 0; k < N; ++k) rows[k] = job.oriented.row(y + k);
+                if (a + 2 * G < lines.rows)  // the next tiles' cache lines of these rows
+                    for (std::int64_t k = 0; k < N; ++k) __builtin_prefetch(rows[k] + a + 2 * G);
+                gather_group<T>(rows, a, s.tile_in.data() + (y - tile_y), KT);
+            }
+        }
+        for (; y < y_hi; ++y)
+            for (std::int64_t x = a; x < b; ++x) s.tile_in[(x - a) * KT + (y - tile_y)] = job.oriented.row(y)[x];
+    };
     std::int64_t source_filled = 0;
     const auto gather_to = [&](std::int64_t end) {
         for (; source_filled < end; ++source_filled) {
             K* row = source_row(source_filled);
             const std::int64_t r = r0 + source_filled - before;
-            if (r >= r0) prefetch_row(job.oriented, r + prefetch_ahead, 0);
+            if (r >= r0 && !job.on_image) prefetch_row(job.oriented, r + prefetch_ahead, 0);
             if (r < r0 || r >= r1) {
                 std::fill_n(row, V, pad);
                 continue;
             }
             std::int64_t lo, hi;
             lane_range(r, lo, hi);
-            const T* in = job.oriented.row(r) + c0 + lines.shift[r];
+            if (job.on_image && r >= tile_end) load_tile(r, tile_after(r, in_phase, r1));
+            const T* in = job.on_image ? s.tile_in.data() + (r - tile_begin) * KT + (c0 + lines.shift[r] - tile_y)
+                                       : job.oriented.row(r) + c0 + lines.shift[r];
             if (lo == 0 && hi == V) {  // most rows: a whole vector, loop bounds known at compile time
-                for (std::int64_t i = 0; i < V; ++i) row[i] = traits::to_key(in[i], closing);
+                to_keys<T, V>(in, row, closing);
                 continue;
             }
             for (std::int64_t i = 0; i < V; ++i) row[i] = pad;
@@ -201,16 +286,77 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
         }
     };
     typename detail::line_band_job<T>::sum_type sum = 0;
-    const auto scatter = [&](std::int64_t j, const K* res) {  // band row j
+    const auto scatter_row = [&](const detail::line_band_job<T>& to, std::int64_t j, const K* res) {  // band row j
         const std::int64_t r = r0 + j;
-        if (!job.filtered.empty()) prefetch_row(job.filtered, r + prefetch_ahead, 1);
+        if (!to.filtered.empty() && !to.on_image) prefetch_row(to.filtered, r + prefetch_ahead, 1);
         std::int64_t lo, hi;
         lane_range(r, lo, hi);
         const std::int64_t col = c0 + lines.shift[r];
         if (lo == 0 && hi == V)
-            scatter_lanes<T, V>(job, res, r, col, 0, V, sum);
+            scatter_lanes<T, V>(to, res, r, col, 0, V, sum);
         else
-            scatter_lanes<T, 0>(job, res, r, col, lo, hi, sum);
+            scatter_lanes<T, 0>(to, res, r, col, lo, hi, sum);
+    };
+    // Flat lines on the image: the sums row by row as above, the pixels through a tile per G
+    // rows, transposed back (tile_back[(y - y0) G + r - a]) and written, in each image row y,
+    // to the columns whose lines of this block pass through y.
+    detail::line_band_job<T> sums_only = job;
+    sums_only.filtered = {};
+    const std::int64_t owned = c_last - c0 + 1;  // lanes of this block
+    const bool rising = lines.shift[lines.rows - 1] >= lines.shift[0];
+    const auto scatter_tile = [&](std::int64_t j_begin, std::int64_t j_end, const auto& row_of) {
+        const std::int64_t a = r0 + j_begin, b = r0 + j_end, y0 = first_image_row(a, b);
+        for (std::int64_t j = j_begin; j < j_end; ++j) {
+            if (job.want_sum) scatter_row(sums_only, j, row_of(j));
+            const K* res = row_of(j);
+            T* t = s.tile_out.data() + (j - j_begin) * KT + (c0 + lines.shift[r0 + j] - y0);
+            from_keys<T, V>(res, t, closing);
+        }
+        const std::int64_t y_lo = std::max<std::int64_t>(0, y0);
+        const std::int64_t y_hi = std::min(columns, c0 + std::max(lines.shift[a], lines.shift[b - 1]) + V);
+        // Whole groups of N tile rows by G lanes from y0 (lanes past y_hi are unused but inside
+        // the tile), the rows left over one by one.
+        std::int64_t k = 0;
+        for (; k + N <= b - a; k += N)
+            for (std::int64_t y = y0; y < y_hi; y += G) {
+                const T* rows[N];
+                for (std::int64_t i = 0; i < N; ++i) rows[i] = s.tile_out.data() + (k + i) * KT;
+                gather_group<T>(rows, y - y0, s.tile_back.data() + (y - y0) * G + k, G);
+            }
+        for (; k < b - a; ++k)
+            for (std::int64_t y = y_lo; y < y_hi; ++y) s.tile_back[(y - y0) * G + k] = s.tile_out[k * KT + y - y0];
+        // Rows [full_lo, full_hi) take a whole row of the tile: every line of the tile's columns
+        // passes through them.
+        const std::int32_t* shift = lines.shift.data();
+        const std::int64_t full_lo = c0 + std::max(shift[a], shift[b - 1]), full_hi = y0 + owned;
+        for (std::int64_t y = y_lo; y < y_hi; ++y) {
+            if (b - a == G && y >= full_lo && y < full_hi) {
+                store_line(job.filtered.row(y) + a, s.tile_back.data() + (y - y0) * G);
+                continue;
+            }
+            // Line c0 + i passes through (x, y) when y = c0 + shift[x] + i, 0 <= i < owned.
+            const std::int64_t top = y - c0, bottom = y - c0 - owned;
+            const auto first_x = [&](auto before_it) {
+                return std::partition_point(shift + a, shift + b, before_it) - shift;
+            };
+            const std::int64_t xa = rising ? first_x([&](std::int32_t v) { return v <= bottom; })
+                                           : first_x([&](std::int32_t v) { return v > top; });
+            const std::int64_t xb = rising ? first_x([&](std::int32_t v) { return v <= top; })
+                                           : first_x([&](std::int32_t v) { return v > bottom; });
+            if (xb > xa)
+                std::memcpy(job.filtered.row(y) + xa, s.tile_back.data() + (y - y0) * G + (xa - a),
+                            (xb - xa) * sizeof(T));
+        }
+    };
+    const auto scatter_rows = [&](std::int64_t j_begin, std::int64_t j_end, const auto& row_of) {
+        if (!job.on_image || job.filtered.empty()) {
+            for (std::int64_t j = j_begin; j < j_end; ++j) scatter_row(job, j, row_of(j));
+            return;
+        }
+        for (std::int64_t j = j_begin, next; j < j_end; j = next) {
+            next = tile_after(r0 + j, out_phase, r0 + j_end) - r0;
+            scatter_tile(j, next, row_of);
+        }
     };
     for (std::int64_t i = 0; i < after; ++i) std::fill_n(second_row(i), V, outside);
     std::int64_t second_filled = after, dilated = 0;
@@ -220,7 +366,7 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
         window_rows<min_op<K>, V, K>(ring_from(source, source_ring, e), ring_from(second, second_ring, after + e), m,
                                      L, V, s.suffix.data(), s.prefix.data());
         if (job.first_stage_only) {
-            for (std::int64_t j = e; j < e + m; ++j) scatter(j, second_row(after + j));
+            scatter_rows(e, e + m, [&](std::int64_t j) { return second_row(after + j); });
             continue;
         }
         for (std::int64_t j = e; j < e + m; ++j) {
@@ -233,12 +379,17 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
         second_filled = after + e + m;
         if (e + m == n)
             for (; second_filled < n + L - 1; ++second_filled) std::fill_n(second_row(second_filled), V, outside);
-        while (dilated < n && dilated + std::min(S, n - dilated) + L - 1 <= second_filled) {
-            const std::int64_t d = dilated, md = std::min(S, n - d);
+        // Flat lines on the image: segments end where tiles do, mostly, so that tiles are whole.
+        const auto dilation_rows = [&](std::int64_t d) {
+            const std::int64_t shorter = job.on_image ? ((r0 + d + S - out_phase) % G + G) % G : 0;
+            return std::min(S - (shorter < S ? shorter : 0), n - d);
+        };
+        while (dilated < n && dilated + dilation_rows(dilated) + L - 1 <= second_filled) {
+            const std::int64_t d = dilated, md = dilation_rows(d);
             window_rows<max_op<K>, V, K>(ring_from(second, second_ring, d),
                                          [result](std::int64_t j) { return result + j * V; }, md, L, V,
                                          s.suffix.data(), s.prefix.data());
-            for (std::int64_t j = 0; j < md; ++j) scatter(d + j, result + j * V);
+            scatter_rows(d, d + md, [&](std::int64_t j) { return result + (j - d) * V; });
             dilated += md;
         }
     }
@@ -287,21 +438,6 @@ double filter_angle_bands(const detail::line_band_job<T>& job) {
     for (std::int64_t c = lines.first_line; c < lines.end_line; c += wide)
         wide_cost += static_cast<double>(wide * block_rows(lines, c, wide));
     return wide_cost < wide_speedup * narrow_cost ? run_blocks<T, wide>(job) : run_blocks<T, narrow>(job);
-}
-
-// Writes one 64-byte cache line. Each line of a transpose's output is written once, whole, so
-// when it is aligned a non-temporal store skips reading it into the cache first.
-template <class T>
-inline void store_line(T* dst, const T* src) {
-#if defined(__SSE2__) && !defined(GRANULA_SIMD_SCALAR)
-    if (reinterpret_cast<std::uintptr_t>(dst) % 64 == 0) {
-        for (int k = 0; k < 4; ++k)
-            _mm_stream_si128(reinterpret_cast<__m128i*>(dst) + k,
-                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(src) + k));
-        return;
-    }
-#endif
-    std::memcpy(dst, src, 64);
 }
 
 template <class T>
