@@ -358,13 +358,20 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
             scatter_tile(j, next, row_of);
         }
     };
+    // The windows run on one 32-byte register of lanes at a time: GCC 12 moves wider vectors
+    // (128 or 256 bytes) through the stack piece by piece.
+    constexpr std::int64_t H = std::min<std::int64_t>(V, 32 / sizeof(K));
+    const auto windows = [&]<class Op>(Op, const auto& src, const auto& dst, std::int64_t rows) {
+        for (std::int64_t h = 0; h < V; h += H)
+            window_rows<Op, H, K>([&](std::int64_t i) { return src(i) + h; }, [&](std::int64_t i) { return dst(i) + h; },
+                                  rows, L, H, s.suffix.data(), s.prefix.data());
+    };
     for (std::int64_t i = 0; i < after; ++i) std::fill_n(second_row(i), V, outside);
     std::int64_t second_filled = after, dilated = 0;
     for (std::int64_t e = 0; e < n; e += S) {
         const std::int64_t m = std::min(S, n - e);
         gather_to(e + m + L - 1);
-        window_rows<min_op<K>, V, K>(ring_from(source, source_ring, e), ring_from(second, second_ring, after + e), m,
-                                     L, V, s.suffix.data(), s.prefix.data());
+        windows(min_op<K>{}, ring_from(source, source_ring, e), ring_from(second, second_ring, after + e), m);
         if (job.first_stage_only) {
             scatter_rows(e, e + m, [&](std::int64_t j) { return second_row(after + j); });
             continue;
@@ -386,9 +393,8 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
         };
         while (dilated < n && dilated + dilation_rows(dilated) + L - 1 <= second_filled) {
             const std::int64_t d = dilated, md = dilation_rows(d);
-            window_rows<max_op<K>, V, K>(ring_from(second, second_ring, d),
-                                         [result](std::int64_t j) { return result + j * V; }, md, L, V,
-                                         s.suffix.data(), s.prefix.data());
+            windows(max_op<K>{}, ring_from(second, second_ring, d), [result](std::int64_t j) { return result + j * V; },
+                    md);
             scatter_rows(d, d + md, [&](std::int64_t j) { return result + (j - d) * V; });
             dilated += md;
         }
