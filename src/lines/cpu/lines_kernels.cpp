@@ -105,6 +105,28 @@ inline void update_ranks(const K* best, const K* res, std::uint16_t* rank, std::
 #endif
 }
 
+// V pixels to keys and back. Restrict and the order fixed outside the loop let them vectorise
+// (with uint8 keys and pixels GCC otherwise keeps a scalar loop, for aliasing).
+// V > 0: V values, known at compile time; V = 0: n values.
+template <class T, std::int64_t V>
+inline void to_keys(const T* __restrict in, typename line_keys<T>::key* __restrict out, bool closing,
+                    std::int64_t n = V) {
+    if constexpr (V > 0) n = V;
+    if (closing)
+        for (std::int64_t i = 0; i < n; ++i) out[i] = line_keys<T>::to_key(in[i], true);
+    else
+        for (std::int64_t i = 0; i < n; ++i) out[i] = line_keys<T>::to_key(in[i], false);
+}
+template <class T, std::int64_t V>
+inline void from_keys(const typename line_keys<T>::key* __restrict in, T* __restrict out, bool closing,
+                      std::int64_t n = V) {
+    if constexpr (V > 0) n = V;
+    if (closing)
+        for (std::int64_t i = 0; i < n; ++i) out[i] = line_keys<T>::from_key(in[i], true);
+    else
+        for (std::int64_t i = 0; i < n; ++i) out[i] = line_keys<T>::from_key(in[i], false);
+}
+
 // The outputs of lanes [lo, hi) of one band row (Lanes > 0: lo = 0, hi = Lanes, known at
 // compile time so the loops vectorise).
 template <class T, std::int64_t Lanes>
@@ -121,7 +143,7 @@ inline void scatter_lanes(const detail::line_band_job<T>& job, const typename li
     }
     if (!job.filtered.empty()) {
         T* filtered = job.filtered.row(r) + col;
-        for (std::int64_t i = lo; i < hi; ++i) filtered[i] = traits::from_key(res[i], closing);
+        from_keys<T, Lanes>(res + lo, filtered + lo, closing, hi - lo);
     }
     if (job.best.empty()) return;
     auto* best = job.best.row(r) + col;
@@ -156,23 +178,6 @@ inline void store_line(T* dst, const T* src) {
     }
 #endif
     std::memcpy(dst, src, 64);
-}
-
-// V pixels to keys and back. Restrict and the order fixed outside the loop let them vectorise
-// (with uint8 keys and pixels GCC otherwise keeps a scalar loop, for aliasing).
-template <class T, std::int64_t V>
-inline void to_keys(const T* __restrict in, typename line_keys<T>::key* __restrict out, bool closing) {
-    if (closing)
-        for (std::int64_t i = 0; i < V; ++i) out[i] = line_keys<T>::to_key(in[i], true);
-    else
-        for (std::int64_t i = 0; i < V; ++i) out[i] = line_keys<T>::to_key(in[i], false);
-}
-template <class T, std::int64_t V>
-inline void from_keys(const typename line_keys<T>::key* __restrict in, T* __restrict out, bool closing) {
-    if (closing)
-        for (std::int64_t i = 0; i < V; ++i) out[i] = line_keys<T>::from_key(in[i], true);
-    else
-        for (std::int64_t i = 0; i < V; ++i) out[i] = line_keys<T>::from_key(in[i], false);
 }
 
 template <class T, std::int64_t V>
@@ -281,8 +286,8 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
                 to_keys<T, V>(in, row, closing);
                 continue;
             }
-            for (std::int64_t i = 0; i < V; ++i) row[i] = pad;
-            for (std::int64_t i = lo; i < hi; ++i) row[i] = traits::to_key(in[i], closing);
+            std::fill_n(row, V, pad);
+            to_keys<T, 0>(in + lo, row + lo, closing, hi - lo);
         }
     };
     typename detail::line_band_job<T>::sum_type sum = 0;
