@@ -207,15 +207,24 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
     K* source = s.source.data();
     K* second = s.second.data();
     K* result = s.result.data();
-    const auto source_row = [source, source_ring](std::int64_t i) { return source + (i % source_ring) * V; };
-    const auto second_row = [second, second_ring](std::int64_t i) { return second + (i % second_ring) * V; };
+    // The windows run on one 32-byte register of lanes (a chunk) at a time: GCC 12 moves wider
+    // vectors (128 or 256 bytes) through the stack piece by piece. The rings hold each chunk's
+    // rows contiguously: row i's chunk c is at ring + c * size * H + (i mod size) * H, so
+    // that a window pass reads consecutive addresses.
+    constexpr std::int64_t H = std::min<std::int64_t>(V, 32 / sizeof(K));
+    const std::int64_t source_chunks = source_ring * H, second_chunks = second_ring * H;
+    const auto source_row = [source, source_ring](std::int64_t i) { return source + (i % source_ring) * H; };
+    const auto second_row = [second, second_ring](std::int64_t i) { return second + (i % second_ring) * H; };
     // Rows first + i, i below the ring's size, without a division per row.
     const auto ring_from = [](K* ring, std::int64_t size, std::int64_t first) {
         const std::int64_t start = first % size;
         return [ring, size, start](std::int64_t i) {
             const std::int64_t k = start + i;
-            return ring + (k >= size ? k - size : k) * V;
+            return ring + (k >= size ? k - size : k) * H;
         };
+    };
+    const auto fill_row = [](K* row, std::int64_t chunks, K value) {
+        for (std::int64_t c = 0; c < V; c += H) std::fill_n(row + c / H * chunks, H, value);
     };
     const auto lane_range = [&](std::int64_t r, std::int64_t& lo, std::int64_t& hi) {  // lanes inside row r
         const std::int64_t base = c0 + lines.shift[r];
@@ -274,7 +283,7 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
             const std::int64_t r = r0 + source_filled - before;
             if (r >= r0 && !job.on_image) prefetch_row(job.oriented, r + prefetch_ahead, 0);
             if (r < r0 || r >= r1) {
-                std::fill_n(row, V, pad);
+                fill_row(row, source_chunks, pad);
                 continue;
             }
             std::int64_t lo, hi;
@@ -282,12 +291,14 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
             if (job.on_image && r >= tile_end) load_tile(r, tile_after(r, in_phase, r1));
             const T* in = job.on_image ? s.tile_in.data() + (r - tile_begin) * KT + (c0 + lines.shift[r] - tile_y)
                                        : job.oriented.row(r) + c0 + lines.shift[r];
-            if (lo == 0 && hi == V) {  // most rows: a whole vector, loop bounds known at compile time
-                to_keys<T, V>(in, row, closing);
+            if (lo == 0 && hi == V) {  // most rows: whole chunks, loop bounds known at compile time
+                for (std::int64_t c = 0; c < V; c += H) to_keys<T, H>(in + c, row + c / H * source_chunks, closing);
                 continue;
             }
-            std::fill_n(row, V, pad);
-            to_keys<T, 0>(in + lo, row + lo, closing, hi - lo);
+            K keys[V];
+            std::fill_n(keys, V, pad);
+            to_keys<T, 0>(in + lo, keys + lo, closing, hi - lo);
+            for (std::int64_t c = 0; c < V; c += H) std::copy_n(keys + c, H, row + c / H * source_chunks);
         }
     };
     typename detail::line_band_job<T>::sum_type sum = 0;
@@ -363,34 +374,40 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
             scatter_tile(j, next, row_of);
         }
     };
-    // The windows run on one 32-byte register of lanes at a time: GCC 12 moves wider vectors
-    // (128 or 256 bytes) through the stack piece by piece.
-    constexpr std::int64_t H = std::min<std::int64_t>(V, 32 / sizeof(K));
-    const auto windows = [&]<class Op>(Op, const auto& src, const auto& dst, std::int64_t rows) {
-        for (std::int64_t h = 0; h < V; h += H)
-            window_rows<Op, H, K>([&](std::int64_t i) { return src(i) + h; }, [&](std::int64_t i) { return dst(i) + h; },
-                                  rows, L, H, s.suffix.data(), s.prefix.data());
+    // Chunk c of src(i) (dst(i)) is at src(i) + c src_chunks (dst_chunks).
+    const auto windows = [&]<class Op>(Op, const auto& src, std::int64_t src_chunks, const auto& dst,
+                                       std::int64_t dst_chunks, std::int64_t rows) {
+        for (std::int64_t c = 0; c < V / H; ++c)
+            window_rows<Op, H, K>([&](std::int64_t i) { return src(i) + c * src_chunks; },
+                                  [&](std::int64_t i) { return dst(i) + c * dst_chunks; }, rows, L, H, s.suffix.data(),
+                                  s.prefix.data());
     };
-    for (std::int64_t i = 0; i < after; ++i) std::fill_n(second_row(i), V, outside);
+    const auto result_row = [result](std::int64_t j) { return result + j * V; };  // lanes in order
+    for (std::int64_t i = 0; i < after; ++i) fill_row(second_row(i), second_chunks, outside);
     std::int64_t second_filled = after, dilated = 0;
     for (std::int64_t e = 0; e < n; e += S) {
         const std::int64_t m = std::min(S, n - e);
         gather_to(e + m + L - 1);
-        windows(min_op<K>{}, ring_from(source, source_ring, e), ring_from(second, second_ring, after + e), m);
         if (job.first_stage_only) {
-            scatter_rows(e, e + m, [&](std::int64_t j) { return second_row(after + j); });
+            windows(min_op<K>{}, ring_from(source, source_ring, e), source_chunks, result_row, H, m);
+            scatter_rows(e, e + m, [&](std::int64_t j) { return result_row(j - e); });
             continue;
         }
+        windows(min_op<K>{}, ring_from(source, source_ring, e), source_chunks, ring_from(second, second_ring, after + e),
+                second_chunks, m);
         for (std::int64_t j = e; j < e + m; ++j) {
             std::int64_t lo, hi;
             lane_range(r0 + j, lo, hi);
             if (lo == 0 && hi == V) continue;
             K* row = second_row(after + j);
-            for (std::int64_t i = 0; i < V; ++i) row[i] = i >= lo && i < hi ? row[i] : outside;
+            for (std::int64_t c = 0; c < V; c += H) {
+                K* chunk = row + c / H * second_chunks;
+                for (std::int64_t i = 0; i < H; ++i) chunk[i] = c + i >= lo && c + i < hi ? chunk[i] : outside;
+            }
         }
         second_filled = after + e + m;
         if (e + m == n)
-            for (; second_filled < n + L - 1; ++second_filled) std::fill_n(second_row(second_filled), V, outside);
+            for (; second_filled < n + L - 1; ++second_filled) fill_row(second_row(second_filled), second_chunks, outside);
         // Flat lines on the image: segments end where tiles do, mostly, so that tiles are whole.
         const auto dilation_rows = [&](std::int64_t d) {
             const std::int64_t shorter = job.on_image ? ((r0 + d + S - out_phase) % G + G) % G : 0;
@@ -398,8 +415,7 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
         };
         while (dilated < n && dilated + dilation_rows(dilated) + L - 1 <= second_filled) {
             const std::int64_t d = dilated, md = dilation_rows(d);
-            windows(max_op<K>{}, ring_from(second, second_ring, d), [result](std::int64_t j) { return result + j * V; },
-                    md);
+            windows(max_op<K>{}, ring_from(second, second_ring, d), second_chunks, result_row, H, md);
             scatter_rows(d, d + md, [&](std::int64_t j) { return result + (j - d) * V; });
             dilated += md;
         }
