@@ -45,12 +45,12 @@ constexpr double wide_speedup = 1.25;
 // Lanes per parallel task.
 constexpr std::int64_t lanes_per_task = 1024;
 
-// A block streams down its band in segments of segment_rows(L) rows (whole van Herk blocks of
-// L rows), the erosion running a segment ahead of the dilation through ring buffers that stay
-// in the L2 cache: the band never goes to memory, whatever the lines' length.
 // Rows ahead that a block prefetches its input and output.
 constexpr std::int64_t prefetch_ahead = 8;
 
+// A block streams down its band in segments of segment_rows(L) rows (whole van Herk blocks of
+// L rows), the erosion running a segment ahead of the dilation through buffers that stay in
+// the L2 cache: the band never goes to memory, whatever the lines' length.
 inline std::int64_t segment_rows(std::int64_t L) { return L * std::max<std::int64_t>(1, (128 + L - 1) / L); }
 
 // Flat lines read from and written to the image itself (line_band_job::on_image) go through
@@ -200,28 +200,31 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
 
     // Source row i (of n + L - 1) is row r0 + i - before of the band, `before` pad rows leading
     // it; second-stage row i is the eroded row i - after, outside values off the line and
-    // `after` rows of them leading. Both live in rings of rows; the dilation of a segment waits
-    // until its second-stage rows are all there.
+    // `after` rows of them leading. Both live in buffers whose front slides along the band:
+    // before a segment's rows are added, the rows still needed move to the front. The dilation
+    // of a segment waits until its second-stage rows are all there.
     const std::int64_t S = segment_rows(L);
-    const std::int64_t source_ring = S + L, second_ring = 2 * S + 2 * L;
+    const std::int64_t source_rows = S + L, second_rows = 2 * S + 2 * L;
     K* source = s.source.data();
     K* second = s.second.data();
     K* result = s.result.data();
     // The windows run on one 32-byte register of lanes (a chunk) at a time: GCC 12 moves wider
-    // vectors (128 or 256 bytes) through the stack piece by piece. The rings hold each chunk's
-    // rows contiguously: row i's chunk c is at ring + c * size * H + (i mod size) * H, so
-    // that a window pass reads consecutive addresses.
+    // vectors (128 or 256 bytes) through the stack piece by piece. The buffers hold each
+    // chunk's rows contiguously: row i's chunk c is at buffer + c * rows * H + (i - base) * H,
+    // so that a window pass reads consecutive addresses.
     constexpr std::int64_t H = std::min<std::int64_t>(V, 32 / sizeof(K));
-    const std::int64_t source_chunks = source_ring * H, second_chunks = second_ring * H;
-    const auto source_row = [source, source_ring](std::int64_t i) { return source + (i % source_ring) * H; };
-    const auto second_row = [second, second_ring](std::int64_t i) { return second + (i % second_ring) * H; };
-    // Rows first + i, i below the ring's size, without a division per row.
-    const auto ring_from = [](K* ring, std::int64_t size, std::int64_t first) {
-        const std::int64_t start = first % size;
-        return [ring, size, start](std::int64_t i) {
-            const std::int64_t k = start + i;
-            return ring + (k >= size ? k - size : k) * H;
-        };
+    const std::int64_t source_chunks = source_rows * H, second_chunks = second_rows * H;
+    std::int64_t source_base = 0, second_base = 0;
+    const auto source_row = [&](std::int64_t i) { return source + (i - source_base) * H; };
+    const auto second_row = [&](std::int64_t i) { return second + (i - second_base) * H; };
+    const auto rows_from = [](K* first) { return [first](std::int64_t i) { return first + i * H; }; };
+    // Moves rows [first, end) of a buffer to its front.
+    const auto slide = [](K* buffer, std::int64_t chunks, std::int64_t& base, std::int64_t first, std::int64_t end) {
+        if (first == base) return;
+        for (std::int64_t c = 0; c < V / H; ++c)
+            std::memmove(buffer + c * chunks, buffer + c * chunks + (first - base) * H,
+                         static_cast<std::size_t>(end - first) * H * sizeof(K));
+        base = first;
     };
     const auto fill_row = [](K* row, std::int64_t chunks, K value) {
         for (std::int64_t c = 0; c < V; c += H) std::fill_n(row + c / H * chunks, H, value);
@@ -387,14 +390,17 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
     std::int64_t second_filled = after, dilated = 0;
     for (std::int64_t e = 0; e < n; e += S) {
         const std::int64_t m = std::min(S, n - e);
+        slide(source, source_chunks, source_base, e, source_filled);
         gather_to(e + m + L - 1);
         if (job.first_stage_only) {
-            windows(min_op<K>{}, ring_from(source, source_ring, e), source_chunks, result_row, H, m);
+            windows(min_op<K>{}, rows_from(source_row(e)), source_chunks, result_row, H, m);
             scatter_rows(e, e + m, [&](std::int64_t j) { return result_row(j - e); });
             continue;
         }
-        windows(min_op<K>{}, ring_from(source, source_ring, e), source_chunks, ring_from(second, second_ring, after + e),
-                second_chunks, m);
+        if ((e + m == n ? n + L - 1 : after + e + m) - second_base > second_rows)
+            slide(second, second_chunks, second_base, dilated, second_filled);
+        windows(min_op<K>{}, rows_from(source_row(e)), source_chunks, rows_from(second_row(after + e)), second_chunks,
+                m);
         for (std::int64_t j = e; j < e + m; ++j) {
             std::int64_t lo, hi;
             lane_range(r0 + j, lo, hi);
@@ -415,7 +421,7 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
         };
         while (dilated < n && dilated + dilation_rows(dilated) + L - 1 <= second_filled) {
             const std::int64_t d = dilated, md = dilation_rows(d);
-            windows(max_op<K>{}, ring_from(second, second_ring, d), second_chunks, result_row, H, md);
+            windows(max_op<K>{}, rows_from(second_row(d)), second_chunks, result_row, H, md);
             scatter_rows(d, d + md, [&](std::int64_t j) { return result + (j - d) * V; });
             dilated += md;
         }
