@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -48,10 +49,15 @@ constexpr std::int64_t lanes_per_task = 1024;
 // Rows ahead that a block prefetches its input and output.
 constexpr std::int64_t prefetch_ahead = 8;
 
-// A block streams down its band in segments of segment_rows(L) rows (whole van Herk blocks of
-// L rows), the erosion running a segment ahead of the dilation through buffers that stay in
-// the L2 cache: the band never goes to memory, whatever the lines' length.
-inline std::int64_t segment_rows(std::int64_t L) { return L * std::max<std::int64_t>(1, (128 + L - 1) / L); }
+// A block streams down its band in segments of segment_rows(L, row bytes) rows (whole van Herk
+// blocks of L rows), the erosion running a segment ahead of the dilation through buffers that
+// stay in the L2 cache: the band never goes to memory, whatever the lines' length. Segments
+// of 32 KiB of lanes, at least 128 rows: narrow blocks' lines (the many-angle maps) mostly
+// take one segment, whose fixed costs 128-row segments paid several times.
+inline std::int64_t segment_rows(std::int64_t L, std::int64_t row_bytes) {
+    const std::int64_t rows = std::max<std::int64_t>(128, 32768 / row_bytes);
+    return L * std::max<std::int64_t>(1, (rows + L - 1) / L);
+}
 
 // Flat lines read from and written to the image itself (line_band_job::on_image) go through
 // tiles of group_columns<T> oriented rows (image columns) by the image rows their lanes cover:
@@ -71,7 +77,7 @@ struct band_scratch {
     void reserve(std::int64_t length, std::int64_t lanes) {
         for (auto* t : {&tile_in, &tile_out, &tile_back})
             t->resize(static_cast<std::size_t>(tile_rows<T>(lanes) * group_columns<T>));
-        const std::int64_t S = segment_rows(length);
+        const std::int64_t S = segment_rows(length, lanes * static_cast<std::int64_t>(sizeof(K)));
         source.resize(static_cast<std::size_t>((S + length) * lanes));
         second.resize(static_cast<std::size_t>((2 * S + 2 * length) * lanes));
         result.resize(static_cast<std::size_t>(S * lanes));
@@ -107,11 +113,17 @@ inline void update_ranks(const K* best, const K* res, std::uint16_t* rank, std::
 
 // V pixels to keys and back. Restrict and the order fixed outside the loop let them vectorise
 // (with uint8 keys and pixels GCC otherwise keeps a scalar loop, for aliasing).
-// V > 0: V values, known at compile time; V = 0: n values.
+// V > 0: V values, known at compile time; V = 0: n values. Openings of unsigned pixels copy,
+// by memcpy: GCC turns the plain loop into a call to memmove, even for 32 bytes.
 template <class T, std::int64_t V>
 inline void to_keys(const T* __restrict in, typename line_keys<T>::key* __restrict out, bool closing,
                     std::int64_t n = V) {
     if constexpr (V > 0) n = V;
+    if constexpr (std::is_same_v<T, typename line_keys<T>::key>)
+        if (!closing) {
+            std::memcpy(out, in, static_cast<std::size_t>(n) * sizeof(T));
+            return;
+        }
     if (closing)
         for (std::int64_t i = 0; i < n; ++i) out[i] = line_keys<T>::to_key(in[i], true);
     else
@@ -121,6 +133,11 @@ template <class T, std::int64_t V>
 inline void from_keys(const typename line_keys<T>::key* __restrict in, T* __restrict out, bool closing,
                       std::int64_t n = V) {
     if constexpr (V > 0) n = V;
+    if constexpr (std::is_same_v<T, typename line_keys<T>::key>)
+        if (!closing) {
+            std::memcpy(out, in, static_cast<std::size_t>(n) * sizeof(T));
+            return;
+        }
     if (closing)
         for (std::int64_t i = 0; i < n; ++i) out[i] = line_keys<T>::from_key(in[i], true);
     else
@@ -203,7 +220,7 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
     // `after` rows of them leading. Both live in buffers whose front slides along the band:
     // before a segment's rows are added, the rows still needed move to the front. The dilation
     // of a segment waits until its second-stage rows are all there.
-    const std::int64_t S = segment_rows(L);
+    const std::int64_t S = segment_rows(L, V * static_cast<std::int64_t>(sizeof(K)));
     const std::int64_t source_rows = S + L, second_rows = 2 * S + 2 * L;
     K* source = s.source.data();
     K* second = s.second.data();
@@ -236,8 +253,10 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
         if (c0 + hi - 1 > c_last) hi = std::max<std::int64_t>(lo, c_last - c0 + 1);
     };
     // A block's row segments are a page apart, which the hardware prefetchers do not follow.
+    // Wide blocks only: narrow ones (short lines, the many-angle maps) mostly find their rows
+    // in the cache, and the prefetches cost the 640x640 map about 10%.
     const auto prefetch_row = [&](auto image, std::int64_t r, int write) {
-        if (r >= r1) return;
+        if (V != wide_lanes<K> || r >= r1) return;
         const char* bytes = reinterpret_cast<const char*>(image.row(r) + c0 + lines.shift[r]);
         for (std::int64_t b = 0; b < V * static_cast<std::int64_t>(sizeof(T)); b += 64)
             write ? __builtin_prefetch(bytes + b, 1) : __builtin_prefetch(bytes + b, 0);
@@ -301,11 +320,13 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
             K keys[V];
             std::fill_n(keys, V, pad);
             to_keys<T, 0>(in + lo, keys + lo, closing, hi - lo);
-            for (std::int64_t c = 0; c < V; c += H) std::copy_n(keys + c, H, row + c / H * source_chunks);
+            for (std::int64_t c = 0; c < V; c += H) std::memcpy(row + c / H * source_chunks, keys + c, H * sizeof(K));
         }
     };
     typename detail::line_band_job<T>::sum_type sum = 0;
-    const auto scatter_row = [&](const detail::line_band_job<T>& to, std::int64_t j, const K* res) {  // band row j
+    // Band row j. Inlined: a call per row cost the many-angle map (short lines) about 10%.
+    const auto scatter_row = [&](const detail::line_band_job<T>& to, std::int64_t j,
+                                 const K* res) __attribute__((always_inline)) {
         const std::int64_t r = r0 + j;
         if (!to.filtered.empty() && !to.on_image) prefetch_row(to.filtered, r + prefetch_ahead, 1);
         std::int64_t lo, hi;
