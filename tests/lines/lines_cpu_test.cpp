@@ -104,6 +104,78 @@ TYPED_TEST(LinesCpu, LongLinesEqualFifo) {
     }
 }
 
+// The vectorised path streams each block of lines down its rows in segments of whole van Herk
+// blocks (at least 128 rows) through rings: lines of several segments, lengths around the
+// segment and ring sizes, every angle class, against the reference.
+TYPED_TEST(LinesCpu, StreamedSegmentsEqualReference) {
+    using T = TypeParam;
+    std::mt19937_64 rng(29);
+    const std::int64_t lengths[] = {1, 2, 5, 42, 43, 64, 127, 128, 129, 200, 261};
+    const double angles[] = {90.0, 60.0, 100.0, 135.0, 0.0, 30.0, 170.0, 45.0, 12.0};
+    for (int trial = 0; trial < 33; ++trial) {
+        const double angle = angles[trial % 9];
+        const std::int64_t length = lengths[trial % 11];
+        const bool steep = angle_is_steep(angle);
+        const std::int64_t along = std::uniform_int_distribution<std::int64_t>(length + 1, 400)(rng);
+        const std::int64_t across = std::uniform_int_distribution<std::int64_t>(1, 70)(rng);
+        const std::int64_t w = steep ? across : along, h = steep ? along : across;
+        const auto img = random_image<T>(rng, w, h, 200, false);
+        const auto kind = trial % 3 == 0   ? line_filter_kind::erosion
+                          : trial % 3 == 1 ? line_filter_kind::opening
+                                           : line_filter_kind::closing;
+        const border mode{trial % 2 ? border_mode::constant : border_mode::ignore, 7.0};
+        const bool two_stages = kind != line_filter_kind::erosion;
+        const auto want = two_stages ? reference::scanline_opening_or_closing<T>(img.view(), length, angle, mode,
+                                                                                 kind == line_filter_kind::closing)
+                                     : reference::scanline_erosion_or_dilation<T>(img.view(), length, angle, mode, false);
+        for (const bool simd : {false, true}) {
+            simd_setting setting(simd);
+            host_image<T> got(w, h);
+            const host_view<T> filtered[] = {got.view()};
+            host_line_outputs<T> out;
+            out.filtered = filtered;
+            const double one[] = {angle};
+            line_filter_angles<T>(img.view(), one, {length, kind, mode}, out);
+            ASSERT_TRUE(equal_images<T>(got.view(), want.view()))
+                << "trial " << trial << " " << w << "x" << h << " length " << length << " angle " << angle << " "
+                << to_string(kind) << " " << to_string(mode.mode) << (simd ? " simd" : " scalar");
+        }
+    }
+}
+
+// Flat lines with no reductions over angles are read from and written to the image through
+// small transposed tiles: long lines (wide lane blocks) and short ones, rising and falling,
+// equal the per-line fifo path, sums included.
+TYPED_TEST(LinesCpu, FlatLinesOnTheImageEqualFifo) {
+    using T = TypeParam;
+    std::mt19937_64 rng(31);
+    for (const auto& [w, h] : {std::pair<std::int64_t, std::int64_t>{2100, 301}, {333, 97}})
+        for (const double angle : {0.0, 7.5, 30.0, 44.9, 136.0, 170.0}) {
+            const auto img = random_image<T>(rng, w, h, 50, false);
+            const std::int64_t length = std::uniform_int_distribution<std::int64_t>(1, 150)(rng);
+            for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing, line_filter_kind::erosion})
+                for (const border_mode m : {border_mode::ignore, border_mode::constant}) {
+                    std::vector<host_image<T>> results;
+                    std::vector<std::vector<double>> spectra;
+                    for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo}) {
+                        results.emplace_back(w, h);
+                        spectra.emplace_back(1);
+                        const host_view<T> filtered[] = {results.back().view()};
+                        host_line_outputs<T> out;
+                        out.filtered = filtered;
+                        out.spectrum = spectra.back();
+                        const double one[] = {angle};
+                        line_filter_angles<T>(img.view(), one, {length, kind, {m, 3.0}, algorithm}, out);
+                    }
+                    const std::string what = std::to_string(w) + "x" + std::to_string(h) + " angle " +
+                                             std::to_string(angle) + " length " + std::to_string(length) + " " +
+                                             std::string(to_string(kind)) + " " + std::string(to_string(m));
+                    ASSERT_TRUE(equal_images<T>(results[0].view(), results[1].view())) << what;
+                    EXPECT_NEAR(spectra[0][0], spectra[1][0], 1e-9 * std::abs(spectra[1][0])) << what;
+                }
+        }
+}
+
 // On the axes and diagonals the scan lines are the footprint lines: opening() by line(L, angle)
 // gives the same image. The scan-line paths are reached through line_filter_angles (line_filter
 // hands these angles to morphology() under the automatic algorithm).

@@ -4,8 +4,9 @@
 //    and scattered into the outputs. Lines of one angle hold disjoint pixels, so blocks of
 //    lines run on separate threads with no locking.
 //  - vectorised (automatic, border ignore or constant, no NaN): lines/cpu/lines_kernels.cpp,
-//    one SIMD lane per line, on the image (steep angles) or its transpose (flat angles), with
-//    the reductions kept per orientation and merged at the end.
+//    one SIMD lane per line, on the image (steep angles; flat ones through small transposed
+//    tiles) or, for flat angles with reductions over angles, its transpose, the reductions kept
+//    per orientation and merged at the end.
 #include "lines/cpu/lines_cpu.hpp"
 
 #include <algorithm>
@@ -186,8 +187,11 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
     for (const auto& a : plan.angles) (a.lines.transposed ? any_flat : any_steep) = true;
     const bool want_best = !out.extremum.empty() || !out.orientation.empty();
     const bool want_rank = !out.orientation.empty();
-    host_image<T> in_t = image_if<T, T>(any_flat, h, w);
-    if (any_flat) GRANULA_SIMD_DISPATCH(transpose<T>, in, in_t.view());
+    // Flat lines read and write the image itself through small transposed tiles, unless there
+    // are reductions over angles: those are kept on the transposed image, so the input is too.
+    const bool flat_transposed = any_flat && want_best;
+    host_image<T> in_t = image_if<T, T>(flat_transposed, h, w);
+    if (flat_transposed) GRANULA_SIMD_DISPATCH(transpose<T>, in, in_t.view());
 
     // Many angles on an image whose reductions fit in memory once per thread: each thread takes
     // whole angles into its own reduction (one parallel region for the call; a region per angle
@@ -204,12 +208,13 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
         r.best_f = image_if<T, K>(want_best && any_flat, h, w);
         r.rank_s = image_if<T, std::uint16_t>(want_rank && any_steep, w, h);
         r.rank_f = image_if<T, std::uint16_t>(want_rank && any_flat, h, w);
-        r.filtered_t = image_if<T, T>(!out.filtered.empty() && any_flat, h, w);
+        r.filtered_t = image_if<T, T>(!out.filtered.empty() && flat_transposed, h, w);
         for (std::int64_t k = worker; k < angle_count; k += workers) {
             const detail::line_angle_plan& angle = plan.angles[k];
             const bool flat = angle.lines.transposed;
             detail::line_band_job<T> job;
-            job.oriented = flat ? in_t.view() : in;
+            job.oriented = flat && want_best ? in_t.view() : in;
+            job.on_image = flat && !want_best;
             job.lines = &angle.lines;
             job.extension = detail::make_line_extension<K>(plan.length, plan.closing, plan.mode.mode, border_pad<T>(plan));
             job.closing = plan.closing;
@@ -220,9 +225,9 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
             job.angle_rank = static_cast<std::uint16_t>(k);
             job.first = flat ? r.first_f : r.first_s;
             (flat ? r.first_f : r.first_s) = false;
-            if (!out.filtered.empty()) job.filtered = flat ? r.filtered_t.view() : out.filtered[angle.index];
+            if (!out.filtered.empty()) job.filtered = flat && want_best ? r.filtered_t.view() : out.filtered[angle.index];
             const double sum = GRANULA_SIMD_DISPATCH(filter_angle_bands<T>, job);
-            if (flat && !out.filtered.empty())
+            if (flat && want_best && !out.filtered.empty())
                 GRANULA_SIMD_DISPATCH(transpose<T>, r.filtered_t.view(), out.filtered[angle.index]);
             if (!out.spectrum.empty()) out.spectrum[angle.index] = sum;
         }

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -45,13 +46,41 @@ constexpr double wide_speedup = 1.25;
 // Lanes per parallel task.
 constexpr std::int64_t lanes_per_task = 1024;
 
+// Rows ahead that a block prefetches its input and output.
+constexpr std::int64_t prefetch_ahead = 8;
+
+// A block streams down its band in segments of segment_rows(L, row bytes) rows (whole van Herk
+// blocks of L rows), the erosion running a segment ahead of the dilation through buffers that
+// stay in the L2 cache: the band never goes to memory, whatever the lines' length. Segments
+// of 32 KiB of lanes, at least 128 rows: narrow blocks' lines (the many-angle maps) mostly
+// take one segment, whose fixed costs 128-row segments paid several times.
+inline std::int64_t segment_rows(std::int64_t L, std::int64_t row_bytes) {
+    const std::int64_t rows = std::max<std::int64_t>(128, 32768 / row_bytes);
+    return L * std::max<std::int64_t>(1, (rows + L - 1) / L);
+}
+
+// Flat lines read from and written to the image itself (line_band_job::on_image) go through
+// tiles of group_columns<T> oriented rows (image columns) by the image rows their lanes cover:
+// V lanes plus at most one more per oriented row, rounded up to whole groups.
+template <class T>
+constexpr std::int64_t tile_rows(std::int64_t lanes) {
+    return (lanes + 2 * group_columns<T> - 1) / group_columns<T> * group_columns<T>;
+}
+
 template <class T>
 struct band_scratch {
     using K = typename line_keys<T>::key;
-    std::vector<K> source, eroded, second, result, suffix, prefix;
-    void reserve(std::int64_t rows, std::int64_t length, std::int64_t lanes) {
-        const auto band = static_cast<std::size_t>((rows + length) * lanes);
-        for (auto* v : {&source, &eroded, &second, &result}) v->resize(band);
+    std::vector<K> source, second, result, suffix, prefix;
+    // Flat lines on the image, tile_rows<T>(lanes) x group_columns<T> each: the input tile
+    // transposed, the output tile before and after its transpose.
+    std::vector<T> tile_in, tile_out, tile_back;
+    void reserve(std::int64_t length, std::int64_t lanes) {
+        for (auto* t : {&tile_in, &tile_out, &tile_back})
+            t->resize(static_cast<std::size_t>(tile_rows<T>(lanes) * group_columns<T>));
+        const std::int64_t S = segment_rows(length, lanes * static_cast<std::int64_t>(sizeof(K)));
+        source.resize(static_cast<std::size_t>((S + length) * lanes));
+        second.resize(static_cast<std::size_t>((2 * S + 2 * length) * lanes));
+        result.resize(static_cast<std::size_t>(S * lanes));
         suffix.resize(static_cast<std::size_t>(length * lanes));
         prefix.resize(static_cast<std::size_t>(lanes));
     }
@@ -82,6 +111,39 @@ inline void update_ranks(const K* best, const K* res, std::uint16_t* rank, std::
 #endif
 }
 
+// V pixels to keys and back. Restrict and the order fixed outside the loop let them vectorise
+// (with uint8 keys and pixels GCC otherwise keeps a scalar loop, for aliasing).
+// V > 0: V values, known at compile time; V = 0: n values. Openings of unsigned pixels copy,
+// by memcpy: GCC turns the plain loop into a call to memmove, even for 32 bytes.
+template <class T, std::int64_t V>
+inline void to_keys(const T* __restrict in, typename line_keys<T>::key* __restrict out, bool closing,
+                    std::int64_t n = V) {
+    if constexpr (V > 0) n = V;
+    if constexpr (std::is_same_v<T, typename line_keys<T>::key>)
+        if (!closing) {
+            std::memcpy(out, in, static_cast<std::size_t>(n) * sizeof(T));
+            return;
+        }
+    if (closing)
+        for (std::int64_t i = 0; i < n; ++i) out[i] = line_keys<T>::to_key(in[i], true);
+    else
+        for (std::int64_t i = 0; i < n; ++i) out[i] = line_keys<T>::to_key(in[i], false);
+}
+template <class T, std::int64_t V>
+inline void from_keys(const typename line_keys<T>::key* __restrict in, T* __restrict out, bool closing,
+                      std::int64_t n = V) {
+    if constexpr (V > 0) n = V;
+    if constexpr (std::is_same_v<T, typename line_keys<T>::key>)
+        if (!closing) {
+            std::memcpy(out, in, static_cast<std::size_t>(n) * sizeof(T));
+            return;
+        }
+    if (closing)
+        for (std::int64_t i = 0; i < n; ++i) out[i] = line_keys<T>::from_key(in[i], true);
+    else
+        for (std::int64_t i = 0; i < n; ++i) out[i] = line_keys<T>::from_key(in[i], false);
+}
+
 // The outputs of lanes [lo, hi) of one band row (Lanes > 0: lo = 0, hi = Lanes, known at
 // compile time so the loops vectorise).
 template <class T, std::int64_t Lanes>
@@ -98,7 +160,7 @@ inline void scatter_lanes(const detail::line_band_job<T>& job, const typename li
     }
     if (!job.filtered.empty()) {
         T* filtered = job.filtered.row(r) + col;
-        for (std::int64_t i = lo; i < hi; ++i) filtered[i] = traits::from_key(res[i], closing);
+        from_keys<T, Lanes>(res + lo, filtered + lo, closing, hi - lo);
     }
     if (job.best.empty()) return;
     auto* best = job.best.row(r) + col;
@@ -119,6 +181,22 @@ inline void scatter_lanes(const detail::line_band_job<T>& job, const typename li
     for (std::int64_t i = lo; i < hi; ++i) best[i] = best[i] < res[i] ? res[i] : best[i];
 }
 
+// Writes one 64-byte cache line. Each line of a transpose's output (and of a flat block's
+// tile rows) is written once, whole, so when it is aligned a non-temporal store skips reading
+// it into the cache first.
+template <class T>
+inline void store_line(T* dst, const T* src) {
+#if defined(__SSE2__) && !defined(GRANULA_SIMD_SCALAR)
+    if (reinterpret_cast<std::uintptr_t>(dst) % 64 == 0) {
+        for (int k = 0; k < 4; ++k)
+            _mm_stream_si128(reinterpret_cast<__m128i*>(dst) + k,
+                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(src) + k));
+        return;
+    }
+#endif
+    std::memcpy(dst, src, 64);
+}
+
 template <class T, std::int64_t V>
 typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band_job<T>& job, std::int64_t c0,
                                                          band_scratch<T>& s) {
@@ -137,60 +215,237 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
     const std::int64_t n = r1 - r0;
     if (n <= 0) return 0;
 
-    // Band row i holds row r0 + i - offset of the stage's source; `before` (`after`) rows of
-    // outside values lead the first (second) stage's source.
+    // Source row i (of n + L - 1) is row r0 + i - before of the band, `before` pad rows leading
+    // it; second-stage row i is the eroded row i - after, outside values off the line and
+    // `after` rows of them leading. Both live in buffers whose front slides along the band:
+    // before a segment's rows are added, the rows still needed move to the front. The dilation
+    // of a segment waits until its second-stage rows are all there.
+    const std::int64_t S = segment_rows(L, V * static_cast<std::int64_t>(sizeof(K)));
+    const std::int64_t source_rows = S + L, second_rows = 2 * S + 2 * L;
     K* source = s.source.data();
-    K* eroded = s.eroded.data();
     K* second = s.second.data();
     K* result = s.result.data();
+    // The windows run on one 32-byte register of lanes (a chunk) at a time: GCC 12 moves wider
+    // vectors (128 or 256 bytes) through the stack piece by piece. The buffers hold each
+    // chunk's rows contiguously: row i's chunk c is at buffer + c * rows * H + (i - base) * H,
+    // so that a window pass reads consecutive addresses.
+    constexpr std::int64_t H = std::min<std::int64_t>(V, 32 / sizeof(K));
+    const std::int64_t source_chunks = source_rows * H, second_chunks = second_rows * H;
+    std::int64_t source_base = 0, second_base = 0;
+    const auto source_row = [&](std::int64_t i) { return source + (i - source_base) * H; };
+    const auto second_row = [&](std::int64_t i) { return second + (i - second_base) * H; };
+    const auto rows_from = [](K* first) { return [first](std::int64_t i) { return first + i * H; }; };
+    // Moves rows [first, end) of a buffer to its front.
+    const auto slide = [](K* buffer, std::int64_t chunks, std::int64_t& base, std::int64_t first, std::int64_t end) {
+        if (first == base) return;
+        for (std::int64_t c = 0; c < V / H; ++c)
+            std::memmove(buffer + c * chunks, buffer + c * chunks + (first - base) * H,
+                         static_cast<std::size_t>(end - first) * H * sizeof(K));
+        base = first;
+    };
+    const auto fill_row = [](K* row, std::int64_t chunks, K value) {
+        for (std::int64_t c = 0; c < V; c += H) std::fill_n(row + c / H * chunks, H, value);
+    };
     const auto lane_range = [&](std::int64_t r, std::int64_t& lo, std::int64_t& hi) {  // lanes inside row r
         const std::int64_t base = c0 + lines.shift[r];
         lo = std::clamp<std::int64_t>(-base, 0, V);
         hi = std::clamp<std::int64_t>(columns - base, 0, V);
         if (c0 + hi - 1 > c_last) hi = std::max<std::int64_t>(lo, c_last - c0 + 1);
     };
-    for (std::int64_t i = 0; i < before; ++i) std::fill_n(source + i * V, V, pad);
-    for (std::int64_t i = 0; i < after; ++i) std::fill_n(source + (before + n + i) * V, V, pad);
-    for (std::int64_t r = r0; r < r1; ++r) {
-        K* row = source + (before + r - r0) * V;
-        std::int64_t lo, hi;
-        lane_range(r, lo, hi);
-        const T* in = job.oriented.row(r) + c0 + lines.shift[r];
-        if (lo == 0 && hi == V) {  // most rows: a whole vector, loop bounds known at compile time
-            for (std::int64_t i = 0; i < V; ++i) row[i] = traits::to_key(in[i], closing);
-            continue;
+    // A block's row segments are a page apart, which the hardware prefetchers do not follow.
+    // Wide blocks only: narrow ones (short lines, the many-angle maps) mostly find their rows
+    // in the cache, and the prefetches cost the 640x640 map about 10%.
+    const auto prefetch_row = [&](auto image, std::int64_t r, int write) {
+        if (V != wide_lanes<K> || r >= r1) return;
+        const char* bytes = reinterpret_cast<const char*>(image.row(r) + c0 + lines.shift[r]);
+        for (std::int64_t b = 0; b < V * static_cast<std::int64_t>(sizeof(T)); b += 64)
+            write ? __builtin_prefetch(bytes + b, 1) : __builtin_prefetch(bytes + b, 0);
+    };
+    // Flat lines on the image: oriented rows [a, b) (image columns, b - a <= G) hold image rows
+    // from y0 = c0 + the least shift on, stored transposed, tile_in[(r - a) KT + y - y0].
+    constexpr std::int64_t G = group_columns<T>, N = block_n<T>, KT = tile_rows<T>(V);
+    const auto first_image_row = [&](std::int64_t a, std::int64_t b) {
+        return c0 + std::min(lines.shift[a], lines.shift[b - 1]);
+    };
+    // Tiles start at the columns of whole cache lines (the image rows' alignment permitting), so
+    // that each of their rows is one line: [x, tile_after(x, phase, limit)).
+    const auto phase_of = [](const T* row0) {
+        return static_cast<std::int64_t>((-reinterpret_cast<std::uintptr_t>(row0) / sizeof(T)) % G);
+    };
+    const std::int64_t in_phase = job.on_image ? phase_of(job.oriented.row(0)) : 0;
+    const std::int64_t out_phase = job.on_image && !job.filtered.empty() ? phase_of(job.filtered.row(0)) : 0;
+    const auto tile_after = [](std::int64_t x, std::int64_t phase, std::int64_t limit) {
+        return std::min(limit, x + G - ((x - phase) % G + G) % G);
+    };
+    std::int64_t tile_begin = 0, tile_end = 0, tile_y = 0;
+    const auto load_tile = [&](std::int64_t a, std::int64_t b) {
+        tile_begin = a, tile_end = b, tile_y = first_image_row(a, b);
+        const std::int64_t y_lo = std::max<std::int64_t>(0, tile_y);
+        const std::int64_t y_hi = std::min(columns, c0 + std::max(lines.shift[a], lines.shift[b - 1]) + V);
+        std::int64_t y = y_lo;
+        if (b - a == G && y_hi - y_lo >= N) {
+            // Groups of N rows, the last one moved back to end at y_hi.
+            for (std::int64_t next = y_lo; y < y_hi; y = next) {
+                y = std::min(next, y_hi - N);
+                next = y + N;
+                const T* rows[N];
+                for (std::int64_t k = 0; k < N; ++k) rows[k] = job.oriented.row(y + k);
+                if (a + 2 * G < lines.rows)  // the next tiles' cache lines of these rows
+                    for (std::int64_t k = 0; k < N; ++k) __builtin_prefetch(rows[k] + a + 2 * G);
+                gather_group<T>(rows, a, s.tile_in.data() + (y - tile_y), KT);
+            }
         }
-        for (std::int64_t i = 0; i < V; ++i) row[i] = pad;
-        for (std::int64_t i = lo; i < hi; ++i) row[i] = traits::to_key(in[i], closing);
-    }
-    const auto rows_of = [](K* base) { return [base](std::int64_t i) { return base + i * V; }; };
-    window_rows<min_op<K>, V, K>(rows_of(source), rows_of(eroded), n, L, V, s.suffix.data(), s.prefix.data());
-    if (!job.first_stage_only) {
-        for (std::int64_t i = 0; i < after; ++i) std::fill_n(second + i * V, V, outside);
-        for (std::int64_t i = 0; i < before; ++i) std::fill_n(second + (after + n + i) * V, V, outside);
-        for (std::int64_t r = r0; r < r1; ++r) {
-            const K* e = eroded + (r - r0) * V;
-            K* row = second + (after + r - r0) * V;
+        for (; y < y_hi; ++y)
+            for (std::int64_t x = a; x < b; ++x) s.tile_in[(x - a) * KT + (y - tile_y)] = job.oriented.row(y)[x];
+    };
+    std::int64_t source_filled = 0;
+    const auto gather_to = [&](std::int64_t end) {
+        for (; source_filled < end; ++source_filled) {
+            K* row = source_row(source_filled);
+            const std::int64_t r = r0 + source_filled - before;
+            if (r >= r0 && !job.on_image) prefetch_row(job.oriented, r + prefetch_ahead, 0);
+            if (r < r0 || r >= r1) {
+                fill_row(row, source_chunks, pad);
+                continue;
+            }
             std::int64_t lo, hi;
             lane_range(r, lo, hi);
-            if (lo == 0 && hi == V)
-                std::memcpy(row, e, V * sizeof(K));
-            else
-                for (std::int64_t i = 0; i < V; ++i) row[i] = i >= lo && i < hi ? e[i] : outside;
+            if (job.on_image && r >= tile_end) load_tile(r, tile_after(r, in_phase, r1));
+            const T* in = job.on_image ? s.tile_in.data() + (r - tile_begin) * KT + (c0 + lines.shift[r] - tile_y)
+                                       : job.oriented.row(r) + c0 + lines.shift[r];
+            if (lo == 0 && hi == V) {  // most rows: whole chunks, loop bounds known at compile time
+                for (std::int64_t c = 0; c < V; c += H) to_keys<T, H>(in + c, row + c / H * source_chunks, closing);
+                continue;
+            }
+            K keys[V];
+            std::fill_n(keys, V, pad);
+            to_keys<T, 0>(in + lo, keys + lo, closing, hi - lo);
+            for (std::int64_t c = 0; c < V; c += H) std::memcpy(row + c / H * source_chunks, keys + c, H * sizeof(K));
         }
-        window_rows<max_op<K>, V, K>(rows_of(second), rows_of(result), n, L, V, s.suffix.data(), s.prefix.data());
-    }
-    const K* filtered = job.first_stage_only ? eroded : result;
+    };
     typename detail::line_band_job<T>::sum_type sum = 0;
-    for (std::int64_t r = r0; r < r1; ++r) {
-        const K* res = filtered + (r - r0) * V;
+    // Band row j. Inlined: a call per row cost the many-angle map (short lines) about 10%.
+    const auto scatter_row = [&](const detail::line_band_job<T>& to, std::int64_t j,
+                                 const K* res) __attribute__((always_inline)) {
+        const std::int64_t r = r0 + j;
+        if (!to.filtered.empty() && !to.on_image) prefetch_row(to.filtered, r + prefetch_ahead, 1);
         std::int64_t lo, hi;
         lane_range(r, lo, hi);
         const std::int64_t col = c0 + lines.shift[r];
         if (lo == 0 && hi == V)
-            scatter_lanes<T, V>(job, res, r, col, 0, V, sum);
+            scatter_lanes<T, V>(to, res, r, col, 0, V, sum);
         else
-            scatter_lanes<T, 0>(job, res, r, col, lo, hi, sum);
+            scatter_lanes<T, 0>(to, res, r, col, lo, hi, sum);
+    };
+    // Flat lines on the image: the sums row by row as above, the pixels through a tile per G
+    // rows, transposed back (tile_back[(y - y0) G + r - a]) and written, in each image row y,
+    // to the columns whose lines of this block pass through y.
+    detail::line_band_job<T> sums_only = job;
+    sums_only.filtered = {};
+    const std::int64_t owned = c_last - c0 + 1;  // lanes of this block
+    const bool rising = lines.shift[lines.rows - 1] >= lines.shift[0];
+    const auto scatter_tile = [&](std::int64_t j_begin, std::int64_t j_end, const auto& row_of) {
+        const std::int64_t a = r0 + j_begin, b = r0 + j_end, y0 = first_image_row(a, b);
+        for (std::int64_t j = j_begin; j < j_end; ++j) {
+            if (job.want_sum) scatter_row(sums_only, j, row_of(j));
+            const K* res = row_of(j);
+            T* t = s.tile_out.data() + (j - j_begin) * KT + (c0 + lines.shift[r0 + j] - y0);
+            from_keys<T, V>(res, t, closing);
+        }
+        const std::int64_t y_lo = std::max<std::int64_t>(0, y0);
+        const std::int64_t y_hi = std::min(columns, c0 + std::max(lines.shift[a], lines.shift[b - 1]) + V);
+        // Whole groups of N tile rows by G lanes from y0 (lanes past y_hi are unused but inside
+        // the tile), the rows left over one by one.
+        std::int64_t k = 0;
+        for (; k + N <= b - a; k += N)
+            for (std::int64_t y = y0; y < y_hi; y += G) {
+                const T* rows[N];
+                for (std::int64_t i = 0; i < N; ++i) rows[i] = s.tile_out.data() + (k + i) * KT;
+                gather_group<T>(rows, y - y0, s.tile_back.data() + (y - y0) * G + k, G);
+            }
+        for (; k < b - a; ++k)
+            for (std::int64_t y = y_lo; y < y_hi; ++y) s.tile_back[(y - y0) * G + k] = s.tile_out[k * KT + y - y0];
+        // Rows [full_lo, full_hi) take a whole row of the tile: every line of the tile's columns
+        // passes through them.
+        const std::int32_t* shift = lines.shift.data();
+        const std::int64_t full_lo = c0 + std::max(shift[a], shift[b - 1]), full_hi = y0 + owned;
+        for (std::int64_t y = y_lo; y < y_hi; ++y) {
+            if (b - a == G && y >= full_lo && y < full_hi) {
+                store_line(job.filtered.row(y) + a, s.tile_back.data() + (y - y0) * G);
+                continue;
+            }
+            // Line c0 + i passes through (x, y) when y = c0 + shift[x] + i, 0 <= i < owned.
+            const std::int64_t top = y - c0, bottom = y - c0 - owned;
+            const auto first_x = [&](auto before_it) {
+                return std::partition_point(shift + a, shift + b, before_it) - shift;
+            };
+            const std::int64_t xa = rising ? first_x([&](std::int32_t v) { return v <= bottom; })
+                                           : first_x([&](std::int32_t v) { return v > top; });
+            const std::int64_t xb = rising ? first_x([&](std::int32_t v) { return v <= top; })
+                                           : first_x([&](std::int32_t v) { return v > bottom; });
+            if (xb > xa)
+                std::memcpy(job.filtered.row(y) + xa, s.tile_back.data() + (y - y0) * G + (xa - a),
+                            (xb - xa) * sizeof(T));
+        }
+    };
+    const auto scatter_rows = [&](std::int64_t j_begin, std::int64_t j_end, const auto& row_of) {
+        if (!job.on_image || job.filtered.empty()) {
+            for (std::int64_t j = j_begin; j < j_end; ++j) scatter_row(job, j, row_of(j));
+            return;
+        }
+        for (std::int64_t j = j_begin, next; j < j_end; j = next) {
+            next = tile_after(r0 + j, out_phase, r0 + j_end) - r0;
+            scatter_tile(j, next, row_of);
+        }
+    };
+    // Chunk c of src(i) (dst(i)) is at src(i) + c src_chunks (dst_chunks).
+    const auto windows = [&]<class Op>(Op, const auto& src, std::int64_t src_chunks, const auto& dst,
+                                       std::int64_t dst_chunks, std::int64_t rows) {
+        for (std::int64_t c = 0; c < V / H; ++c)
+            window_rows<Op, H, K>([&](std::int64_t i) { return src(i) + c * src_chunks; },
+                                  [&](std::int64_t i) { return dst(i) + c * dst_chunks; }, rows, L, H, s.suffix.data(),
+                                  s.prefix.data());
+    };
+    const auto result_row = [result](std::int64_t j) { return result + j * V; };  // lanes in order
+    for (std::int64_t i = 0; i < after; ++i) fill_row(second_row(i), second_chunks, outside);
+    std::int64_t second_filled = after, dilated = 0;
+    for (std::int64_t e = 0; e < n; e += S) {
+        const std::int64_t m = std::min(S, n - e);
+        slide(source, source_chunks, source_base, e, source_filled);
+        gather_to(e + m + L - 1);
+        if (job.first_stage_only) {
+            windows(min_op<K>{}, rows_from(source_row(e)), source_chunks, result_row, H, m);
+            scatter_rows(e, e + m, [&](std::int64_t j) { return result_row(j - e); });
+            continue;
+        }
+        if ((e + m == n ? n + L - 1 : after + e + m) - second_base > second_rows)
+            slide(second, second_chunks, second_base, dilated, second_filled);
+        windows(min_op<K>{}, rows_from(source_row(e)), source_chunks, rows_from(second_row(after + e)), second_chunks,
+                m);
+        for (std::int64_t j = e; j < e + m; ++j) {
+            std::int64_t lo, hi;
+            lane_range(r0 + j, lo, hi);
+            if (lo == 0 && hi == V) continue;
+            K* row = second_row(after + j);
+            for (std::int64_t c = 0; c < V; c += H) {
+                K* chunk = row + c / H * second_chunks;
+                for (std::int64_t i = 0; i < H; ++i) chunk[i] = c + i >= lo && c + i < hi ? chunk[i] : outside;
+            }
+        }
+        second_filled = after + e + m;
+        if (e + m == n)
+            for (; second_filled < n + L - 1; ++second_filled) fill_row(second_row(second_filled), second_chunks, outside);
+        // Flat lines on the image: segments end where tiles do, mostly, so that tiles are whole.
+        const auto dilation_rows = [&](std::int64_t d) {
+            const std::int64_t shorter = job.on_image ? ((r0 + d + S - out_phase) % G + G) % G : 0;
+            return std::min(S - (shorter < S ? shorter : 0), n - d);
+        };
+        while (dilated < n && dilated + dilation_rows(dilated) + L - 1 <= second_filled) {
+            const std::int64_t d = dilated, md = dilation_rows(d);
+            windows(max_op<K>{}, rows_from(second_row(d)), second_chunks, result_row, H, md);
+            scatter_rows(d, d + md, [&](std::int64_t j) { return result + (j - d) * V; });
+            dilated += md;
+        }
     }
     return sum;
 }
@@ -211,7 +466,7 @@ double run_blocks(const detail::line_band_job<T>& job) {
     std::vector<sum_type> sums(static_cast<std::size_t>(tasks), 0);
     detail::parallel_for(tasks, job.oriented.pixel_count(), [&](std::int64_t task) {
         thread_local band_scratch<T> scratch;
-        scratch.reserve(lines.rows, job.extension.length, V);
+        scratch.reserve(job.extension.length, V);
         sum_type sum = 0;
         const std::int64_t b_end = std::min(blocks, (task + 1) * blocks_per_task);
         for (std::int64_t b = task * blocks_per_task; b < b_end; ++b)
@@ -237,21 +492,6 @@ double filter_angle_bands(const detail::line_band_job<T>& job) {
     for (std::int64_t c = lines.first_line; c < lines.end_line; c += wide)
         wide_cost += static_cast<double>(wide * block_rows(lines, c, wide));
     return wide_cost < wide_speedup * narrow_cost ? run_blocks<T, wide>(job) : run_blocks<T, narrow>(job);
-}
-
-// Writes one 64-byte cache line. Each line of a transpose's output is written once, whole, so
-// when it is aligned a non-temporal store skips reading it into the cache first.
-template <class T>
-inline void store_line(T* dst, const T* src) {
-#if defined(__SSE2__) && !defined(GRANULA_SIMD_SCALAR)
-    if (reinterpret_cast<std::uintptr_t>(dst) % 64 == 0) {
-        for (int k = 0; k < 4; ++k)
-            _mm_stream_si128(reinterpret_cast<__m128i*>(dst) + k,
-                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(src) + k));
-        return;
-    }
-#endif
-    std::memcpy(dst, src, 64);
 }
 
 template <class T>

@@ -20,6 +20,9 @@ struct line_band_job {
     // Exact for integer pixels (below 2^64), double for float.
     using sum_type = std::conditional_t<std::is_floating_point_v<T>, double, std::uint64_t>;
     host_view<const T> oriented;
+    // Flat lines only: `oriented` and `filtered` are the image itself, not its transpose (oriented
+    // row r is image column r), read and written through small transposed tiles. No best/rank.
+    bool on_image = false;
     const scan_lines* lines = nullptr;
     line_extension<key> extension;  // ignore or constant
     bool closing = false;
