@@ -17,10 +17,6 @@
 #include <type_traits>
 #include <vector>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "core/cpu_lane_window.hpp"
 #include "core/parallel.hpp"
 
@@ -179,22 +175,6 @@ inline void scatter_lanes(const detail::line_band_job<T>& job, const typename li
             for (std::int64_t i = lo; i < hi; ++i) rank[i] = best[i] < res[i] ? job.angle_rank : rank[i];
     }
     for (std::int64_t i = lo; i < hi; ++i) best[i] = best[i] < res[i] ? res[i] : best[i];
-}
-
-// Writes one 64-byte cache line. Each line of a transpose's output (and of a flat block's
-// tile rows) is written once, whole, so when it is aligned a non-temporal store skips reading
-// it into the cache first.
-template <class T>
-inline void store_line(T* dst, const T* src) {
-#if defined(__SSE2__) && !defined(GRANULA_SIMD_SCALAR)
-    if (reinterpret_cast<std::uintptr_t>(dst) % 64 == 0) {
-        for (int k = 0; k < 4; ++k)
-            _mm_stream_si128(reinterpret_cast<__m128i*>(dst) + k,
-                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(src) + k));
-        return;
-    }
-#endif
-    std::memcpy(dst, src, 64);
 }
 
 template <class T, std::int64_t V>

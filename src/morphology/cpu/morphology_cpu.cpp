@@ -55,7 +55,8 @@ void apply_segment(host_view<const T> in, host_view<T> out, line_segment segment
 // Separable elements (rectangles, axis-parallel lines) as a list of 1-D passes. Each pass extends
 // its input by `mode` along its own direction only, so horizontal and vertical passes commute:
 // an erosion or dilation runs its vertical passes first, and an opening or closing puts both
-// stages' horizontal passes next to each other, where they run as one chain on each strip.
+// stages' horizontal passes next to each other, where they run as one chain on each strip
+// (two consecutive vertical passes, a vertical line's opening, as one streamed pair).
 struct separable_step {
     line_segment segment;
     bool maximum = false;
@@ -69,9 +70,9 @@ std::vector<separable_step> separable_steps(const structuring_element& footprint
     return steps;
 }
 
-// Runs the steps in order, consecutive horizontal ones as one chain. Horizontal passes may run
-// in place, vertical ones may not: those alternate between `out` and a scratch image, chosen
-// from the last step back so that the last writes `out`.
+// Runs the steps in order, consecutive ones of the same direction as one chain. Horizontal
+// chains may run in place, vertical ones may not: those alternate between `out` and a scratch
+// image, chosen from the last unit back so that the last writes `out`.
 template <class T>
 void run_separable(host_view<const T> in, host_view<T> out, const std::vector<separable_step>& steps, border mode) {
     if (steps.empty()) {
@@ -79,14 +80,15 @@ void run_separable(host_view<const T> in, host_view<T> out, const std::vector<se
         return;
     }
     struct unit {
-        std::size_t begin, end;  // steps [begin, end): one vertical step or a horizontal chain
+        std::size_t begin, end;  // steps [begin, end): a chain of one direction
         bool into_scratch = false;
     };
     std::vector<unit> units;
     for (std::size_t i = 0; i < steps.size();) {
+        // A vertical chain is at most two passes (vertical_passes).
+        const bool horizontal = steps[i].segment.horizontal();
         std::size_t j = i + 1;
-        if (steps[i].segment.horizontal())
-            while (j < steps.size() && steps[j].segment.horizontal()) ++j;
+        while (j < steps.size() && steps[j].segment.horizontal() == horizontal && (horizontal || j < i + 2)) ++j;
         units.push_back({i, j});
         i = j;
     }
@@ -102,15 +104,14 @@ void run_separable(host_view<const T> in, host_view<T> out, const std::vector<se
     host_view<const T> source = in;
     for (const unit& u : units) {
         const host_view<T> target = u.into_scratch ? scratch.view() : out;
-        const line_segment& first = steps[u.begin].segment;
-        if (first.horizontal()) {
-            std::vector<detail::line_pass<T>> chain;
-            for (std::size_t i = u.begin; i < u.end; ++i)
-                chain.push_back(make_pass<T>(detail::pointing_down(steps[i].segment), steps[i].maximum, mode));
-            GRANULA_SIMD_DISPATCH(horizontal_passes<T>, source, target, std::span<const detail::line_pass<T>>(chain));
-        } else {
-            apply_segment<T>(source, target, first, steps[u.begin].maximum, mode);
-        }
+        std::vector<detail::line_pass<T>> chain;
+        for (std::size_t i = u.begin; i < u.end; ++i)
+            chain.push_back(make_pass<T>(detail::pointing_down(steps[i].segment), steps[i].maximum, mode));
+        const std::span<const detail::line_pass<T>> passes(chain);
+        if (steps[u.begin].segment.horizontal())
+            GRANULA_SIMD_DISPATCH(horizontal_passes<T>, source, target, passes);
+        else
+            GRANULA_SIMD_DISPATCH(vertical_passes<T>, source, target, passes);
         source = target;
     }
 }

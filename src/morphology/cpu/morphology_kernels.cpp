@@ -11,6 +11,7 @@
 // This file is compiled once per instruction set; GRANULA_SIMD_SCALAR marks the copy built
 // with vectorisation off, which uses scalar transposes too.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -54,6 +55,10 @@ enum scratch_slot {
     slot_runs,
     slot_grown,
     slot_pairs,
+    slot_band_ring,
+    slot_band_pads,
+    slot_band_edge,
+    slot_band_staged,
     slot_count
 };
 
@@ -274,6 +279,10 @@ void horizontal_transposed(host_view<const T> in, host_view<T> out, std::span<co
     });
 }
 
+// The ring of a vertical pair's band takes about this many bytes: with the van Herk suffix
+// buffer it stays in the L2 cache (512 KiB on Zen 3).
+constexpr std::int64_t ring_bytes = std::int64_t{256} << 10;
+
 // ---- vertical -----------------------------------------------------------------------------------
 // Output row j is the window at image row j - top (out may have more rows than in).
 template <class Op, class T>
@@ -312,6 +321,111 @@ void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
         T* const prefix = thread_scratch<T>(slot_prefix, cw);
         window_rows<Op, 0, T>([&](std::int64_t i) { return rows[i] + c0; }, [&](std::int64_t x) { return out.row(x) + c0; }, n,
                            L, cw, suffix, prefix);
+    });
+}
+
+// One vertical pass over `count` outputs of a band w lanes wide: dst(x) = the window of src(x ..).
+template <class T, class Src, class Dst>
+void band_window(const row_window<T>& c, Src src, Dst dst, std::int64_t count, std::int64_t w, T* suffix, T* prefix) {
+    const auto run = [&]<class Op>(Op) {
+        if (c.L <= direct_window_max)
+            window_rows_direct<Op, T>(src, dst, count, c.L, w);
+        else
+            window_rows<Op, 0, T>(src, dst, count, c.L, w, suffix, prefix);
+    };
+    if (c.pass.maximum)
+        run(max_op<T>{});
+    else
+        run(min_op<T>{});
+}
+
+// Two vertical passes (an opening's or closing's stages), windows clipped to the height, streamed
+// down bands of columns: the first pass's rows go through a ring that stays in the L2 cache, a
+// segment ahead of the second pass, so the image is read and written once and no intermediate
+// image goes to memory. The second pass's padding rows that repeat rows of the first's result
+// (border modes other than ignore and constant) are computed apart, before the stream.
+template <class T>
+void vertical_pair(host_view<const T> in, host_view<T> out, const row_window<T>& a, const row_window<T>& b) {
+    const std::int64_t n = in.height(), width = in.width();
+    std::unique_ptr<const T*[]> rows(new const T*[n + a.L - 1]);
+    T* const pad_row = thread_scratch<T>(slot_pad_row, width);
+    std::fill_n(pad_row, width, a.pass.pad);
+    for (std::int64_t i = 0; i < n + a.L - 1; ++i) {
+        const std::int64_t r = detail::border_index(i - a.before, n, a.pass.mode);
+        rows[i] = r < 0 ? pad_row : in.row(r);
+    }
+    // Segments of whole van Herk blocks, at least 64 rows. The ring holds the first pass's rows
+    // from the lowest that the second's segment reads to the end of the first's next segment.
+    const auto segment = [](std::int64_t L) { return L * ((std::max<std::int64_t>(L, 64) + L - 1) / L); };
+    const std::int64_t sa = segment(a.L), sb = segment(b.L);
+    const auto ring = static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(sa + sb + b.L - 1)));
+    // Bands of whole cache lines, the ring about ring_bytes, at least one band per thread.
+    constexpr std::int64_t lane_align = 64 / sizeof(T);
+    const auto aligned = [&](std::int64_t lanes) { return std::max(lane_align, lanes / lane_align * lane_align); };
+    const std::int64_t threads = std::max(1, num_threads());
+    std::int64_t w = aligned(ring_bytes / static_cast<std::int64_t>(sizeof(T)) / ring);
+    w = std::min({w, aligned((width + threads - 1) / threads + lane_align - 1), width});
+    const std::int64_t bands = (width + w - 1) / w;
+    detail::parallel_for(bands, 2 * in.pixel_count(), [&](std::int64_t band) {
+        const std::int64_t c0 = band * w, cw = std::min(w, width - c0);
+        T* const ring_rows = thread_scratch<T>(slot_band_ring, ring * w);
+        T* const pads = thread_scratch<T>(slot_band_pads, (b.L - 1) * w);
+        T* const suffix = thread_scratch<T>(slot_suffix, std::max(a.L, b.L) * w);
+        T* const prefix = thread_scratch<T>(slot_prefix, w);
+        T* const staged = thread_scratch<T>(slot_band_staged, sb * w);
+        const auto input = [&](std::int64_t i) { return rows[i] + c0; };
+        // The second pass's padding rows: pads row j for its padded row j above the image,
+        // j - n below it; rows of the first's result [lo, hi] are computed into `edge`.
+        const auto fill_pads = [&](std::int64_t j_begin, std::int64_t j_end) {
+            std::int64_t lo = n, hi = -1;
+            for (std::int64_t j = j_begin; j < j_end; ++j)
+                if (const std::int64_t r = detail::border_index(j - b.before, n, b.pass.mode); r >= 0)
+                    lo = std::min(lo, r), hi = std::max(hi, r);
+            T* const edge = thread_scratch<T>(slot_band_edge, std::max<std::int64_t>(hi - lo + 1, 1) * w);
+            if (hi >= lo)
+                band_window<T>(a, [&](std::int64_t i) { return input(lo + i); }, [&](std::int64_t x) { return edge + x * cw; },
+                               hi - lo + 1, cw, suffix, prefix);
+            for (std::int64_t j = j_begin; j < j_end; ++j) {
+                const std::int64_t r = detail::border_index(j - b.before, n, b.pass.mode);
+                T* const row = pads + (j < b.before ? j : j - n) * cw;
+                if (r < 0)
+                    std::fill_n(row, cw, b.pass.pad);
+                else
+                    std::memcpy(row, edge + (r - lo) * cw, cw * sizeof(T));
+            }
+        };
+        fill_pads(0, b.before);
+        fill_pads(b.before + n, n + b.L - 1);
+        const auto ring_row = [&](std::int64_t r) { return ring_rows + (r & (ring - 1)) * cw; };
+        const auto second_source = [&](std::int64_t j) -> const T* {
+            if (j < b.before) return pads + j * cw;
+            if (j >= b.before + n) return pads + (j - n) * cw;
+            return ring_row(j - b.before);
+        };
+        std::int64_t produced = 0;
+        for (std::int64_t s = 0; s < n; s += sb) {
+            const std::int64_t count = std::min(sb, n - s);
+            // Output rows [s, s + count) read the first pass's rows up to s + count + after.
+            for (const std::int64_t need = std::min(n, s + count + b.L - 1 - b.before); produced < need;) {
+                const std::int64_t p = produced, k = std::min(sa, n - p);
+                band_window<T>(a, [&](std::int64_t i) { return input(p + i); }, [&](std::int64_t x) { return ring_row(p + x); },
+                               k, cw, suffix, prefix);
+                produced += k;
+            }
+            // The result rows go out through a buffer in cache, by whole lines past the cache:
+            // written in place, each row's few lines a page apart were first read from memory
+            // (perf: most of the time on those stores).
+            band_window<T>(b, [&](std::int64_t j) { return second_source(s + j); },
+                           [&](std::int64_t x) { return staged + x * cw; }, count, cw, suffix, prefix);
+            for (std::int64_t x = 0; x < count; ++x) {
+                T* const row = out.row(s + x) + c0;
+                const T* const from = staged + x * cw;
+                std::int64_t i = 0;
+                for (; i + lane_align <= cw; i += lane_align) store_line(row + i, from + i);
+                std::memcpy(row + i, from + i, (cw - i) * sizeof(T));
+            }
+        }
+        stream_fence();
     });
 }
 
@@ -671,6 +785,14 @@ void horizontal_passes(host_view<const T> in, host_view<T> out, std::span<const 
 }
 
 template <class T>
+void vertical_passes(host_view<const T> in, host_view<T> out, std::span<const line_pass<T>> passes) {
+    if (passes.size() == 1)
+        vertical_pass<T>(in, out, passes.front(), 0);
+    else
+        vertical_pair<T>(in, out, clipped_window(passes[0], in.height()), clipped_window(passes[1], in.height()));
+}
+
+template <class T>
 void vertical_pass(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, std::int64_t top) {
     if (pass.maximum)
         run_vertical<T, max_op>(in, out, pass, top);
@@ -709,6 +831,8 @@ void accumulate_runs(host_view<T> acc, host_view<const T> src, const std::vector
 #define GRANULA_INSTANTIATE(type, name)                                                                       \
     template void horizontal_passes<type>(host_view<const type>, host_view<type>,                            \
                                           std::span<const line_pass<type>>);                                 \
+    template void vertical_passes<type>(host_view<const type>, host_view<type>,                              \
+                                        std::span<const line_pass<type>>);                                   \
     template void vertical_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&,         \
                                       std::int64_t);                                                        \
     template void sheared_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&, int, int,  \

@@ -37,6 +37,8 @@ struct line_pass {
 
 // horizontal_passes: windows along rows, any border mode, each pass on the previous one's result
 //   (in may be out); the strips of a chain stay in cache between its passes.
+// vertical_passes: one vertical pass, or two, the second on the first's result, streamed so that
+//   the intermediate rows stay in cache (in must not be out).
 // vertical_pass: windows along columns, any border mode (in must not be out); out row j is the window at
 //   image row j - top, so out may have more rows than in (the rows of a padded frame).
 // sheared_pass: windows along the periodic paths p, p + (dx, dy), p + 2 (dx, dy), ... (dy >= 1),
@@ -52,6 +54,8 @@ struct line_pass {
     namespace granula::ns {                                                                                    \
     template <class T>                                                                                         \
     void horizontal_passes(host_view<const T> in, host_view<T> out, std::span<const detail::line_pass<T>> passes); \
+    template <class T>                                                                                         \
+    void vertical_passes(host_view<const T> in, host_view<T> out, std::span<const detail::line_pass<T>> passes); \
     template <class T>                                                                                         \
     void vertical_pass(host_view<const T> in, host_view<T> out, const detail::line_pass<T>& pass,            \
                        std::int64_t top = 0);                                                                 \
