@@ -193,7 +193,7 @@ void window_rows(Src src, Dst dst, std::int64_t n, std::int64_t L, std::int64_t 
 // Writes one 64-byte cache line that is written once, whole, and not read back soon (a
 // transpose's output, a result row): when it is aligned, a non-temporal store skips reading it
 // into the cache first. Stores past the cache are weakly ordered: stream_fence() orders them
-// before what a task does next (morphology's vertical pairs end each band with it).
+// before what a task does next: every task that used store_line ends with it.
 template <class T>
 inline void store_line(T* dst, const T* src) {
 #if defined(__SSE2__) && !defined(GRANULA_SIMD_SCALAR)

@@ -451,6 +451,7 @@ double run_blocks(const detail::line_band_job<T>& job) {
         const std::int64_t b_end = std::min(blocks, (task + 1) * blocks_per_task);
         for (std::int64_t b = task * blocks_per_task; b < b_end; ++b)
             sum += filter_block<T, V>(job, lines.first_line + b * V, scratch);
+        stream_fence();  // the flat blocks' tile rows went out by non-temporal stores
         sums[task] = sum;
     });
     sum_type total = 0;
@@ -502,6 +503,7 @@ void transpose(host_view<const T> in, host_view<T> out) {
         }
         for (std::int64_t x = x_done; x < w; ++x)
             for (std::int64_t y = y0; y < y1; ++y) out.row(x)[y] = in.row(y)[x];
+        stream_fence();
     });
 }
 
