@@ -284,19 +284,28 @@ void horizontal_transposed(host_view<const T> in, host_view<T> out, std::span<co
 constexpr std::int64_t ring_bytes = std::int64_t{256} << 10;
 
 // ---- vertical -----------------------------------------------------------------------------------
+// The rows a vertical pass reads, extended by its border: padded row i is image row
+// border_index(i - first) or a row of padding values (this thread's scratch, alive until its
+// next use of slot_pad_row).
+template <class T>
+std::unique_ptr<const T*[]> padded_rows(host_view<const T> in, const line_pass<T>& pass, std::int64_t first,
+                                        std::int64_t count) {
+    std::unique_ptr<const T*[]> rows(new const T*[count]);
+    T* const pad_row = thread_scratch<T>(slot_pad_row, in.width());
+    std::fill_n(pad_row, in.width(), pass.pad);
+    for (std::int64_t i = 0; i < count; ++i) {
+        const std::int64_t r = detail::border_index(i - first, in.height(), pass.mode);
+        rows[i] = r < 0 ? pad_row : in.row(r);
+    }
+    return rows;
+}
+
 // Output row j is the window at image row j - top (out may have more rows than in).
 template <class Op, class T>
 void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, std::int64_t before,
               std::int64_t L, std::int64_t top) {
-    const std::int64_t n = out.height(), width = in.width(), m = n + L - 1;
-    // Padded row i reads image row border_index(i - before - top) or a row of padding values.
-    std::unique_ptr<const T*[]> rows(new const T*[m]);
-    T* const pad_row = thread_scratch<T>(slot_pad_row, width);
-    std::fill_n(pad_row, width, pass.pad);
-    for (std::int64_t i = 0; i < m; ++i) {
-        const std::int64_t r = detail::border_index(i - before - top, in.height(), pass.mode);
-        rows[i] = r < 0 ? pad_row : in.row(r);
-    }
+    const std::int64_t n = out.height(), width = in.width();
+    const std::unique_ptr<const T*[]> rows = padded_rows(in, pass, before + top, n + L - 1);
     if (L <= direct_window_max) {
         // Bands of rows, each a contiguous vector operation over the whole width.
         const std::int64_t band = std::max<std::int64_t>(1, n / (4 * std::max(1, num_threads())));
@@ -347,13 +356,7 @@ void band_window(const row_window<T>& c, Src src, Dst dst, std::int64_t count, s
 template <class T>
 void vertical_pair(host_view<const T> in, host_view<T> out, const row_window<T>& a, const row_window<T>& b) {
     const std::int64_t n = in.height(), width = in.width();
-    std::unique_ptr<const T*[]> rows(new const T*[n + a.L - 1]);
-    T* const pad_row = thread_scratch<T>(slot_pad_row, width);
-    std::fill_n(pad_row, width, a.pass.pad);
-    for (std::int64_t i = 0; i < n + a.L - 1; ++i) {
-        const std::int64_t r = detail::border_index(i - a.before, n, a.pass.mode);
-        rows[i] = r < 0 ? pad_row : in.row(r);
-    }
+    const std::unique_ptr<const T*[]> rows = padded_rows(in, a.pass, a.before, n + a.L - 1);
     // Segments of whole van Herk blocks, at least 64 rows. The ring holds the first pass's rows
     // from the lowest that the second's segment reads to the end of the first's next segment.
     const auto segment = [](std::int64_t L) { return L * ((std::max<std::int64_t>(L, 64) + L - 1) / L); };
