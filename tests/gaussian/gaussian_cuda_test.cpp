@@ -10,7 +10,6 @@
 #include <random>
 #include <string>
 #include <type_traits>
-#include <utility>
 
 #include "granula/granula.hpp"
 #include "support/random_images.hpp"
@@ -156,48 +155,6 @@ TEST(GaussianCuda, FirTileEdgesRadiiAndStrides) {
                         EXPECT_LE((gpu_vs_cpu<std::uint16_t, float>(rng, w, h, p)), 1e-5) << what;
                     }
                 }
-}
-
-// fir on both axes in one kernel (radius <= 64 per axis): blocks of 128 columns and 256 rows
-// that step down 32 rows at a time through a ring of input rows. Widths one off the strips,
-// heights one off the steps and the row ranges (so several ranges, a partial last step and
-// ring wraps at every depth), the largest radius it takes (sigma 16: 64) on either axis
-// against a small one on the other, every mode, order and input type, odd strides.
-TEST(GaussianCuda, FirFusedStripsRangesAndRing) {
-    GRANULA_REQUIRE_GPU();
-    std::mt19937_64 rng(18);
-    const std::int64_t fused_sizes[][2] = {{129, 513}, {127, 289}, {257, 33}, {128, 256}, {1, 300}, {300, 1}, {90, 800}};
-    const double sigmas[][2] = {{5.0, 5.0}, {16.0, 1.2}, {1.2, 16.0}, {3.0, 10.0}};
-    for (auto [w, h] : fused_sizes)
-        for (auto [s0, s1] : sigmas)
-            for (border_mode m : modes)
-                for (int order = 0; order <= 2; ++order) {
-                    gaussian_params p;
-                    p.method = gaussian_method::fir;
-                    p.sigma = {s0, s1};
-                    p.order = {order, (order + 1) % 3};
-                    p.mode = {m, m};
-                    p.cval = -0.75;
-                    const std::string what = std::string(to_string(m)) + " order " + std::to_string(order) + " sigma " +
-                                             std::to_string(s0) + ", " + std::to_string(s1) + " size " +
-                                             std::to_string(w) + "x" + std::to_string(h);
-                    EXPECT_LE((gpu_vs_cpu<float, float>(rng, w, h, p, true)), 1e-5) << what;
-                    if (order == 0) {
-                        EXPECT_LE((gpu_vs_cpu<std::uint8_t, std::uint8_t>(rng, w, h, p, true)), 1.0) << what;
-                        EXPECT_LE((gpu_vs_cpu<std::uint16_t, float>(rng, w, h, p)), 1e-5) << what;
-                    }
-                }
-    // A different mode per axis: down the columns the first, along the rows the second.
-    for (auto [m0, m1] : {std::pair{border_mode::constant, border_mode::reflect}, std::pair{border_mode::wrap, border_mode::constant},
-                          std::pair{border_mode::mirror, border_mode::nearest}}) {
-        gaussian_params p;
-        p.method = gaussian_method::fir;
-        p.sigma = {4.0, 2.5};
-        p.mode = {m0, m1};
-        p.cval = 2.0;
-        EXPECT_LE((gpu_vs_cpu<float, float>(rng, 200, 300, p, true)), 1e-5)
-            << to_string(m0) << " down the columns, " << to_string(m1) << " along the rows";
-    }
 }
 
 TEST(GaussianCuda, OneAxisLargeSigmaAndLargeImage) {
