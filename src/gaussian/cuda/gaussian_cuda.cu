@@ -24,7 +24,10 @@
 // halo in shared memory; each thread computes 16 outputs along the filter direction from a
 // window of inputs held in registers, 4 taps per step, so every shared-memory load feeds many
 // FMAs. Taps too many for the tiles (over 511 per axis) fall back to fir_pass, one thread per
-// output pixel and axis.
+// output pixel and axis. Both axes in one kernel (column strips stepping down through a ring of
+// input rows, no float image between the passes) was slower at every sigma: the strips' halo
+// columns filtered twice and fewer warps per SM cost more than the saved traffic (H200, sigma
+// 5: 0.49 -> 0.71 ms; docs/benchmarks.md, branch gauss-gpu-fused).
 #include "gaussian/cuda/gaussian_cuda.hpp"
 
 #include <cuda_runtime.h>
