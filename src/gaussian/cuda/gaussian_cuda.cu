@@ -24,7 +24,10 @@
 // halo in shared memory; each thread computes 16 outputs along the filter direction from a
 // window of inputs held in registers, 4 taps per step, so every shared-memory load feeds many
 // FMAs. Taps too many for the tiles (over 511 per axis) fall back to fir_pass, one thread per
-// output pixel and axis.
+// output pixel and axis. Both axes in one kernel (column strips stepping down through a ring of
+// input rows, no float image between the passes) was slower at every sigma: the strips' halo
+// columns filtered twice and fewer warps per SM cost more than the saved traffic (H200, sigma
+// 5: 0.49 -> 0.71 ms; docs/benchmarks.md, branch gauss-gpu-fused).
 #include "gaussian/cuda/gaussian_cuda.hpp"
 
 #include <cuda_runtime.h>
@@ -380,11 +383,16 @@ struct fir_taps {
     float cval;
 };
 
-// acc[o] += sum_m taps[m] window[o + m], over 4 * groups taps; next4(q) returns the window's
-// samples 4q .. 4q + 3. The window slides by 4 samples per step.
-template <int N, class Next4>
-__device__ __forceinline__ void fir_window(const float4* taps, int groups, Next4 next4, float (&acc)[N]) {
+// acc[o] += sum_m taps[m] window[o + m] over n taps, zero-padded to groups of 4 and taken 4 per
+// step; next4(q) returns the window's samples 4q .. 4q + 3. The window slides by 4 samples per
+// step. skip_padding: where n = 4k + 1 (even radii: 41 taps at sigma 5, 81 at 10) the last
+// group's one real tap takes its samples from the window already loaded instead of running 3
+// zero taps. Taken down the columns only (both axes about 1.5% faster on an H100, sigma 3-13);
+// along the rows the extra code made the 64-register kernel spill and it lost as much.
+template <bool skip_padding, int N, class Next4>
+__device__ __forceinline__ void fir_window(const float4* taps, int n, Next4 next4, float (&acc)[N]) {
     static_assert(N % 4 == 0);
+    const int full = skip_padding && n % 4 == 1 ? n / 4 : (n + 3) / 4;
     float win[N + 4];
 #pragma unroll
     for (int q = 0; q < N / 4; ++q) {
@@ -392,7 +400,7 @@ __device__ __forceinline__ void fir_window(const float4* taps, int groups, Next4
         win[4 * q] = a.x, win[4 * q + 1] = a.y, win[4 * q + 2] = a.z, win[4 * q + 3] = a.w;
     }
 #pragma unroll(N / 4 + 1)
-    for (int g = 0; g < groups; ++g) {
+    for (int g = 0; g < full; ++g) {
         const float4 c = next4(g + N / 4);
         win[N] = c.x, win[N + 1] = c.y, win[N + 2] = c.z, win[N + 3] = c.w;
         const float4 w4 = taps[g];
@@ -403,6 +411,11 @@ __device__ __forceinline__ void fir_window(const float4* taps, int groups, Next4
             for (int o = 0; o < N; ++o) acc[o] = fmaf(w[j], win[o + j], acc[o]);
 #pragma unroll
         for (int i = 0; i < N; ++i) win[i] = win[i + 4];
+    }
+    if (skip_padding && full * 4 < n) {
+        const float w = reinterpret_cast<const float*>(taps)[4 * full];
+#pragma unroll
+        for (int o = 0; o < N; ++o) acc[o] = fmaf(w, win[o], acc[o]);
     }
 }
 
@@ -490,12 +503,12 @@ __global__ void __launch_bounds__(fir_threads, fir_min_blocks)
         for (int o0 = warp * N; o0 < R; o0 += fir_warps * N) {
             float acc[N] = {};
             const float* src = tile + o0 * 32 + lane;
-            fir_window(taps4, t.groups,
-                       [&](int q) {
-                           const float* p = src + 4 * q * 32;
-                           return make_float4(p[0], p[32], p[64], p[96]);
-                       },
-                       acc);
+            fir_window<true>(taps4, 2 * t.radius + 1,
+                             [&](int q) {
+                                 const float* p = src + 4 * q * 32;
+                                 return make_float4(p[0], p[32], p[64], p[96]);
+                             },
+                             acc);
             const std::int64_t y = by * R + o0;
             U* q = out + y * out_stride + x;
             if (column && y + N <= height) {
@@ -561,8 +574,8 @@ __global__ void __launch_bounds__(fir_threads, fir_min_blocks)
         }
         __syncwarp();
         float acc[N] = {};
-        fir_window(reinterpret_cast<const float4*>(taps), t.groups,
-                   [&](int q) { return src[q + q / (N / 4)]; }, acc);
+        fir_window<false>(reinterpret_cast<const float4*>(taps), 2 * t.radius + 1,
+                          [&](int q) { return src[q + q / (N / 4)]; }, acc);
         __syncwarp();  // the next row's staging overwrites the tile
         const std::int64_t x = first + N * lane;
         U* d = out + y * out_stride + x;
