@@ -131,8 +131,8 @@ std::vector<stage_layout> layout_of(const detail::shift_program& program) {
             s[j].left = std::min(s[j].left, wanted.left), s[j].right = std::max(s[j].right, wanted.right);
         }
     // Ring: from the oldest row a consumer reads at a step to the newest made, exactly (rounded
-    // up to powers of two, line:255:30's rings took 1.1 MB instead of 0.82, the L2 cache is
-    // 512 KiB: 10.0-10.6 ms against 9.2-9.5).
+    // up to powers of two, line:255:30's rings took 1.1 MB instead of 0.82 against an L2 cache
+    // of 512 KiB on Zen 3: 10.0-10.6 ms against 9.2-9.5 in a C++ driver).
     std::vector<std::int64_t> oldest(count, std::numeric_limits<std::int64_t>::max());
     for (std::size_t c = 1; c < count; ++c)
         for (const auto& r : program.stages[c - 1].reads)
@@ -231,7 +231,7 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
         // The source rows come from memory a row a step, between steps that work in the cache:
         // each is prefetched a few steps ahead, along the loop of the stage with the most reads
         // (spread over its work; a loop of prefetches at the copy stalled on the memory
-        // requests in flight: line:255:30 9.9-10.7 ms against 9.1-9.4).
+        // requests in flight: bench_cpu_morphology line:255:30 9.5-10.7 ms against 8.7-9.4).
         std::size_t fetch_stage = 1;
         for (std::size_t c = 2; c < count; ++c)
             if (reads[c].size() > reads[fetch_stage].size()) fetch_stage = c;
