@@ -136,11 +136,10 @@ TYPED_TEST(MorphologyCpu, LongLinesAtAnglesEqualReference) {
 }
 
 // Horizontal lines short enough (morphology_cpu.cpp: up to 256 bytes for an erosion or
-// dilation, 16 pixels for an opening or closing) run as shift programs whose reads all lie in
-// one row, longer ones as separable passes: lengths on both sides of each type's limits, even
-// and odd (origins), images narrower than the line and wider than a register strip, every
-// mode (the opening's program only in ignore and constant), scalar and SIMD, one and two
-// threads.
+// dilation, 16 pixels for an opening or closing; modes ignore and constant) run as shift
+// programs whose reads all lie in one row, the others as separable passes: lengths on both
+// sides of each type's limits, even and odd (origins), images narrower than the line and wider
+// than a register strip, every mode, scalar and SIMD, one and two threads.
 TYPED_TEST(MorphologyCpu, HorizontalLinesThroughTheProgram) {
     using T = TypeParam;
     std::mt19937_64 rng(31);
