@@ -341,9 +341,9 @@ std::int64_t horizontal_line_length(const structuring_element& footprint) {
 }
 
 // Erosion or dilation by a horizontal line, 4096x4096, one thread, program against the
-// separable pass (bench_cpu_morphology, Zen 3): uint8 15: 2.6 against 4.2-5.3 ms, 63: 3.0-3.4
-// against 4.8-6.5, 255: 4.3 against 5.3-6.5; float 15: 12-14 against 17, 63: 17-18 against
-// 17-19, 255: 20-23 against 19-20.
+// separable pass (bench_cpu_morphology, Zen 3): uint8 15: 2.4-2.8 against 3.9-5.8 ms, 63:
+// 3.3-3.7 against 5.2-7.4, 255: 4.0-4.3 against 5.9-7.3; float 15: 12.5-13.4 against 16-17,
+// 63: 13-17 against 19, 255: 20-23 against 19-20.
 constexpr std::int64_t program_line_bytes_max = 256;
 
 // An opening's program runs both stages' reads: by a horizontal line of 15 (4096x4096, one
