@@ -90,12 +90,14 @@ inline std::vector<std::int64_t> growth_chain(std::int64_t n) {
 }
 
 // The program of a line made of one sheared periodic segment, alone (45 and 135 degrees) or
-// after each term's run (other angles); none for other elements.
+// after each term's run (other angles), or of one horizontal segment; none for other elements.
 inline std::optional<shift_program> plan_line_program(const structuring_element& se, bool maximum) {
     const auto& terms = se.decomposition();
     if (terms.empty() || terms[0].segments.empty()) return std::nullopt;
     const line_segment periodic = terms[0].segments.back();
-    if (periodic.dx == 0 || periodic.dy == 0) return std::nullopt;
+    // A horizontal line alone: all its reads lie in one row (morphology_cpu.cpp says when it runs so).
+    const bool horizontal_alone = terms.size() == 1 && terms[0].segments.size() == 1 && periodic.dy == 0;
+    if (!horizontal_alone && (periodic.dx == 0 || periodic.dy == 0)) return std::nullopt;
     const std::int64_t sign = maximum ? -1 : 1;  // dilation reads the offsets negated
     std::vector<shift_read> base;
     for (const auto& t : terms) {

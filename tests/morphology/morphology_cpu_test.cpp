@@ -135,6 +135,40 @@ TYPED_TEST(MorphologyCpu, LongLinesAtAnglesEqualReference) {
     }
 }
 
+// Horizontal lines short enough (morphology_cpu.cpp: up to 256 bytes for an erosion or
+// dilation, 16 pixels for an opening or closing; modes ignore and constant) run as shift
+// programs whose reads all lie in one row, the others as separable passes: lengths on both
+// sides of each type's limits, even and odd (origins), images narrower than the line and wider
+// than a register strip, every mode, scalar and SIMD, one and two threads.
+TYPED_TEST(MorphologyCpu, HorizontalLinesThroughTheProgram) {
+    using T = TypeParam;
+    std::mt19937_64 rng(31);
+    const std::pair<std::int64_t, std::int64_t> sizes[] = {{300, 9}, {5, 40}, {131, 23}, {1, 7}};
+    for (std::int64_t L : {2, 3, 15, 16, 17, 63, 64, 65, 128, 129, 255, 256, 257})
+        for (std::size_t i = 0; i < std::size(sizes); ++i) {
+            const auto [w, h] = sizes[i];
+            const auto img = make_image<T>(rng, w, h, L % 2 ? 5 : 200, i % 2 == 1);
+            const border b_mode{all_modes[(static_cast<std::size_t>(L) + i) % std::size(all_modes)],
+                                std::is_floating_point_v<T> ? -2.5 : 9.0};
+            const auto se = L % 2 ? structuring_element::line(L, 0) : structuring_element::hline(L);
+            for (auto op : {morphology_op::erosion, morphology_op::dilation, morphology_op::opening,
+                            morphology_op::closing}) {
+                const auto want = reference::morphology<T>(op, img.view, se, b_mode);
+                for (bool simd : {false, true})
+                    for (int threads : {1, 2}) {
+                        simd_setting setting(simd);
+                        set_num_threads(threads);
+                        host_image<T> got(w, h);
+                        morphology<T>(op, img.view, got.view(), se, b_mode);
+                        set_num_threads(0);
+                        ASSERT_TRUE(equal_images<T>(got.view(), want.view()))
+                            << w << "x" << h << " " << se.to_string() << " " << to_string(op) << " mode "
+                            << to_string(b_mode.mode) << (simd ? " simd" : " scalar") << " threads " << threads;
+                    }
+            }
+        }
+}
+
 // Each convention equals its peer's definition (reference::peer_morphology), with the peer's
 // default border and with a given one, scalar and SIMD.
 TYPED_TEST(MorphologyCpu, ConventionsEqualTheirPeersDefinitions) {

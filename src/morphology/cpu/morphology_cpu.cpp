@@ -318,31 +318,60 @@ void erode_or_dilate_general(host_view<const T> in, host_view<T> out, const stru
 // rings of 9 MB: 44 ms against 22; line:1001:30, 2.4 MB: 6.6 against 11.5).
 constexpr std::int64_t program_rows_bytes_max = std::int64_t{4} << 20;
 
-// The shift program of a line swept along a periodic line (the diagonals too when
-// `diagonals`), when its rings fit; none otherwise.
+// The shift program of a line swept along a periodic line (lines of one segment too, the
+// diagonals and horizontal lines, when `single_segments`), when its rings fit; none otherwise.
 template <class T>
 std::optional<detail::shift_program> line_program(const structuring_element& footprint, bool maximum,
-                                                  std::int64_t width, bool diagonals) {
+                                                  std::int64_t width, bool single_segments) {
     const auto& terms = footprint.decomposition();
-    if (!diagonals && terms.size() == 1 && terms[0].segments.size() == 1) return std::nullopt;
+    if (!single_segments && terms.size() == 1 && terms[0].segments.size() == 1) return std::nullopt;
     if (footprint.height() * width * static_cast<std::int64_t>(sizeof(T)) > program_rows_bytes_max) return std::nullopt;
     return detail::plan_line_program(footprint, maximum);
 }
+
+// The length of a line of one horizontal segment, 0 for other elements. Such a line's shift
+// program reads every stage in one row (rings of a row, in L1, no transposed strips) at a
+// load and a min per vector per read, with more stages the longer the line, where the
+// separable pass's van Herk windows cost the same at every length but transpose each strip
+// twice: the program wins for short lines.
+std::int64_t horizontal_line_length(const structuring_element& footprint) {
+    const auto& terms = footprint.decomposition();
+    const bool line = terms.size() == 1 && terms[0].segments.size() == 1 && terms[0].segments[0].horizontal();
+    return line ? terms[0].segments[0].length : 0;
+}
+
+// Erosion or dilation by a horizontal line, 4096x4096, one thread, program against the
+// separable pass (bench_cpu_morphology, Zen 3): uint8 15: 2.4-2.8 against 3.9-5.8 ms, 63:
+// 3.3-3.7 against 5.2-7.4, 255: 4.0-4.3 against 5.9-7.3; float 15: 12.5-13.4 against 16-17,
+// 63: 13-17 against 19, 255: 20-23 against 19-20.
+constexpr std::int64_t program_line_bytes_max = 256;
+
+// An opening's program runs both stages' reads: by a horizontal line of 15 (4096x4096, one
+// thread, line_opening from Python, Zen 3) uint8 3.3 against 4.9 ms, float 17 against 25; at
+// 31 and 63 alike, at 101 and 255 uint8 6.0 and 6.6 against 5.2 and 5.6, float slower too.
+constexpr std::int64_t program_opening_length_max = 16;
 
 template <class T>
 void erode_or_dilate(host_view<const T> in, host_view<T> out, const structuring_element& footprint, bool maximum,
                      border mode) {
     const auto& terms = footprint.decomposition();
-    if (footprint.separable()) {
-        erode_or_dilate_separable<T>(in, out, footprint, maximum, mode);
-    } else if (const auto program = line_program<T>(footprint, maximum, in.width(), false)) {
-        // A line at an angle other than the axes and diagonals: a shift program over rows in
-        // cache (line:255:30 on 4096x4096 uint8, one thread: 10.1 -> 5.1 ms CPU time). A line
-        // of one diagonal segment keeps its single sheared pass (4.2 ms against 4.4 for the
-        // program at 255 pixels).
+    // Modes nearest and reflect extend each source row a pixel at a time in the program (uint8,
+    // line of 15: 5.0 and 6.2 ms against the separable pass's 4.0 and 4.1; 2.9 in mode ignore).
+    const std::int64_t length = horizontal_line_length(footprint);
+    const bool short_line = length > 0 && length * static_cast<std::int64_t>(sizeof(T)) <= program_line_bytes_max &&
+                            (mode.mode == border_mode::ignore || mode.mode == border_mode::constant);
+    // A line at an angle other than the axes and diagonals: a shift program over rows in cache
+    // (line:255:30 on 4096x4096 uint8, one thread: 10.1 -> 5.1 ms CPU time); a short horizontal
+    // line too. A line of one diagonal segment keeps its single sheared pass (4.2 ms against
+    // 4.4 for the program at 255 pixels).
+    std::optional<detail::shift_program> program;
+    if (short_line || !footprint.separable()) program = line_program<T>(footprint, maximum, in.width(), short_line);
+    if (program) {
         const T pad =
             mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : detail::neutral_value<T>(maximum);
         GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, out, *program, mode.mode, pad, pad);
+    } else if (footprint.separable()) {
+        erode_or_dilate_separable<T>(in, out, footprint, maximum, mode);
     } else if (terms.size() == 1 && terms[0].offset_x == 0 && terms[0].offset_y == 0 &&
                terms[0].segments.size() == 1 &&
                (mode.mode == border_mode::ignore || mode.mode == border_mode::constant)) {
@@ -387,14 +416,16 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
         const bool closing = op == morphology_op::closing;
         const auto& first = closing ? dilation_element : erosion_element;
         const auto& second = closing ? erosion_element : dilation_element;
-        if (first.separable() && second.separable()) {
-            open_or_close_separable<T>(in, out, first, second, closing, mode);
-            return;
-        }
-        if (mode.mode == border_mode::ignore || mode.mode == border_mode::constant) {
-            // Lines off the axes (the diagonals too): both stages as one shift program, the
-            // image read and written once, no intermediate image (opening by line(101, 45) on
-            // 4096x4096 uint8, one thread: 7.5 -> 5.8 ms CPU time).
+        const bool both_separable = first.separable() && second.separable();
+        const auto short_line = [](const structuring_element& e) {
+            const std::int64_t length = horizontal_line_length(e);
+            return length > 0 && length <= program_opening_length_max;
+        };
+        if ((mode.mode == border_mode::ignore || mode.mode == border_mode::constant) &&
+            (!both_separable || (short_line(first) && short_line(second)))) {
+            // Lines off the axes (the diagonals too) and short horizontal lines: both stages as
+            // one shift program, the image read and written once, no intermediate image
+            // (opening by line(101, 45) on 4096x4096 uint8, one thread: 7.5 -> 5.8 ms CPU time).
             const auto a = line_program<T>(first, closing, in.width(), true);
             const auto b = line_program<T>(second, !closing, in.width(), true);
             if (a && b) {
@@ -406,6 +437,11 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
                                              pad_of(closing), pad_of(!closing));
                 return;
             }
+        }
+        if (both_separable) {
+            // Both stages' horizontal passes as one chain on transposed strips.
+            open_or_close_separable<T>(in, out, first, second, closing, mode);
+            return;
         }
         host_image<T> tmp(in.width(), in.height());
         erode_or_dilate<T>(in, tmp.view(), first, closing, mode);
