@@ -12,9 +12,7 @@
 #include <type_traits>
 #include <utility>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "core/cpu_streaming_stores.hpp"
 
 namespace granula::GRANULA_SIMD_NAMESPACE {
 namespace {
@@ -188,28 +186,6 @@ void window_rows(Src src, Dst dst, std::int64_t n, std::int64_t L, std::int64_t 
             combine<Op, Lanes>(dst(k0 + t), suffix + t * w, prefix, w);
         }
     }
-}
-
-// Writes one 64-byte cache line that is written once, whole, and not read back soon (a
-// transpose's output, a result row): when it is aligned, a non-temporal store skips reading it
-// into the cache first. Stores past the cache are weakly ordered: stream_fence() orders them
-// before what a task does next: every task that used store_line ends with it.
-template <class T>
-inline void store_line(T* dst, const T* src) {
-#if defined(__SSE2__) && !defined(GRANULA_SIMD_SCALAR)
-    if (reinterpret_cast<std::uintptr_t>(dst) % 64 == 0) {
-        for (int k = 0; k < 4; ++k)
-            _mm_stream_si128(reinterpret_cast<__m128i*>(dst) + k,
-                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(src) + k));
-        return;
-    }
-#endif
-    std::memcpy(dst, src, 64);
-}
-inline void stream_fence() {
-#if defined(__SSE2__) && !defined(GRANULA_SIMD_SCALAR)
-    _mm_sfence();
-#endif
 }
 
 // ---- transposes ---------------------------------------------------------------------------------

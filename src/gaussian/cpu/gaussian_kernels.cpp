@@ -28,6 +28,7 @@
 #endif
 
 #include "core/border_index.hpp"
+#include "core/cpu_streaming_stores.hpp"
 #include "core/parallel.hpp"
 #include "gaussian/cpu/gaussian_kernels.hpp"
 
@@ -260,11 +261,6 @@ template <class U>
     if constexpr (std::is_same_v<U, float>) _mm512_stream_ps(p, (__m512)v);
 #else
     store_lanes(p, v);
-#endif
-}
-inline void stream_fence() {
-#if defined(__AVX512F__)
-    _mm_sfence();  // streaming stores are weakly ordered: visible before the next pass reads them
 #endif
 }
 

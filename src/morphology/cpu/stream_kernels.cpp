@@ -302,9 +302,7 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
             for (std::size_t j = 0; j < last; ++j)
                 if (++slot[j] == layout[j].ring) slot[j] = 0;
         }
-#if defined(__SSE2__)
-        _mm_sfence();  // the stores past the cache are visible before the task ends
-#endif
+        stream_fence();  // the stores past the cache are visible before the task ends
     });
 }
 
