@@ -40,6 +40,23 @@ test_image<T> make_image(std::mt19937_64& rng, std::int64_t w, std::int64_t h, i
     return img;
 }
 
+// op on in, scalar and SIMD, on one and two threads: every result equals want.
+template <class T>
+void expect_every_path_equals(morphology_op op, host_view<const T> in, const structuring_element& se, border mode,
+                              const host_image<T>& want) {
+    for (bool simd : {false, true})
+        for (int threads : {1, 2}) {
+            simd_setting setting(simd);
+            set_num_threads(threads);
+            host_image<T> got(in.width(), in.height());
+            morphology<T>(op, in, got.view(), se, mode);
+            set_num_threads(0);
+            ASSERT_TRUE(equal_images<T>(got.view(), want.view()))
+                << in.width() << "x" << in.height() << " " << se.to_string() << " " << to_string(op) << " mode "
+                << to_string(mode.mode) << (simd ? " simd" : " scalar") << " threads " << threads;
+        }
+}
+
 template <class T>
 class MorphologyCpu : public ::testing::Test {};
 using PixelTypes = ::testing::Types<std::uint8_t, std::uint16_t, float>;
@@ -154,17 +171,7 @@ TYPED_TEST(MorphologyCpu, HorizontalLinesThroughTheProgram) {
             for (auto op : {morphology_op::erosion, morphology_op::dilation, morphology_op::opening,
                             morphology_op::closing}) {
                 const auto want = reference::morphology<T>(op, img.view, se, b_mode);
-                for (bool simd : {false, true})
-                    for (int threads : {1, 2}) {
-                        simd_setting setting(simd);
-                        set_num_threads(threads);
-                        host_image<T> got(w, h);
-                        morphology<T>(op, img.view, got.view(), se, b_mode);
-                        set_num_threads(0);
-                        ASSERT_TRUE(equal_images<T>(got.view(), want.view()))
-                            << w << "x" << h << " " << se.to_string() << " " << to_string(op) << " mode "
-                            << to_string(b_mode.mode) << (simd ? " simd" : " scalar") << " threads " << threads;
-                    }
+                ASSERT_NO_FATAL_FAILURE(expect_every_path_equals<T>(op, img.view, se, b_mode, want));
             }
         }
 }
@@ -266,17 +273,7 @@ TYPED_TEST(MorphologyCpu, VerticalOpeningChainAcrossBands) {
             const auto se = structuring_element::vline(L);
             for (auto op : {morphology_op::opening, morphology_op::closing}) {
                 const auto want = reference::morphology<T>(op, img.view, se, b_mode);
-                for (bool simd : {false, true})
-                    for (int threads : {1, 2}) {
-                        simd_setting setting(simd);
-                        set_num_threads(threads);
-                        host_image<T> got(img.view.width(), img.view.height());
-                        morphology<T>(op, img.view, got.view(), se, b_mode);
-                        set_num_threads(0);
-                        ASSERT_TRUE(equal_images<T>(got.view(), want.view()))
-                            << se.to_string() << " " << to_string(op) << " mode " << to_string(b_mode.mode)
-                            << (simd ? " simd" : " scalar") << " threads " << threads;
-                    }
+                ASSERT_NO_FATAL_FAILURE(expect_every_path_equals<T>(op, img.view, se, b_mode, want));
             }
         }
 }
