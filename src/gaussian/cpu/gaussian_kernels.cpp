@@ -16,6 +16,7 @@
 // This file is compiled once per instruction set; GRANULA_SIMD_SCALAR marks the copy built
 // with vectorisation off.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -660,61 +661,62 @@ void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan
         for (std::int64_t si = 0; si < (h + R - 1) / R; ++si) strip(si);
 }
 
-// Both axes Deriche in one pass over blocks of rows, so that the vertical result does not go
-// to memory and back between the passes (64 MB at 4096x4096). Block b's vertical bands and
-// block b - 1's horizontal strips are the work items of one parallel_for (two block buffers,
-// in cache). Per band, the causal sweep continues from the state the band's previous block
-// left (exact) and the anticausal sweep warms up from `decay` rows below the block
-// (vertical_bands::run). Every item is computed the same way whichever thread runs it.
+// Both axes Deriche in one pass over blocks of rows: the two passes each took the 4096x4096
+// float image through DRAM (writing and reading back the vertical result) and each ran at
+// the memory floor of its access pattern (docs/benchmarks.md, 2026-11-27). Here a block's
+// vertical result stays in cache until the horizontal pass has read it. The rows are cut
+// into work items of about fused_item_rows (fixed, so results do not depend on the thread
+// count); an item goes down its rows in blocks of fused_block_rows: per band, the causal
+// sweep continues from the state the band's previous block left (exact), the anticausal
+// sweep warms up from `decay` rows below the block, and an item's first causal state from
+// `decay` rows above it (vertical_bands::run).
 static const std::int64_t fused_block_rows = std::getenv("GB") ? std::atoi(std::getenv("GB")) : 128;
+static const std::int64_t fused_item_rows = std::getenv("GI") ? std::atoi(std::getenv("GI")) : 1024;
 
 template <int S, class T, class U>
 void deriche_fused(host_view<const T> in, host_view<U> out, const axis_plan& pv, const axis_plan& ph) {
     using bands = vertical_bands<S, T>;
-    constexpr std::int64_t R = horizontal_vectors * lane_width;
-    const std::int64_t Bh = fused_block_rows;
     const bands v(in, pv);
     const std::int64_t w = in.width(), h = in.height(), warm = std::max(pv.decay, pv.pad);
     const std::vector<std::int64_t> cols = aligned_chunks(out, bands::B);
     const auto nb = static_cast<std::int64_t>(cols.size()) - 1;
-    // The block buffers' rows: aligned as out's (float output; the horizontal pass's tiles are
+    const std::int64_t items = std::max<std::int64_t>(1, h / fused_item_rows);
+    // Item i's first row; cut at multiples of 16 rows, whole strips of the horizontal pass.
+    const auto first = [&](std::int64_t i) { return i == items ? h : h * i / items / 16 * 16; };
+    // The block buffer's rows: aligned as out's (float output; the horizontal pass's tiles are
     // aligned to the output), one cache line longer than a multiple of 64 bytes, so that a
-    // band's rows in them do not all map onto one cache set. Kept by the calling thread from
-    // call to call (a fresh allocation's first touch costs page faults).
+    // band's rows in it do not all map onto one cache set.
     const std::int64_t bstride = (w + 15) / 16 * 16 + 16;
     const auto offset =
         std::is_same_v<U, float> ? static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(out.row(0)) % 64 / 4) : 0;
-    buffers& shared = thread_buffers();
-    shared.block.resize(static_cast<std::size_t>(2 * Bh * bstride + 32));
-    shared.state.resize(static_cast<std::size_t>(nb * bands::state_size));
-    float* const base = shared.block.data() + (64 - reinterpret_cast<std::uintptr_t>(shared.block.data()) % 64) / 4 + offset;
-    lanes* const state = shared.state.data();
-    const auto buffer = [&](std::int64_t b) { return base + b % 2 * Bh * bstride; };
-    const std::int64_t blocks = (h + Bh - 1) / Bh;
-    for (std::int64_t b = 0; b <= blocks; ++b) {
-        const std::int64_t r0 = b * Bh, r1 = std::min(h, r0 + Bh), p0 = r0 - Bh;
-        const std::int64_t nv = b < blocks ? nb : 0, ns = b > 0 ? (std::min(h, r0) - p0 + R - 1) / R : 0;
-        detail::parallel_for(nv + ns, w * h, [&](std::int64_t i) {
-            flush_denormals ftz;
-            if (i < nv) {
-                const std::int64_t x0 = cols[static_cast<std::size_t>(i)];
-                v.run(x0, cols[static_cast<std::size_t>(i + 1)] - x0, r0, r1, warm, state + i * bands::state_size, b > 0,
-                      buffer(b) + x0, bstride, false);
-                return;
+    std::atomic<bool> nan{false};
+    detail::parallel_for(items, w * h, [&](std::int64_t item) {
+        flush_denormals ftz;
+        buffers& buf = thread_buffers();
+        buf.block.resize(static_cast<std::size_t>(fused_block_rows * bstride + 32));
+        buf.state.resize(static_cast<std::size_t>(nb * bands::state_size));
+        float* const block = buf.block.data() + (64 - reinterpret_cast<std::uintptr_t>(buf.block.data()) % 64) / 4 + offset;
+        const std::int64_t c0 = first(item), c1 = first(item + 1);
+        for (std::int64_t r0 = c0; r0 < c1; r0 += fused_block_rows) {
+            const std::int64_t r1 = std::min(c1, r0 + fused_block_rows);
+            for (std::int64_t bi = 0; bi < nb; ++bi) {
+                const std::int64_t x0 = cols[static_cast<std::size_t>(bi)];
+                v.run(x0, cols[static_cast<std::size_t>(bi + 1)] - x0, r0, r1, warm,
+                      buf.state.data() + bi * bands::state_size, r0 > c0, block + x0, bstride, false);
             }
-            const std::int64_t y0 = p0 + (i - nv) * R, sh = std::min(R, h - y0);
-            const host_view<const float> rows(buffer(b - 1) + (y0 - p0) * bstride, w, sh, bstride);
+            const host_view<const float> rows(block, w, r1 - r0, bstride);
             if (ph.deriche.sections == 3)
-                deriche_horizontal<3, horizontal_vectors>(rows, out.subview(0, y0, w, sh), ph, false);
+                deriche_horizontal<3, horizontal_vectors>(rows, out.subview(0, r0, w, r1 - r0), ph, false);
             else
-                deriche_horizontal<2, horizontal_vectors>(rows, out.subview(0, y0, w, sh), ph, false);
-        });
-    }
-    // A NaN makes every output of the two passes NaN (each spreads it along its lines); the
-    // anticausal warm-ups would stop it short. The causal sweeps have read every row, and a
-    // state stays NaN once it met one.
-    const auto* f = reinterpret_cast<const float*>(state);
-    if (std::any_of(f, f + nb * bands::state_size * lane_width, [](float x) { return std::isnan(x); }))
+                deriche_horizontal<2, horizontal_vectors>(rows, out.subview(0, r0, w, r1 - r0), ph, false);
+        }
+        // A NaN makes every output of the two passes NaN (each spreads it along its lines); the
+        // warm-ups would stop it short. Every row passes through some item's causal sweep, whose
+        // state stays NaN once it met one.
+        const auto* f = reinterpret_cast<const float*>(buf.state.data());
+        if (std::any_of(f, f + buf.state.size() * lane_width, [](float x) { return std::isnan(x); })) nan = true;
+    });
+    if (nan)
         for (std::int64_t y = 0; y < h; ++y) std::fill_n(out.row(y), w, store_as<U>(std::numeric_limits<float>::quiet_NaN()));
 }
 
