@@ -239,7 +239,6 @@ axis_plan make_axis_plan(gaussian_method method, double sigma, int order, border
         p.deriche = method == gaussian_method::deriche ? make_deriche(deriche_fits[order], 2, sigma, order, decay)
                                                        : make_deriche(recursive6_fits[order], 3, sigma, order, decay);
         p.pad = pad_for(mode, decay);
-        p.decay = decay;
         break;
     }
     default: {

@@ -48,7 +48,6 @@ struct axis_plan {
     float cval = 0.0f;
     int order = 0;
     std::int64_t pad = 0;       // extension samples read beyond each end of a line
-    std::int64_t decay = 0;     // deriche: samples over which its responses decay below 1e-7
     std::vector<float> taps;    // fir, and yvv's two_way middle pixel: 2 radius + 1 correlation weights,
                                 // taps[j + radius] for x[k + j]
     deriche_coeffs deriche{};

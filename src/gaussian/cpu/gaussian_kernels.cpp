@@ -16,11 +16,9 @@
 // This file is compiled once per instruction set; GRANULA_SIMD_SCALAR marks the copy built
 // with vectorisation off.
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <cstdlib>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -221,8 +219,6 @@ template <class U>
 struct buffers {
     std::vector<float> x, y;
     std::vector<double> yvv;
-    std::vector<float> block;   // deriche_fused: a block's vertical result
-    std::vector<lanes> state;   // deriche_fused: the bands' causal states
 };
 buffers& thread_buffers() {
     thread_local buffers b;
@@ -286,35 +282,15 @@ struct deriche_sweep {
             a[s] = splat<V>(c.a2[s]);
         }
     }
-    // Steady state of a constant input v (the first sample of the sweep).
-    [[gnu::always_inline]] void start_values(const V* v) {
+    // Steady state of a constant input x (the first sample of the sweep).
+    [[gnu::always_inline]] void start(const float* x) {
 #pragma GCC unroll 8
         for (int j = 0; j < NV; ++j) {
+            const V v = vload<V>(x + j * lane_width);
 #pragma GCC unroll 4
-            for (int s = 0; s < S; ++s) y[s][j] = g[s] * v[j], d[s][j] = v[j] * 0.0f;
-            xa[j] = v[j], xb[j] = v[j];
+            for (int s = 0; s < S; ++s) y[s][j] = g[s] * v, d[s][j] = v * 0.0f;
+            xa[j] = v, xb[j] = v;
         }
-    }
-    [[gnu::always_inline]] void start(const float* x) {
-        V v[NV];
-#pragma GCC unroll 8
-        for (int j = 0; j < NV; ++j) v[j] = vload<V>(x + j * lane_width);
-        start_values(v);
-    }
-    // The causal state (y, d and x[k-1]) to and from m[0 .. 2 S NV + NV).
-    [[gnu::always_inline]] void save(V* m) const {
-#pragma GCC unroll 4
-        for (int s = 0; s < S; ++s)
-#pragma GCC unroll 8
-            for (int j = 0; j < NV; ++j) *m++ = y[s][j], *m++ = d[s][j];
-        for (int j = 0; j < NV; ++j) *m++ = xa[j];
-    }
-    [[gnu::always_inline]] void load(const V* m) {
-#pragma GCC unroll 4
-        for (int s = 0; s < S; ++s)
-#pragma GCC unroll 8
-            for (int j = 0; j < NV; ++j) y[s][j] = *m++, d[s][j] = *m++;
-        for (int j = 0; j < NV; ++j) xa[j] = *m++;
     }
     // The sweep's output (the sum of the sections' y) for vector j.
     [[gnu::always_inline]] V out(int j) const {
@@ -354,64 +330,48 @@ struct deriche_sweep {
     }
 };
 
-// Vertical Deriche: bands of B = NV lane vectors of columns (vertical_bands::run: one band over
-// a range of rows). The band is gathered row by row into xs (extension included) as the causal
-// sweep reaches it, the causal result goes to ys, and the anticausal sweep reads both back and
-// writes the output rows. Both buffers are contiguous: the image rows of a band are a
-// power-of-two stride apart, so re-reading them would map onto a few cache sets and come back
-// from DRAM. Reading 256-byte pieces 16 KiB apart bound the pass (that access pattern alone, as
-// a plain copy, takes 7.7 ms at 4096x4096 on one thread, a row copy 2.7 ms; measured) until
-// the rows were prefetched ahead: deriche 9 -> 6.5 ms, recursive6 12 -> 9 ms on one thread at
-// sigma 5 (measured). Tried and slower: bands of rows with the anticausal sweep by
-// superposition (long runs, but the correction pass cost 7-8 ms), and two or four bands per
-// gathered row.
-template <int S, class T>
-class vertical_bands {
-public:
-    static constexpr int NV = vertical_vectors(S);
-    static constexpr std::int64_t W = lane_width, B = NV * W;
-    static constexpr std::int64_t state_size = 2 * S * NV + NV;  // lane vectors of a causal state
-
-    vertical_bands(host_view<const T> in, const axis_plan& p)
-        : in_(in), p_(p), nt_(in.height() + 2 * p.pad), rows_(static_cast<std::size_t>(nt_)) {
-        // Source row of every position (-1: cval), looked up once: a call inside the sweeps
-        // would spill the recursion state (vector registers are caller-saved).
-        for (std::int64_t k = 0; k < nt_; ++k) rows_[static_cast<std::size_t>(k)] = source(k - p.pad, in.height(), p.mode);
-    }
-    std::int64_t positions() const { return nt_; }
-
-    // Rows [r0, r1) of the band of columns [x0, x0 + bw) into dst (row r0's pixel x0; rows
-    // dst_stride apart). The causal sweep continues from `state` when `carried`, else starts
-    // from the steady state `warm` positions above row r0 (or at the first position); the
-    // anticausal sweep starts `warm` positions below row r1 (or at the last one). A start
-    // inside the image truncates the response of what lies beyond it, which has decayed below
-    // 1e-7 after the plan's `decay` positions. The causal state is saved to `state` if given.
-    template <class U>
-    void run(std::int64_t x0, std::int64_t bw, std::int64_t r0, std::int64_t r1, std::int64_t warm, lanes* state,
-             bool carried, U* dst, std::int64_t dst_stride, bool stream) const {
-        const std::int64_t pad = p_.pad, nt = nt_, k0 = pad + r0, k1 = pad + r1;
-        const std::int64_t first = carried ? k0 : std::max<std::int64_t>(0, k0 - warm);
-        const std::int64_t last = std::min(nt, k1 + warm);  // one past the anticausal start
-        const detail::deriche_coeffs& c = p_.deriche;
+// Vertical Deriche: bands of B = NV lane vectors of columns. The band is gathered row by row
+// into xs (extension included) as the causal sweep reaches it, the causal result goes to ys,
+// and the anticausal sweep reads both back and writes the output rows. Both buffers are
+// contiguous: the image rows of a band are a power-of-two stride apart, so re-reading them
+// would map onto a few cache sets and come back from DRAM. Reading 256-byte pieces 16 KiB
+// apart bound the pass (that access pattern alone, as a plain copy, takes 7.7 ms at 4096x4096
+// on one thread, a row copy 2.7 ms; measured) until the rows were prefetched ahead: deriche
+// 9 -> 6.5 ms, recursive6 12 -> 9 ms on one thread at sigma 5 (measured). Tried and
+// slower: bands of rows with the anticausal sweep by superposition (long runs, but the
+// correction pass cost 7-8 ms), and two or four bands per gathered row.
+template <int S, int NV, class T, class U>
+void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& p) {
+    constexpr std::int64_t W = lane_width, B = NV * W;
+    const std::int64_t w = in.width(), h = in.height(), pad = p.pad, nt = h + 2 * pad;
+    const detail::deriche_coeffs& c = p.deriche;
+    // Source row of every position (-1: cval), looked up once: a call inside the sweeps would
+    // spill the recursion state (vector registers are caller-saved).
+    std::vector<std::int64_t> rows(static_cast<std::size_t>(nt));
+    for (std::int64_t k = 0; k < nt; ++k) rows[static_cast<std::size_t>(k)] = source(k - pad, h, p.mode);
+    const std::vector<std::int64_t> cols = aligned_chunks(out, B);
+    detail::parallel_for(static_cast<std::int64_t>(cols.size()) - 1, w * h, [&](std::int64_t bi) {
+        flush_denormals ftz;
         buffers& buf = thread_buffers();
-        buf.x.resize(static_cast<std::size_t>((last - k0) * B));  // positions k0 .. last - 1
-        buf.y.resize(static_cast<std::size_t>((r1 - r0) * B));
+        const std::int64_t x0 = cols[static_cast<std::size_t>(bi)], bw = cols[static_cast<std::size_t>(bi + 1)] - x0;
+        const bool stream = bw == B && streamable(out, x0);
+        buf.x.resize(static_cast<std::size_t>(nt * B));
+        buf.y.resize(static_cast<std::size_t>(h * B));
         float* xs = buf.x.data();
         float* ys = buf.y.data();
-        const T* const base = in_.row(0) + x0;  // locals: the sweeps leave few registers
-        const std::int64_t stride = in_.stride();
-        const std::int64_t* const rows = rows_.data();
-        const float cval = p_.cval;
+        const T* const base = in.row(0) + x0;  // locals: the sweeps leave few registers
+        const std::int64_t stride = in.stride();
         // full: the band is B columns wide (all but the last band), no partial vectors; with_direct:
         // the filter has a centre term (derivatives; skipping it for order 0: 3% of the pass).
         auto run = [&](auto full, auto with_direct) __attribute__((always_inline)) {
             constexpr bool F = decltype(full)::value, D = decltype(with_direct)::value;
-            // Position k of the band into v.
+            // Row k of the band into xs and v (the causal sweep takes it from registers).
             auto gather = [&](std::int64_t k, lanes (&v)[NV]) __attribute__((always_inline)) {
-                const std::int64_t src = rows[k];
+                float* xk = xs + k * B;
+                const std::int64_t src = rows[static_cast<std::size_t>(k)];
                 if (src < 0) {
 #pragma GCC unroll 8
-                    for (int g = 0; g < NV; ++g) v[g] = splat<lanes>(cval);
+                    for (int g = 0; g < NV; ++g) v[g] = splat<lanes>(p.cval), vstore(xk + g * W, v[g]);
                     return;
                 }
                 const T* row = base + src * stride;
@@ -419,21 +379,15 @@ public:
                 for (int g = 0; g < NV; ++g) {
                     const std::int64_t n = F ? W : std::clamp<std::int64_t>(bw - g * W, 0, W);
                     v[g] = n == W ? load_lanes(row + g * W) : load_lanes_partial(row + g * W, n);
+                    vstore(xk + g * W, v[g]);
                 }
-            };
-            auto keep = [&](std::int64_t k, const lanes (&v)[NV]) __attribute__((always_inline)) {
-#pragma GCC unroll 8
-                for (int g = 0; g < NV; ++g) vstore(xs + (k - k0) * B + g * W, v[g]);
             };
             // The rows prefetch_rows ahead: the band's pieces of them are 16 KiB apart, which the
             // hardware prefetchers do not follow.
             auto prefetch = [&](std::int64_t k) __attribute__((always_inline)) {
-                // Past the band's last position: the next band's first rows.
-                const bool next = k >= last;
-                const std::int64_t kk = next ? first + (k - last) : k;
-                const std::int64_t src = kk < last ? rows[kk] : -1;
+                const std::int64_t src = k < nt ? rows[static_cast<std::size_t>(k)] : -1;
                 if (src < 0) return;
-                const T* row = base + src * stride + (next ? B : 0);
+                const T* row = base + src * stride;
 #pragma GCC unroll 8
                 for (std::int64_t o = 0; o < B * std::int64_t(sizeof(T)); o += 64)
                     __builtin_prefetch(reinterpret_cast<const char*>(row) + o);
@@ -441,37 +395,27 @@ public:
 
             deriche_sweep<S, NV> s(c, true);
             lanes v[NV];
-            if (carried) {
-                s.load(state);
-            } else {
-                gather(first, v);
-                s.start_values(v);
-            }
-            for (std::int64_t k = first; k < k1; ++k) {
-                gather(k, v);
+            gather(0, v);
+            s.start(xs);
+            for (std::int64_t k = 0; k < pad + h; ++k) {
+                if (k > 0) gather(k, v);
                 prefetch(k + prefetch_rows);
                 s.causal_values(v);
-                if (k >= k0) {
-                    keep(k, v);
+                if (k >= pad) {
 #pragma GCC unroll 8
-                    for (int g = 0; g < NV; ++g) vstore(ys + (k - k0) * B + g * W, s.out(g));
+                    for (int g = 0; g < NV; ++g) vstore(ys + (k - pad) * B + g * W, s.out(g));
                 }
             }
-            if (state) s.save(state);
-            for (std::int64_t k = k1; k < last; ++k) {
-                gather(k, v);
-                prefetch(k + prefetch_rows);
-                keep(k, v);
-            }
+            for (std::int64_t k = pad + h; k < nt; ++k) gather(k, v);
 
             deriche_sweep<S, NV> a(c, false);
             const lanes direct = splat<lanes>(c.direct);
-            a.start(xs + (last - 1 - k0) * B);
-            for (std::int64_t k = last - 1; k >= k1; --k) a.anticausal(xs + (k - k0) * B);
-            for (std::int64_t i = r1 - r0 - 1; i >= 0; --i) {
-                a.anticausal(xs + i * B);  // xa is now x at row r0 + i
-                const float* y = ys + i * B;
-                U* row = dst + i * dst_stride;
+            a.start(xs + (nt - 1) * B);
+            for (std::int64_t k = nt - 1; k >= pad + h; --k) a.anticausal(xs + k * B);
+            for (std::int64_t i = h - 1; i >= 0; --i) {
+                a.anticausal(xs + (pad + i) * B);  // xa is now x at i
+                float* y = ys + i * B;
+                U* row = out.row(i) + x0;
                 lanes r[NV];
 #pragma GCC unroll 8
                 for (int g = 0; g < NV; ++g) {
@@ -499,26 +443,6 @@ public:
             run(std::true_type{}, std::true_type{});
         else
             run(std::false_type{}, std::true_type{});
-    }
-
-private:
-    host_view<const T> in_;
-    const axis_plan& p_;
-    std::int64_t nt_;
-    std::vector<std::int64_t> rows_;
-};
-
-template <int S, class T, class U>
-void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& p) {
-    using bands = vertical_bands<S, T>;
-    const bands v(in, p);
-    const std::int64_t w = in.width(), h = in.height();
-    const std::vector<std::int64_t> cols = aligned_chunks(out, bands::B);
-    detail::parallel_for(static_cast<std::int64_t>(cols.size()) - 1, w * h, [&](std::int64_t bi) {
-        flush_denormals ftz;
-        const std::int64_t x0 = cols[static_cast<std::size_t>(bi)], bw = cols[static_cast<std::size_t>(bi + 1)] - x0;
-        const bool stream = bw == bands::B && streamable(out, x0);
-        v.run(x0, bw, 0, h, v.positions(), nullptr, false, out.row(0) + x0, out.stride(), stream);  // every row: exact
         if (stream) stream_fence();
     });
 }
@@ -529,10 +453,9 @@ void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& 
 // it); the columns before the first tile (cut so tiles are 64-byte aligned in the output) and
 // after the last one are gathered; the extension's rows are copies of the rows of xs they
 // mirror (gathering them pixel by pixel cost 10% of the pass at sigma 20, measured). ys holds
-// the causal result, then the final one, transposed out tile by tile. `parallel`: the strips
-// spread over the threads (false inside deriche_fused's work items).
+// the causal result, then the final one, transposed out tile by tile.
 template <int S, int NV, class T, class U>
-void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan& p, bool parallel) {
+void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan& p) {
     constexpr std::int64_t W = lane_width, R = NV * W;
     const std::int64_t w = in.width(), h = in.height(), pad = p.pad, nt = w + 2 * pad;
     const std::vector<std::int64_t> cuts = aligned_chunks(out, W);
@@ -549,7 +472,7 @@ void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan
         const std::int64_t col = ext[static_cast<std::size_t>(k)];
         if (col >= head && col < tail) early = std::max(early, (col - head) / W + 1);
     }
-    const auto strip = [&](std::int64_t si) {
+    detail::parallel_for((h + R - 1) / R, w * h, [&](std::int64_t si) {
         flush_denormals ftz;
         buffers& buf = thread_buffers();
         const std::int64_t y0 = si * R, sh = std::min(R, h - y0);
@@ -654,70 +577,7 @@ void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan
             for (std::int64_t k = 0; k < head; ++k) dst[l][k] = store_as<U>(ys[k * R + l]);
             for (std::int64_t k = tail; k < w; ++k) dst[l][k] = store_as<U>(ys[k * R + l]);
         }
-    };
-    if (parallel)
-        detail::parallel_for((h + R - 1) / R, w * h, strip);
-    else
-        for (std::int64_t si = 0; si < (h + R - 1) / R; ++si) strip(si);
-}
-
-// Both axes Deriche in one pass over blocks of rows: the two passes each took the 4096x4096
-// float image through DRAM (writing and reading back the vertical result) and each ran at
-// the memory floor of its access pattern (docs/benchmarks.md, 2026-11-27). Here a block's
-// vertical result stays in cache until the horizontal pass has read it. The rows are cut
-// into work items of about fused_item_rows (fixed, so results do not depend on the thread
-// count); an item goes down its rows in blocks of fused_block_rows: per band, the causal
-// sweep continues from the state the band's previous block left (exact), the anticausal
-// sweep warms up from `decay` rows below the block, and an item's first causal state from
-// `decay` rows above it (vertical_bands::run).
-static const std::int64_t fused_block_rows = std::getenv("GB") ? std::atoi(std::getenv("GB")) : 128;
-static const std::int64_t fused_item_rows = std::getenv("GI") ? std::atoi(std::getenv("GI")) : 1024;
-
-template <int S, class T, class U>
-void deriche_fused(host_view<const T> in, host_view<U> out, const axis_plan& pv, const axis_plan& ph) {
-    using bands = vertical_bands<S, T>;
-    const bands v(in, pv);
-    const std::int64_t w = in.width(), h = in.height(), warm = std::max(pv.decay, pv.pad);
-    const std::vector<std::int64_t> cols = aligned_chunks(out, bands::B);
-    const auto nb = static_cast<std::int64_t>(cols.size()) - 1;
-    const std::int64_t items = std::max<std::int64_t>(1, h / fused_item_rows);
-    // Item i's first row; cut at multiples of 16 rows, whole strips of the horizontal pass.
-    const auto first = [&](std::int64_t i) { return i == items ? h : h * i / items / 16 * 16; };
-    // The block buffer's rows: aligned as out's (float output; the horizontal pass's tiles are
-    // aligned to the output), one cache line longer than a multiple of 64 bytes, so that a
-    // band's rows in it do not all map onto one cache set.
-    const std::int64_t bstride = (w + 15) / 16 * 16 + 16;
-    const auto offset =
-        std::is_same_v<U, float> ? static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(out.row(0)) % 64 / 4) : 0;
-    std::atomic<bool> nan{false};
-    detail::parallel_for(items, w * h, [&](std::int64_t item) {
-        flush_denormals ftz;
-        buffers& buf = thread_buffers();
-        buf.block.resize(static_cast<std::size_t>(fused_block_rows * bstride + 32));
-        buf.state.resize(static_cast<std::size_t>(nb * bands::state_size));
-        float* const block = buf.block.data() + (64 - reinterpret_cast<std::uintptr_t>(buf.block.data()) % 64) / 4 + offset;
-        const std::int64_t c0 = first(item), c1 = first(item + 1);
-        for (std::int64_t r0 = c0; r0 < c1; r0 += fused_block_rows) {
-            const std::int64_t r1 = std::min(c1, r0 + fused_block_rows);
-            for (std::int64_t bi = 0; bi < nb; ++bi) {
-                const std::int64_t x0 = cols[static_cast<std::size_t>(bi)];
-                v.run(x0, cols[static_cast<std::size_t>(bi + 1)] - x0, r0, r1, warm,
-                      buf.state.data() + bi * bands::state_size, r0 > c0, block + x0, bstride, false);
-            }
-            const host_view<const float> rows(block, w, r1 - r0, bstride);
-            if (ph.deriche.sections == 3)
-                deriche_horizontal<3, horizontal_vectors>(rows, out.subview(0, r0, w, r1 - r0), ph, false);
-            else
-                deriche_horizontal<2, horizontal_vectors>(rows, out.subview(0, r0, w, r1 - r0), ph, false);
-        }
-        // A NaN makes every output of the two passes NaN (each spreads it along its lines); the
-        // warm-ups would stop it short. Every row passes through some item's causal sweep, whose
-        // state stays NaN once it met one.
-        const auto* f = reinterpret_cast<const float*>(buf.state.data());
-        if (std::any_of(f, f + buf.state.size() * lane_width, [](float x) { return std::isnan(x); })) nan = true;
     });
-    if (nan)
-        for (std::int64_t y = 0; y < h; ++y) std::fill_n(out.row(y), w, store_as<U>(std::numeric_limits<float>::quiet_NaN()));
 }
 
 // Young-van Vliet in double (see yvv_coeffs), over the L lanes of the nt x L buffer x into the
@@ -857,9 +717,9 @@ template <class T, class U>
 void gaussian_vertical_pass(host_view<const T> in, host_view<U> out, const axis_plan& p) {
     if (p.kind == gaussian_kind::deriche) {
         if (p.deriche.sections == 3)
-            deriche_vertical<3>(in, out, p);
+            deriche_vertical<3, vertical_vectors(3)>(in, out, p);
         else
-            deriche_vertical<2>(in, out, p);
+            deriche_vertical<2, vertical_vectors(2)>(in, out, p);
         return;
     }
     if (p.kind == gaussian_kind::fir) return fir_vertical(in, out, p);
@@ -897,9 +757,9 @@ template <class T, class U>
 void gaussian_horizontal_pass(host_view<const T> in, host_view<U> out, const axis_plan& p) {
     if (p.kind == gaussian_kind::deriche) {
         if (p.deriche.sections == 3)
-            deriche_horizontal<3, horizontal_vectors>(in, out, p, true);
+            deriche_horizontal<3, horizontal_vectors>(in, out, p);
         else
-            deriche_horizontal<2, horizontal_vectors>(in, out, p, true);
+            deriche_horizontal<2, horizontal_vectors>(in, out, p);
         return;
     }
     if (p.kind == gaussian_kind::fir) return fir_horizontal(in, out, p);
@@ -945,14 +805,6 @@ void gaussian_horizontal_pass(host_view<const T> in, host_view<U> out, const axi
     });
 }
 
-template <class T, class U>
-void gaussian_fused(host_view<const T> in, host_view<U> out, const axis_plan& rows_axis, const axis_plan& cols_axis) {
-    if (rows_axis.deriche.sections == 3)
-        deriche_fused<3>(in, out, rows_axis, cols_axis);
-    else
-        deriche_fused<2>(in, out, rows_axis, cols_axis);
-}
-
 #define GRANULA_INSTANTIATE_PAIR(T, U)                                                                      \
     template void gaussian_vertical_pass<T, U>(host_view<const T>, host_view<U>, const axis_plan&);         \
     template void gaussian_horizontal_pass<T, U>(host_view<const T>, host_view<U>, const axis_plan&);
@@ -964,14 +816,5 @@ GRANULA_INSTANTIATE_PAIR(std::uint16_t, float)
 GRANULA_INSTANTIATE_PAIR(float, std::uint16_t)
 GRANULA_INSTANTIATE_PAIR(float, float)
 #undef GRANULA_INSTANTIATE_PAIR
-template void gaussian_fused<std::uint8_t, std::uint8_t>(host_view<const std::uint8_t>, host_view<std::uint8_t>,
-                                                        const axis_plan&, const axis_plan&);
-template void gaussian_fused<std::uint8_t, float>(host_view<const std::uint8_t>, host_view<float>, const axis_plan&,
-                                                 const axis_plan&);
-template void gaussian_fused<std::uint16_t, std::uint16_t>(host_view<const std::uint16_t>, host_view<std::uint16_t>,
-                                                          const axis_plan&, const axis_plan&);
-template void gaussian_fused<std::uint16_t, float>(host_view<const std::uint16_t>, host_view<float>, const axis_plan&,
-                                                  const axis_plan&);
-template void gaussian_fused<float, float>(host_view<const float>, host_view<float>, const axis_plan&, const axis_plan&);
 
 }  // namespace granula::GRANULA_SIMD_NAMESPACE
