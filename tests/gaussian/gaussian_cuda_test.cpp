@@ -219,6 +219,28 @@ TEST(GaussianCuda, DericheChunksEveryModeAxisAndStride) {
         }
 }
 
+// The recursion's tiles (8 chunks of 32 samples, 32 lines per block; states move between the
+// kernels per tile): padded lengths one off a multiple of 256, lines shorter than a chunk,
+// extensions of a few samples (nearest: 3) and longer than a tile (sigma 30 reflect / wrap:
+// the output starts in the second tile), line counts one past a block's 32; each axis alone.
+TEST(GaussianCuda, DericheTilesLineLengthsAndExtensions) {
+    GRANULA_REQUIRE_GPU();
+    std::mt19937_64 rng(18);
+    for (std::int64_t n : {1, 31, 32, 250, 256, 257, 506, 512, 513, 768, 1100})
+        for (border_mode m : {border_mode::nearest, border_mode::reflect, border_mode::wrap})
+            for (double sigma : {2.0, 30.0}) {
+                gaussian_params p;
+                p.method = gaussian_method::deriche;
+                p.mode = {m, m};
+                const std::string what = std::string(to_string(m)) + " sigma " + std::to_string(sigma) + " length " +
+                                         std::to_string(n);
+                p.sigma = {0.0, sigma};
+                EXPECT_LE((gpu_vs_cpu<float, float>(rng, n, 33, p)), 1e-5) << "rows, " << what;
+                p.sigma = {sigma, 0.0};
+                EXPECT_LE((gpu_vs_cpu<float, float>(rng, 33, n, p, true)), 1e-5) << "columns, " << what;
+            }
+}
+
 TEST(GaussianCuda, InPlace) {
     GRANULA_REQUIRE_GPU();
     std::mt19937_64 rng(13);

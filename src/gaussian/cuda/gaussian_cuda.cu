@@ -2,13 +2,18 @@
 //
 // Recursive filters run block-parallel with carried state (Nehab et al. 2011): every line is
 // cut into chunks of `chunk` samples and one thread handles one chunk of one line, so a
-// 8192-pixel line keeps ~260 threads busy instead of one. Three kernels per axis:
-//   1. states:  each chunk runs the causal and the anticausal recursion from a zero state and
-//               keeps its final states (the contribution of its own samples);
-//   2. fixup:   one thread per line walks the chunks, state_c = T state_{c-1} + own_c, with T
-//               the chunk's state-transition matrix (zero input), from the border's start state;
-//   3. output:  each chunk reruns both recursions from its true start states and writes.
-// Input is read twice and the result written once; the result equals the sequential
+// 8192-pixel line keeps ~260 threads busy instead of one. A block takes a tile of 8 chunks of
+// 32 lines; states pass between the kernels per tile. Three kernels per axis:
+//   1. states:  each chunk runs the causal and the anticausal recursion from a zero state; the
+//               block combines its chunks' final states into the tile's own states;
+//   2. fixup:   one thread per line walks the tiles, state_t = T state_{t-1} + own_t, with T
+//               the tile's state-transition matrix (zero input), from the border's start state;
+//   3. output:  each chunk runs both recursions from zero again, the block combines the chunks'
+//               own states with the tile's entry states into each chunk's entry states, and
+//               their zero-input response is added to the zero-start result.
+// Input is read twice and the result written once; the states, 1/16 byte per sample and
+// direction, no longer count (per chunk they were a fourth of the traffic: H200, 8192^2 float32
+// both axes 0.80 -> 0.70 ms). The result equals the sequential
 // recursion up to float rounding. Along columns the threads of a warp take adjacent columns
 // (coalesced); along rows a block stages a tile of 32 rows in shared memory and each thread
 // walks one row's chunk there. Chunks of the border extension run one direction only (the left
@@ -30,6 +35,7 @@
 // 5: 0.49 -> 0.71 ms; docs/benchmarks.md, branch gauss-gpu-fused).
 #include "gaussian/cuda/gaussian_cuda.hpp"
 
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -54,15 +60,15 @@ constexpr const char* scratch_what = "cudaMallocAsync (Gaussian temporary)";
 using granula::detail::deriche_coeffs;
 using granula::detail::gaussian_kind;
 
-// Tuning (H200): a chunk of 32 samples keeps a thread's samples in registers; 64 columns x 4
-// chunks per block along columns, 32 rows x 8 chunks (a 32 x 256 tile) along rows.
+// Tuning (H200): a chunk of 32 samples keeps a thread's samples in registers. A tile is 8
+// consecutive chunks of 32 lines (one block): 32 columns x 8 chunks along columns, 32 rows x 8
+// chunks (a 32 x 256 tile) along rows. States travel between the kernels per tile, not per chunk.
 constexpr int chunk = 32;
-constexpr int v_cols = 64, v_chunks = 4;
-constexpr int h_rows = 32, h_chunks = 8;
-constexpr int h_tile = h_chunks * chunk;  // samples per tile row
-constexpr int h_halo = 3;                 // one sample before the tile, two after
-constexpr int h_stride = h_tile + h_halo; // odd: the 32 rows of a warp fall in 32 banks
-
+constexpr int tile_chunks = 8;
+constexpr int tile_lines = 32;
+constexpr int h_tile = tile_chunks * chunk;  // samples per row tile row
+constexpr int h_halo = 3;                    // one sample before the tile, two after
+constexpr int h_stride = h_tile + h_halo;    // odd: the 32 rows of a warp fall in 32 banks
 
 // One chunk of padded positions k0 .. k0 + chunk - 1 and its neighbours x[k0 - 1], x[k0 + chunk],
 // x[k0 + chunk + 1]; chunks inside the image (all but a few per line) skip the border logic.
@@ -96,13 +102,17 @@ __device__ __forceinline__ void load_chunk(const T* line, std::int64_t step, std
 }
 
 // ---- Deriche: the recursion steps (the CPU kernel's arithmetic) -----------------------------------
-struct state {
+struct alignas(16) state {  // one 16-byte load or store
     float y0, d0, y1, d1;
 };
 
 struct deriche_params {
     deriche_coeffs c;
-    float t[2][4];  // per section, the chunk's transition matrix on (y, d): t00 t01 t10 t11
+    // Per section, the transition matrices on (y, d) (t00 t01 t10 t11) of a chunk (zero input,
+    // A^chunk) and of a tile (A^(chunk tile_chunks)), and entry_y[s][i] = the first row of
+    // A^(i + 1): the y after step i of a zero-input run from a start state (y, d).
+    float chunk_t[2][4], tile_t[2][4];
+    float entry_y[2][chunk][2];
 };
 
 __device__ __forceinline__ void causal_step(const deriche_coeffs& c, float x, float& xp, state& s) {
@@ -123,12 +133,13 @@ __device__ __forceinline__ void anticausal_step(const deriche_coeffs& c, float x
     x2 = x1, x1 = x;
 }
 
-__device__ __forceinline__ state transition(const deriche_params& p, state s, state own) {
+// t s + own: the state after a stretch with transition t entered in state s, own its state from zero.
+__device__ __forceinline__ state transition(const float (&t)[2][4], state s, state own) {
     state r;
-    r.y0 = p.t[0][0] * s.y0 + p.t[0][1] * s.d0 + own.y0;
-    r.d0 = p.t[0][2] * s.y0 + p.t[0][3] * s.d0 + own.d0;
-    r.y1 = p.t[1][0] * s.y1 + p.t[1][1] * s.d1 + own.y1;
-    r.d1 = p.t[1][2] * s.y1 + p.t[1][3] * s.d1 + own.d1;
+    r.y0 = t[0][0] * s.y0 + t[0][1] * s.d0 + own.y0;
+    r.d0 = t[0][2] * s.y0 + t[0][3] * s.d0 + own.d0;
+    r.y1 = t[1][0] * s.y1 + t[1][1] * s.d1 + own.y1;
+    r.d1 = t[1][2] * s.y1 + t[1][3] * s.d1 + own.d1;
     return r;
 }
 
@@ -153,16 +164,19 @@ __device__ __forceinline__ void chunk_states(const deriche_coeffs& c, const floa
     }
 }
 
-// Pass 3 of one chunk: ys receives causal + anticausal + direct x.
+// Pass 3 of one chunk, both recursions from zero: ys receives causal + anticausal + direct x,
+// causal / anticausal the chunk's own states (as chunk_states gives them).
 __device__ __forceinline__ void chunk_output(const deriche_coeffs& c, const float (&xs)[chunk], float before,
-                                             float after1, float after2, state causal, state anticausal,
-                                             float (&ys)[chunk]) {
+                                             float after1, float after2, float (&ys)[chunk], state& causal,
+                                             state& anticausal) {
+    causal = {0, 0, 0, 0};
     float xp = before;
 #pragma unroll
     for (int i = 0; i < chunk; ++i) {
         causal_step(c, xs[i], xp, causal);
         ys[i] = causal.y0 + causal.y1;
     }
+    anticausal = {0, 0, 0, 0};
     float x1 = after1, x2 = after2;
 #pragma unroll
     for (int i = chunk - 1; i >= 0; --i) {
@@ -171,36 +185,71 @@ __device__ __forceinline__ void chunk_output(const deriche_coeffs& c, const floa
     }
 }
 
-// ---- along columns: thread = (column, chunk) ------------------------------------------------------
-template <class T>
-__global__ void __launch_bounds__(v_cols* v_chunks)
-    columns_states(const T* in, std::int64_t stride, std::int64_t width, line_shape g, std::int64_t chunks,
-                   std::int64_t first, std::int64_t end, deriche_coeffs c, state* causal_out, state* anticausal_out) {
-    const std::int64_t x = blockIdx.x * std::int64_t{v_cols} + threadIdx.x;
-    const std::int64_t ci = blockIdx.y * std::int64_t{v_chunks} + threadIdx.y;
-    if (x >= width || ci >= chunks) return;
-    const T* line = in + x;
-    const std::int64_t k0 = ci * chunk;
-    float xs[chunk], before, after1, after2;
-    load_chunk(line, stride, k0, g, xs, before, after1, after2);
-    state a, b;
-    chunk_states(c, xs, before, after1, after2, ci < end, ci >= first, a, b);
-    if (ci < end) causal_out[ci * width + x] = a;
-    if (ci >= first) anticausal_out[ci * width + x] = b;
+// The recursions are linear: a run entered in state s is the run from zero plus the zero-input
+// response of s, whose y after step i is entry_y[i] . (y, d) per section. 8 FMAs per sample,
+// where rerunning the recursions from the entry states would need the chunks' own states
+// (one more recursion, or their storage in memory).
+__device__ __forceinline__ void add_entry_states(const deriche_params& p, state causal, state anticausal,
+                                                 float (&ys)[chunk]) {
+#pragma unroll
+    for (int i = 0; i < chunk; ++i) {
+        const int j = chunk - 1 - i;  // the anticausal run reaches sample i after step j
+        ys[i] += p.entry_y[0][i][0] * causal.y0 + p.entry_y[0][i][1] * causal.d0 + p.entry_y[1][i][0] * causal.y1 +
+                 p.entry_y[1][i][1] * causal.d1 + p.entry_y[0][j][0] * anticausal.y0 +
+                 p.entry_y[0][j][1] * anticausal.d0 + p.entry_y[1][j][0] * anticausal.y1 +
+                 p.entry_y[1][j][1] * anticausal.d1;
+    }
 }
 
-// One thread per line and direction (blockIdx.y: 0 causal, 1 anticausal); first/last are the
-// line's first and last padded samples. The causal walk ends at the last output chunk (end - 1),
-// the anticausal one at the first (first). The chunks' own states are read in batches ahead of
-// the dependent walk, so each thread keeps `fixup_batch` loads in flight (measured on the
-// H200: the one-at-a-time walk was latency-bound, the fixup then cost as much as a pass).
+// own[0][i][line] / own[1][i][line]: the causal / anticausal own states of chunk i of a tile.
+using tile_states = state[2][tile_chunks][tile_lines];
+
+// The tile's own states, the causal one (direction 0: the state after its last chunk, from
+// zero before its first) or the anticausal one (1).
+__device__ __forceinline__ state tile_own(const deriche_params& p, const tile_states& own, int direction, int line) {
+    if (direction == 0) {
+        state s = own[0][0][line];
+        for (int i = 1; i < tile_chunks; ++i) s = transition(p.chunk_t, s, own[0][i][line]);
+        return s;
+    }
+    state s = own[1][tile_chunks - 1][line];
+    for (int i = tile_chunks - 2; i >= 0; --i) s = transition(p.chunk_t, s, own[1][i][line]);
+    return s;
+}
+
+// The output kernels copy the tile's entry states (causal, anticausal) of each line into shared
+// memory with cp.async while they load and run the chunks, so no registers wait for them (with
+// plain loads ahead of the recursions columns_output took 97 registers, with the copy 80).
+using tile_entry = state[2][tile_lines];
+
+__device__ __forceinline__ void fetch_entry(tile_entry& entry, const state* causal, const state* anticausal,
+                                            std::int64_t at, int local, int line) {
+    if (local < 2) __pipeline_memcpy_async(&entry[local][line], (local == 0 ? causal : anticausal) + at, sizeof(state));
+    __pipeline_commit();
+}
+
+// Chunk `local`'s entry states from the tile's and the own states of the chunks before it
+// (causal) and after it (anticausal).
+__device__ __forceinline__ void chunk_entry(const deriche_params& p, const tile_entry& entry, const tile_states& own,
+                                            int local, int line, state& causal, state& anticausal) {
+    causal = entry[0][line], anticausal = entry[1][line];
+    for (int i = 0; i < local; ++i) causal = transition(p.chunk_t, causal, own[0][i][line]);
+    for (int i = tile_chunks - 1; i > local; --i) anticausal = transition(p.chunk_t, anticausal, own[1][i][line]);
+}
+
+// One thread per line and direction (blockIdx.y: 0 causal, 1 anticausal) walks the tiles,
+// state_t = T state_{t-1} + own_t, from the border's start state (first/last: the line's first
+// and last padded samples) and leaves each tile's entry state in place of its own. The causal
+// walk ends at the last tile with output (end_tile - 1), the anticausal one at the first
+// (first_tile). The tiles' own states are read in batches ahead of the dependent walk, so each
+// thread keeps `fixup_batch` loads in flight.
 constexpr int fixup_batch = 16;
 __device__ __forceinline__ void fixup_line(const deriche_params& p, std::int64_t line, std::int64_t lines,
-                                           std::int64_t chunks, std::int64_t first_chunk, std::int64_t end_chunk,
+                                           std::int64_t tiles, std::int64_t first_tile, std::int64_t end_tile,
                                            float first, float last, state* causal, state* anticausal) {
     const deriche_coeffs& c = p.c;
     const bool forward = blockIdx.y == 0;
-    const std::int64_t walk = forward ? end_chunk : chunks - first_chunk;
+    const std::int64_t walk = forward ? end_tile : tiles - first_tile;
     state* states = forward ? causal : anticausal;
     const float edge = forward ? first : last;
     state s = forward ? state{c.causal_gain[0] * edge, 0.0f, c.causal_gain[1] * edge, 0.0f}
@@ -209,43 +258,83 @@ __device__ __forceinline__ void fixup_line(const deriche_params& p, std::int64_t
         state own[fixup_batch];
 #pragma unroll
         for (int j = 0; j < fixup_batch; ++j) {
-            const std::int64_t ci = forward ? b + j : chunks - 1 - (b + j);
-            if (b + j < walk) own[j] = states[ci * lines + line];
+            const std::int64_t ti = forward ? b + j : tiles - 1 - (b + j);
+            if (b + j < walk) own[j] = states[ti * lines + line];
         }
 #pragma unroll
         for (int j = 0; j < fixup_batch; ++j) {
-            const std::int64_t ci = forward ? b + j : chunks - 1 - (b + j);
+            const std::int64_t ti = forward ? b + j : tiles - 1 - (b + j);
             if (b + j < walk) {
-                states[ci * lines + line] = s;  // the state at the chunk's entry
-                s = transition(p, s, own[j]);
+                states[ti * lines + line] = s;  // the state at the tile's entry
+                s = transition(p.tile_t, s, own[j]);
             }
         }
     }
 }
 
+// ---- along columns: a block takes 32 columns x one tile, thread = (column, chunk) -------------------
+template <class T>
+__global__ void __launch_bounds__(tile_lines* tile_chunks)
+    columns_states(const T* in, std::int64_t stride, std::int64_t width, line_shape g, std::int64_t first,
+                   std::int64_t end, deriche_params p, state* causal_out, state* anticausal_out) {
+    __shared__ tile_states own;
+    const int lane = threadIdx.x, local = threadIdx.y;
+    const std::int64_t x = blockIdx.x * std::int64_t{tile_lines} + lane;
+    const std::int64_t ci = blockIdx.y * std::int64_t{tile_chunks} + local;
+    state a{}, b{};
+    if (x < width) {
+        float xs[chunk], before, after1, after2;
+        load_chunk(in + x, stride, ci * chunk, g, xs, before, after1, after2);
+        chunk_states(p.c, xs, before, after1, after2, ci < end, ci >= first, a, b);
+    }
+    own[0][local][lane] = a, own[1][local][lane] = b;
+    __syncthreads();
+    if (x < width && local < 2)
+        (local == 0 ? causal_out : anticausal_out)[blockIdx.y * width + x] = tile_own(p, own, local, lane);
+}
+
 template <class T>
 __global__ void columns_fixup(const T* in, std::int64_t stride, std::int64_t width, line_shape g,
-                              std::int64_t chunks, std::int64_t first, std::int64_t end, deriche_params p,
+                              std::int64_t tiles, std::int64_t first_tile, std::int64_t end_tile, deriche_params p,
                               state* causal, state* anticausal) {
     const std::int64_t x = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
     if (x >= width) return;
-    fixup_line(p, x, width, chunks, first, end, load(in + x, stride, 0, g), load(in + x, stride, g.total - 1, g),
-               causal, anticausal);
+    fixup_line(p, x, width, tiles, first_tile, end_tile, load(in + x, stride, 0, g),
+               load(in + x, stride, g.total - 1, g), causal, anticausal);
 }
 
 template <class T, class U>
-__global__ void __launch_bounds__(v_cols* v_chunks)
+__global__ void __launch_bounds__(tile_lines* tile_chunks)
     columns_output(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t width,
-                   line_shape g, std::int64_t first, std::int64_t end, deriche_coeffs c, const state* causal,
+                   line_shape g, std::int64_t first_tile, deriche_params p, const state* causal,
                    const state* anticausal) {
-    const std::int64_t x = blockIdx.x * std::int64_t{v_cols} + threadIdx.x;
-    const std::int64_t ci = first + blockIdx.y * std::int64_t{v_chunks} + threadIdx.y;
-    if (x >= width || ci >= end) return;
-    const T* line = in + x;
-    const std::int64_t k0 = ci * chunk;
-    float xs[chunk], ys[chunk], before, after1, after2;
-    load_chunk(line, stride, k0, g, xs, before, after1, after2);
-    chunk_output(c, xs, before, after1, after2, causal[ci * width + x], anticausal[ci * width + x], ys);
+    __shared__ tile_states own;
+    __shared__ tile_entry entry;
+    const int lane = threadIdx.x, local = threadIdx.y;
+    const std::int64_t x = blockIdx.x * std::int64_t{tile_lines} + lane, ti = first_tile + blockIdx.y;
+    const std::int64_t k0 = (ti * tile_chunks + local) * chunk;
+    const bool active = x < width;
+    float ys[chunk];
+    state a{}, b{};
+    if (active) {
+        fetch_entry(entry, causal, anticausal, ti * width + x, local, lane);
+        float xs[chunk], before, after1, after2;
+        load_chunk(in + x, stride, k0, g, xs, before, after1, after2);
+        chunk_output(p.c, xs, before, after1, after2, ys, a, b);
+    }
+    own[0][local][lane] = a, own[1][local][lane] = b;
+    __pipeline_wait_prior(0);
+    __syncthreads();
+    if (!active) return;
+    state ca, cb;
+    chunk_entry(p, entry, own, local, lane, ca, cb);
+    add_entry_states(p, ca, cb, ys);
+    if (k0 - g.pad >= 0 && k0 - g.pad + chunk <= g.n) {
+        U* d = out + (k0 - g.pad) * out_stride + x;  // most chunks: step a pointer
+#pragma unroll
+        for (int i = 0; i < chunk; ++i, d += out_stride) *d = store_as<U>(ys[i]);
+        return;
+    }
 #pragma unroll
     for (int i = 0; i < chunk; ++i) {
         const std::int64_t y = k0 + i - g.pad;
@@ -253,18 +342,23 @@ __global__ void __launch_bounds__(v_cols* v_chunks)
     }
 }
 
-// ---- along rows: a block stages 32 rows x (8 chunks + halo) in shared memory ------------------------
-// Tile column j holds padded position tile_k0 - 1 + j.
+// ---- along rows: a block stages 32 rows x (one tile + halo) in shared memory ------------------------
+// Tile column j holds padded position tile_k0 - 1 + j. Tiles clear of the borders load and
+// store by stepping a pointer: the index logic per sample (64-bit products, bounds tests) had
+// made the row pass the slower one (H200, 8192^2 float32, sigma 5: rows 0.41 -> 0.33 ms, columns
+// 0.30 -> 0.28 with the same change to their stores). Each warp staging its own 32 rows x one
+// chunk, with no barrier before the recursions, was slower (rows 0.41 -> 0.47 ms).
 template <class T>
-__device__ __forceinline__ void load_tile(float (&tile)[h_rows][h_stride], const T* in, std::int64_t stride,
+__device__ __forceinline__ void load_tile(float (&tile)[tile_lines][h_stride], const T* in, std::int64_t stride,
                                           std::int64_t height, const line_shape& g, std::int64_t y0,
                                           std::int64_t tile_k0) {
-    // Thread t loads column t of all 32 rows, and the first 96 threads one halo sample each
-    // (row t / 3, column h_tile + t % 3), every load issued before the first store: one row at
-    // a time the loads waited on each other and the row pass ran at a third of the column
-    // pass's speed; the halo in a second round trip still held up the whole block.
-    static_assert(h_rows * h_halo <= h_tile);
-    const int t = threadIdx.y * h_rows + threadIdx.x;  // 0 .. h_tile - 1
+    // Thread t loads column 1 + t of all 32 rows (position tile_k0 + t: a warp reads 32 aligned
+    // samples, the pad being a multiple of 32), and the first 96 threads one halo sample each
+    // (row t / 3, column 0, h_tile + 1 or h_tile + 2), every load issued before the first store:
+    // one row at a time the loads waited on each other and the row pass ran at a third of the
+    // column pass's speed; the halo in a second round trip still held up the whole block.
+    static_assert(tile_lines * h_halo <= h_tile);
+    const int t = threadIdx.y * tile_lines + threadIdx.x;  // 0 .. h_tile - 1
     const bool inside = tile_k0 - 1 >= g.pad && tile_k0 - 1 + h_stride <= g.pad + g.n;
     std::int64_t base = 0;
     const bool backwards = !inside && mirrored(tile_k0 - 1, tile_k0 - 2 + h_stride, g, base);
@@ -276,78 +370,97 @@ __device__ __forceinline__ void load_tile(float (&tile)[h_rows][h_stride], const
                : backwards      ? static_cast<float>(row[base - k])
                                 : load(row, 1, k, g);
     };
-    float v[h_rows];
+    float v[tile_lines];
+    if (inside && y0 + tile_lines <= height) {  // most tiles: step a pointer, no per-sample index logic
+        const T* p = in + y0 * stride + (tile_k0 - g.pad + t);
 #pragma unroll
-    for (int r = 0; r < h_rows; ++r) v[r] = fetch(r, t);
-    const bool halo = t < h_rows * h_halo;
-    const int halo_row = t / h_halo, halo_col = h_tile + t % h_halo;
+        for (int r = 0; r < tile_lines; ++r, p += stride) v[r] = static_cast<float>(*p);
+    } else {
+#pragma unroll
+        for (int r = 0; r < tile_lines; ++r) v[r] = fetch(r, 1 + t);
+    }
+    const bool halo = t < tile_lines * h_halo;
+    const int halo_row = t / h_halo, halo_col = t % h_halo == 0 ? 0 : h_tile + t % h_halo;
     const float halo_value = halo ? fetch(halo_row, halo_col) : 0.0f;
 #pragma unroll
-    for (int r = 0; r < h_rows; ++r) tile[r][t] = v[r];
+    for (int r = 0; r < tile_lines; ++r) tile[r][1 + t] = v[r];
     if (halo) tile[halo_row][halo_col] = halo_value;
 }
 
+
 template <class T>
-__global__ void __launch_bounds__(h_rows* h_chunks)
-    rows_states(const T* in, std::int64_t stride, std::int64_t height, line_shape g, std::int64_t chunks,
-                std::int64_t first, std::int64_t end, deriche_coeffs c, state* causal_out, state* anticausal_out) {
-    __shared__ float tile[h_rows][h_stride];
-    const std::int64_t y0 = blockIdx.y * std::int64_t{h_rows}, tile_k0 = blockIdx.x * std::int64_t{h_tile};
+__global__ void __launch_bounds__(tile_lines* tile_chunks)
+    rows_states(const T* in, std::int64_t stride, std::int64_t height, line_shape g, std::int64_t first,
+                std::int64_t end, deriche_params p, state* causal_out, state* anticausal_out) {
+    __shared__ float tile[tile_lines][h_stride];
+    __shared__ tile_states own;
+    const std::int64_t y0 = blockIdx.y * std::int64_t{tile_lines}, tile_k0 = blockIdx.x * std::int64_t{h_tile};
     load_tile(tile, in, stride, height, g, y0, tile_k0);
     __syncthreads();
     const int r = threadIdx.x, local = threadIdx.y;
-    const std::int64_t y = y0 + r, ci = blockIdx.x * std::int64_t{h_chunks} + local;
-    if (y >= height || ci >= chunks) return;
+    const std::int64_t y = y0 + r, ci = blockIdx.x * std::int64_t{tile_chunks} + local;
     const float* row = &tile[r][1 + local * chunk];
     float xs[chunk];
 #pragma unroll
     for (int i = 0; i < chunk; ++i) xs[i] = row[i];
-    state a, b;
-    chunk_states(c, xs, row[-1], row[chunk], row[chunk + 1], ci < end, ci >= first, a, b);
-    if (ci < end) causal_out[ci * height + y] = a;
-    if (ci >= first) anticausal_out[ci * height + y] = b;
+    chunk_states(p.c, xs, row[-1], row[chunk], row[chunk + 1], ci < end, ci >= first, own[0][local][r],
+                 own[1][local][r]);
+    __syncthreads();
+    if (y < height && local < 2)
+        (local == 0 ? causal_out : anticausal_out)[blockIdx.x * height + y] = tile_own(p, own, local, r);
 }
 
 template <class T>
-__global__ void rows_fixup(const T* in, std::int64_t stride, std::int64_t height, line_shape g, std::int64_t chunks,
-                           std::int64_t first, std::int64_t end, deriche_params p, state* causal, state* anticausal) {
+__global__ void rows_fixup(const T* in, std::int64_t stride, std::int64_t height, line_shape g, std::int64_t tiles,
+                           std::int64_t first_tile, std::int64_t end_tile, deriche_params p, state* causal,
+                           state* anticausal) {
     const std::int64_t y = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
     if (y >= height) return;
     const T* row = in + y * stride;
-    fixup_line(p, y, height, chunks, first, end, load(row, 1, 0, g), load(row, 1, g.total - 1, g), causal, anticausal);
+    fixup_line(p, y, height, tiles, first_tile, end_tile, load(row, 1, 0, g), load(row, 1, g.total - 1, g), causal,
+               anticausal);
 }
 
 template <class T, class U>
-__global__ void __launch_bounds__(h_rows* h_chunks, 3)  // 3 blocks per SM: 85 registers at most
+__global__ void __launch_bounds__(tile_lines* tile_chunks, 3)  // 3 blocks per SM: 85 registers at most
     rows_output(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t height,
-                line_shape g, std::int64_t first, std::int64_t end, deriche_coeffs c, const state* causal,
+                line_shape g, std::int64_t first_tile, deriche_params p, const state* causal,
                 const state* anticausal) {
-    __shared__ float tile[h_rows][h_stride];
-    const std::int64_t c0 = first + blockIdx.x * std::int64_t{h_chunks};
-    const std::int64_t y0 = blockIdx.y * std::int64_t{h_rows}, tile_k0 = c0 * chunk;
+    __shared__ float tile[tile_lines][h_stride];
+    __shared__ tile_states own;
+    __shared__ tile_entry entry;
+    const int r = threadIdx.x, local = threadIdx.y;
+    const std::int64_t ti = first_tile + blockIdx.x;
+    const std::int64_t y0 = blockIdx.y * std::int64_t{tile_lines}, tile_k0 = ti * h_tile, y = y0 + r;
+    const bool active = y < height;  // rows past the image hold zeros
+    if (active) fetch_entry(entry, causal, anticausal, ti * height + y, local, r);
     load_tile(tile, in, stride, height, g, y0, tile_k0);
     __syncthreads();
-    const int r = threadIdx.x, local = threadIdx.y;
-    const std::int64_t y = y0 + r, ci = c0 + local;
-    const bool active = y < height && ci < end;
-    float xs[chunk], ys[chunk], before = 0, after1 = 0, after2 = 0;
-    if (active) {
-        const float* row = &tile[r][1 + local * chunk];
+    float xs[chunk], ys[chunk];
+    float* row = &tile[r][1 + local * chunk];
 #pragma unroll
-        for (int i = 0; i < chunk; ++i) xs[i] = row[i];
-        before = row[-1], after1 = row[chunk], after2 = row[chunk + 1];
-    }
-    __syncthreads();  // the tile now receives the results
+    for (int i = 0; i < chunk; ++i) xs[i] = row[i];
+    chunk_output(p.c, xs, row[-1], row[chunk], row[chunk + 1], ys, own[0][local][r], own[1][local][r]);
+    __pipeline_wait_prior(0);
+    __syncthreads();  // the own and entry states are complete and the tile now receives the results
     if (active) {
-        chunk_output(c, xs, before, after1, after2, causal[ci * height + y], anticausal[ci * height + y], ys);
-        float* row = &tile[r][1 + local * chunk];
-#pragma unroll
-        for (int i = 0; i < chunk; ++i) row[i] = ys[i];
+        state ca, cb;
+        chunk_entry(p, entry, own, local, r, ca, cb);
+        add_entry_states(p, ca, cb, ys);
     }
+#pragma unroll
+    for (int i = 0; i < chunk; ++i) row[i] = ys[i];
     __syncthreads();
-    const int t = threadIdx.y * h_rows + threadIdx.x;
-    for (int rr = 0; rr < h_rows; ++rr) {
-        const std::int64_t yy = y0 + rr, x = tile_k0 + t - g.pad;
+    const int t = threadIdx.y * tile_lines + threadIdx.x;
+    const std::int64_t x = tile_k0 + t - g.pad;
+    if (y0 + tile_lines <= height && tile_k0 - g.pad >= 0 && tile_k0 - g.pad + h_tile <= g.n) {
+        U* d = out + y0 * out_stride + x;  // most tiles: step a pointer, no per-sample index logic
+#pragma unroll
+        for (int rr = 0; rr < tile_lines; ++rr, d += out_stride) *d = store_as<U>(tile[rr][1 + t]);
+        return;
+    }
+    for (int rr = 0; rr < tile_lines; ++rr) {
+        const std::int64_t yy = y0 + rr;
         if (yy < height && x >= 0 && x < g.n) out[yy * out_stride + x] = store_as<U>(tile[rr][1 + t]);
     }
 }
@@ -616,16 +729,19 @@ unsigned grid_dim(std::int64_t n, std::int64_t per_block) { return static_cast<u
 // The chunk's transition matrix A^chunk of each section, A = [[1 - e1, a2], [-e1, a2]] on (y, d),
 // computed in double from the float coefficients the recursion uses.
 deriche_params make_deriche_params(const deriche_coeffs& c) {
-    deriche_params p{c, {}};
+    deriche_params p{c, {}, {}, {}};
     for (int s = 0; s < 2; ++s) {
         const double e1 = c.e1[s], a2 = c.a2[s];
         double m[4] = {1, 0, 0, 1};
-        for (int i = 0; i < chunk; ++i) {
+        for (int i = 0; i < chunk * tile_chunks; ++i) {
             const double n0 = (1 - e1) * m[0] + a2 * m[2], n1 = (1 - e1) * m[1] + a2 * m[3];
             const double n2 = -e1 * m[0] + a2 * m[2], n3 = -e1 * m[1] + a2 * m[3];
             m[0] = n0, m[1] = n1, m[2] = n2, m[3] = n3;
+            if (i < chunk) p.entry_y[s][i][0] = static_cast<float>(m[0]), p.entry_y[s][i][1] = static_cast<float>(m[1]);
+            if (i == chunk - 1)
+                for (int j = 0; j < 4; ++j) p.chunk_t[s][j] = static_cast<float>(m[j]);
         }
-        for (int i = 0; i < 4; ++i) p.t[s][i] = static_cast<float>(m[i]);
+        for (int j = 0; j < 4; ++j) p.tile_t[s][j] = static_cast<float>(m[j]);
     }
     return p;
 }
@@ -698,37 +814,43 @@ void axis_pass(device_view<const T> in, device_view<U> out, const axis_plan& pla
         return;
     }
     if (plan.kind == gaussian_kind::yvv) return yvv_pass<T, U>(in, out, plan, axis, s);
-    // The padded line rounded up to whole chunks (the extra samples continue the extension).
-    const std::int64_t chunks = (n + 2 * plan.pad + chunk - 1) / chunk;
-    const line_shape g{n, plan.pad, chunks * chunk, plan.mode, plan.cval};
+    // The extension rounded up to whole chunks, so that the row tiles' loads and stores start on
+    // aligned samples (H200, sigma 5: rows 0.329 -> 0.319 ms), and the padded line to whole tiles
+    // (the extra samples continue the extension).
+    const std::int64_t pad = (plan.pad + chunk - 1) / chunk * chunk;
+    const std::int64_t tiles = (n + 2 * pad + h_tile - 1) / h_tile, chunks = tiles * tile_chunks;
+    const line_shape g{n, pad, chunks * chunk, plan.mode, plan.cval};
     const deriche_params p = make_deriche_params(plan.deriche);
-    // The output pass skips the chunks that lie in the extension only (a third of them at sigma 200);
-    // the states pass and the fixup run one direction only there (chunk_states).
-    const std::int64_t first = plan.pad / chunk, end = (plan.pad + n - 1) / chunk + 1;
-    stream_buffer causal(static_cast<std::size_t>(chunks * lines) * sizeof(state), s, scratch_what);
-    stream_buffer anticausal(static_cast<std::size_t>(chunks * lines) * sizeof(state), s, scratch_what);
+    // The output pass skips the tiles that lie in the extension only (a third of them at sigma 200);
+    // the states pass runs one direction only in the extension's chunks (chunk_states), the fixup
+    // walks stop at the first and last tiles with output.
+    const std::int64_t first = pad / chunk, end = (pad + n - 1) / chunk + 1;
+    const std::int64_t first_tile = first / tile_chunks, end_tile = (end - 1) / tile_chunks + 1;
+    stream_buffer causal(static_cast<std::size_t>(tiles * lines) * sizeof(state), s, scratch_what);
+    stream_buffer anticausal(static_cast<std::size_t>(tiles * lines) * sizeof(state), s, scratch_what);
+    const dim3 block(tile_lines, tile_chunks), fixup_grid(grid_dim(lines, 128), 2);
     if (axis == 0) {
-        const dim3 block(v_cols, v_chunks), grid(grid_dim(w, v_cols), grid_dim(chunks, v_chunks));
-        columns_states<T><<<grid, block, 0, s>>>(in.data(), in.stride(), w, g, chunks, first, end, p.c,
-                                                 causal.as<state>(), anticausal.as<state>());
+        const unsigned blocks_x = grid_dim(w, tile_lines);
+        columns_states<T><<<dim3(blocks_x, static_cast<unsigned>(tiles)), block, 0, s>>>(
+            in.data(), in.stride(), w, g, first, end, p, causal.as<state>(), anticausal.as<state>());
         check_launch("Gaussian columns_states");
-        columns_fixup<T><<<dim3(grid_dim(w, 128), 2), 128, 0, s>>>(in.data(), in.stride(), w, g, chunks, first, end, p,
-                                                                   causal.as<state>(), anticausal.as<state>());
+        columns_fixup<T><<<fixup_grid, 128, 0, s>>>(in.data(), in.stride(), w, g, tiles, first_tile, end_tile, p,
+                                                    causal.as<state>(), anticausal.as<state>());
         check_launch("Gaussian columns_fixup");
-        columns_output<T, U><<<dim3(grid.x, grid_dim(end - first, v_chunks)), block, 0, s>>>(
-            in.data(), in.stride(), out.data(), out.stride(), w, g, first, end, p.c, causal.as<state>(),
+        columns_output<T, U><<<dim3(blocks_x, static_cast<unsigned>(end_tile - first_tile)), block, 0, s>>>(
+            in.data(), in.stride(), out.data(), out.stride(), w, g, first_tile, p, causal.as<state>(),
             anticausal.as<state>());
         check_launch("Gaussian columns_output");
     } else {
-        const dim3 block(h_rows, h_chunks), grid(grid_dim(chunks, h_chunks), grid_dim(h, h_rows));
-        rows_states<T><<<grid, block, 0, s>>>(in.data(), in.stride(), h, g, chunks, first, end, p.c,
-                                              causal.as<state>(), anticausal.as<state>());
+        const unsigned blocks_y = grid_dim(h, tile_lines);
+        rows_states<T><<<dim3(static_cast<unsigned>(tiles), blocks_y), block, 0, s>>>(
+            in.data(), in.stride(), h, g, first, end, p, causal.as<state>(), anticausal.as<state>());
         check_launch("Gaussian rows_states");
-        rows_fixup<T><<<dim3(grid_dim(h, 128), 2), 128, 0, s>>>(in.data(), in.stride(), h, g, chunks, first, end, p,
-                                                                causal.as<state>(), anticausal.as<state>());
+        rows_fixup<T><<<fixup_grid, 128, 0, s>>>(in.data(), in.stride(), h, g, tiles, first_tile, end_tile, p,
+                                                 causal.as<state>(), anticausal.as<state>());
         check_launch("Gaussian rows_fixup");
-        rows_output<T, U><<<dim3(grid_dim(end - first, h_chunks), grid.y), block, 0, s>>>(
-            in.data(), in.stride(), out.data(), out.stride(), h, g, first, end, p.c, causal.as<state>(),
+        rows_output<T, U><<<dim3(static_cast<unsigned>(end_tile - first_tile), blocks_y), block, 0, s>>>(
+            in.data(), in.stride(), out.data(), out.stride(), h, g, first_tile, p, causal.as<state>(),
             anticausal.as<state>());
         check_launch("Gaussian rows_output");
     }
