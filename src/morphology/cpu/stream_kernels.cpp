@@ -191,20 +191,19 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
         T* const tail = rings + total;  // the last strip of a result row, past its end
         // Every ring row a step touches, as a cursor moved a row down its ring after each step:
         // stage c's cursors are [first[c], first[c + 1]), the row it makes (c < last) then its
-        // reads. The step then looks up no ring arithmetic (a chain of dependent loads per read,
-        // its tables evicted from L1 by every step's rows: 9% of line:255:30's samples in perf).
-        std::vector<T*> cursor;
-        std::vector<const T*> limit;                  // a cursor at or past it wraps
-        std::vector<std::int64_t> step_of, wrap_of;   // a row's stride, the ring's span
+        // reads. The step then does no ring arithmetic per read (a chain of dependent loads of
+        // tables that every step's rows evict from L1: 9% of line:255:30's samples in perf).
+        std::vector<T*> cursor, last_row;             // a cursor at its ring's last row goes back to the first
+        std::vector<std::int64_t> step_of, back_of;   // a row's stride, from the last row to the first
         std::vector<std::size_t> first(count + 1, 0);
         const auto add_cursor = [&](std::size_t j, std::int64_t lag, std::int64_t column) {
             // At the first step stage j's newest row is the ring's first; lag < ring.
-            const std::int64_t span = stride[j] * layout[j].ring;
+            const std::int64_t back = stride[j] * (layout[j].ring - 1);
             T* const begin = rings + offset[j] + column;
             cursor.push_back(begin + (lag == 0 ? 0 : layout[j].ring - lag) * stride[j]);
-            limit.push_back(begin + span);
+            last_row.push_back(begin + back);
             step_of.push_back(stride[j]);
-            wrap_of.push_back(span);
+            back_of.push_back(back);
         };
         for (std::size_t c = 0; c < count; ++c) {
             first[c] = cursor.size();
@@ -246,9 +245,9 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
         std::size_t fetch_stage = 1;
         for (std::size_t c = 2; c < count; ++c)
             if (reads_of(c) > reads_of(fetch_stage)) fetch_stage = c;
-        // What each stage does at a step, in one small table, so that the step loads no chain
-        // of values (every step's rows evict its tables from L1: the step's code had 14% of
-        // line:255:30's samples in perf).
+        // What each stage does at a step, in one small table, so that the step loads no chains
+        // of values (with the cursors alone, the step's code still had 14% of line:255:30's
+        // samples in perf, waiting on the layout's and the program's fields; 4% with the table).
         using combine_fn = void (*)(T*, const T* const*, std::size_t, std::int64_t, const T*, std::int64_t);
         struct stage_step {
             std::int64_t begin, end, lead, n;  // it makes row t + lead, n elements, at steps [begin, end)
@@ -335,10 +334,8 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
                     std::memcpy(dst + full, tail, (x1 - x0 - full) * sizeof(T));
                 }
             }
-            for (std::size_t i = 0; i < cursor.size(); ++i) {
-                cursor[i] += step_of[i];
-                if (cursor[i] >= limit[i]) cursor[i] -= wrap_of[i];
-            }
+            for (std::size_t i = 0; i < cursor.size(); ++i)
+                cursor[i] = cursor[i] == last_row[i] ? cursor[i] - back_of[i] : cursor[i] + step_of[i];
         }
         stream_fence();  // the stores past the cache are visible before the task ends
     });
