@@ -170,8 +170,8 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
     detail::parallel_for(bands * chunks, in.pixel_count() * static_cast<std::int64_t>(count), [&](std::int64_t task) {
         const std::int64_t x0 = task % bands * band_width, x1 = std::min(width, x0 + band_width);
         const std::int64_t y0 = height * (task / bands) / chunks, y1 = height * (task / bands + 1) / chunks;
-        // At step t, stage j's row t + lead - lag lies at rings + offset[j] + slot * stride[j],
-        // slot = (t - t0 - lag) mod ring, from column x0 + left.
+        // Stage j's ring: layout[j].ring rows of stride[j] elements from rings + offset[j], each
+        // from column x0 + left.
         std::vector<std::int64_t> stride(count), offset(count);
         std::int64_t total = 0;
         for (std::size_t j = 0; j < last; ++j) {
@@ -189,18 +189,38 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
         }
         T* const rings = reinterpret_cast<T*>(memory.get());
         T* const tail = rings + total;  // the last strip of a result row, past its end
-        std::vector<std::int64_t> slot(count, 0);  // (t - t0) mod ring
-        const auto row_of = [&](std::size_t j, std::int64_t lag) {
-            std::int64_t i = slot[j] - lag;
-            if (i < 0) i += layout[j].ring;
-            return rings + offset[j] + i * stride[j];
+        // Every ring row a step touches, as a cursor moved a row down its ring after each step:
+        // stage c's cursors are [first[c], first[c + 1]), the row it makes (c < last) then its
+        // reads. The step then does no ring arithmetic per read (a chain of dependent loads of
+        // tables that every step's rows evict from L1: 9% of line:255:30's samples in perf).
+        std::vector<T*> cursor, last_row;             // a cursor at its ring's last row goes back to the first
+        std::vector<std::int64_t> step_of, back_of;   // a row's stride, from the last row to the first
+        std::vector<std::size_t> first(count + 1, 0);
+        const auto add_cursor = [&](std::size_t j, std::int64_t lag, std::int64_t column) {
+            // At the first step stage j's newest row is the ring's first; lag < ring.
+            const std::int64_t back = stride[j] * (layout[j].ring - 1);
+            T* const begin = rings + offset[j] + column;
+            cursor.push_back(begin + (lag == 0 ? 0 : layout[j].ring - lag) * stride[j]);
+            last_row.push_back(begin + back);
+            step_of.push_back(stride[j]);
+            back_of.push_back(back);
         };
+        for (std::size_t c = 0; c < count; ++c) {
+            first[c] = cursor.size();
+            if (c < last) add_cursor(c, 0, 0);
+            if (c > 0)
+                for (const auto& r : program.stages[c - 1].reads) {
+                    const auto j = static_cast<std::size_t>(r.stage);
+                    add_cursor(j, layout[j].lead - (layout[c].lead + r.dy), layout[c].left + r.dx - layout[j].left);
+                }
+        }
+        first[count] = cursor.size();
         const bool padded = mode == border_mode::ignore || mode == border_mode::constant;
         const std::int64_t sx0 = x0 + layout[0].left, sx1 = sx0 + stride[0];
         const std::int64_t inside_begin = std::clamp<std::int64_t>(0, sx0, sx1);
         const std::int64_t inside_end = std::clamp<std::int64_t>(width, inside_begin, sx1);
         const auto load_source = [&](std::int64_t y) {
-            T* row = row_of(0, 0);
+            T* row = cursor[0];
             const std::int64_t ys = detail::border_index(y, height, mode);
             if (ys < 0) {
                 std::fill_n(row, stride[0], pad);
@@ -216,58 +236,72 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
             }
             std::memcpy(row + (inside_begin - sx0), src + inside_begin, (inside_end - inside_begin) * sizeof(T));
         };
-        // Each read as (stage, rows back from the stage's newest, column in its row).
-        struct ring_read {
-            std::size_t stage;
-            std::int64_t lag, column;
-        };
-        std::vector<std::vector<ring_read>> reads(count);
-        for (std::size_t c = 1; c < count; ++c)
-            for (const auto& r : program.stages[c - 1].reads) {
-                const auto j = static_cast<std::size_t>(r.stage);
-                reads[c].push_back({j, layout[j].lead - (layout[c].lead + r.dy), layout[c].left + r.dx - layout[j].left});
-            }
-        std::vector<const T*> sources, shifted;
+        std::vector<const T*> shifted;
         // The source rows come from memory a row a step, between steps that work in the cache:
         // each is prefetched a few steps ahead, along the loop of the stage with the most reads
         // (spread over its work; a loop of prefetches at the copy stalled on the memory
         // requests in flight: bench_cpu_morphology line:255:30 9.5-10.7 ms against 8.7-9.4).
+        const auto reads_of = [&](std::size_t c) { return program.stages[c - 1].reads.size(); };
         std::size_t fetch_stage = 1;
         for (std::size_t c = 2; c < count; ++c)
-            if (reads[c].size() > reads[fetch_stage].size()) fetch_stage = c;
+            if (reads_of(c) > reads_of(fetch_stage)) fetch_stage = c;
+        // What each stage does at a step, in one small table, so that the step loads no chains
+        // of values (with the cursors alone, the step's code still had 14% of line:255:30's
+        // samples in perf, waiting on the layout's and the program's fields; 4% with the table).
+        using combine_fn = void (*)(T*, const T* const*, std::size_t, std::int64_t, const T*, std::int64_t);
+        struct stage_step {
+            std::int64_t begin, end, lead, n;  // it makes row t + lead, n elements, at steps [begin, end)
+            T* const* cursors;                 // its row's cursor (not the last stage), then its reads'
+            std::size_t reads;
+            combine_fn combine;
+            bool clip;
+        };
+        std::vector<stage_step> steps(count);
+        for (std::size_t c = 0; c < count; ++c) {
+            const stage_layout& k = layout[c];
+            steps[c] = {y0 + k.low - k.lead, y1 + k.high - k.lead, k.lead, round_up(x1 - x0 + k.right - k.left),
+                        cursor.data() + first[c], c > 0 ? reads_of(c) : 0, nullptr, false};
+            if (c > 0) {
+                const detail::shift_stage& stage = program.stages[c - 1];
+                steps[c].combine = stage.maximum ? combine_any<max_op<T>, T> : combine_any<min_op<T>, T>;
+                steps[c].clip = stage.clip_to_image;
+            }
+        }
+        const bool maximum = program.stages.back().maximum;
         std::int64_t t0 = y0;
-        for (const auto& s : layout) t0 = std::min(t0, y0 + s.low - s.lead);
+        for (const auto& s : steps) t0 = std::min(t0, s.begin);
         for (std::int64_t t = t0; t < y1; ++t) {
             const T* fetch = nullptr;  // the source row prefetched at this step, fetch_n elements
             if (const std::int64_t ahead = t + layout[0].lead + source_prefetch_rows; ahead >= 0 && ahead < height)
                 fetch = in.row(ahead) + inside_begin;
             const std::int64_t fetch_n = fetch ? inside_end - inside_begin : 0;
             for (std::size_t c = 0; c < count; ++c) {
-                const stage_layout& k = layout[c];
+                const stage_step& k = steps[c];
+                if (t < k.begin || t >= k.end) continue;
                 const std::int64_t y = t + k.lead;
-                if (y < y0 + k.low || y >= y1 + k.high) continue;
                 if (c == 0) {
                     load_source(y);
                     continue;
                 }
-                sources.clear();
-                for (const ring_read& r : reads[c]) sources.push_back(row_of(r.stage, r.lag) + r.column);
-                const detail::shift_stage& stage = program.stages[c - 1];
-                const auto combine = stage.maximum ? combine_any<max_op<T>, T> : combine_any<min_op<T>, T>;
+                const combine_fn combine = k.combine;
+                const std::size_t reads = k.reads;
                 const T* const prefetch = c == fetch_stage ? fetch : nullptr;
                 const std::int64_t prefetch_n = c == fetch_stage ? fetch_n : 0;
                 if (c < last) {
-                    T* const row = row_of(c, 0);
-                    const std::int64_t n = round_up(x1 - x0 + k.right - k.left);
-                    combine(row, sources.data(), sources.size(), n, prefetch, prefetch_n);
-                    if (stage.clip_to_image) {
-                        const std::int64_t a = std::clamp<std::int64_t>(-(x0 + k.left), 0, n);
-                        const std::int64_t b = y < 0 || y >= height ? a : std::clamp(width - (x0 + k.left), a, n);
+                    T* const row = k.cursors[0];
+                    T* const* const sources = k.cursors + 1;
+                    const std::int64_t n = k.n;
+                    combine(row, sources, reads, n, prefetch, prefetch_n);
+                    if (k.clip) {
+                        const std::int64_t left = x0 + layout[c].left;
+                        const std::int64_t a = std::clamp<std::int64_t>(-left, 0, n);
+                        const std::int64_t b = y < 0 || y >= height ? a : std::clamp(width - left, a, n);
                         std::fill_n(row, a, clip_pad);
                         std::fill_n(row + b, n - b, clip_pad);
                     }
                     continue;
                 }
+                T* const* const sources = k.cursors;
                 T* const dst = out.row(y) + x0;
                 const std::int64_t full = (x1 - x0) / S * S;
                 // Past the cache from the first 64-byte boundary (numpy's large arrays start 16
@@ -278,12 +312,12 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
                 if (address % sizeof(T) == 0 && full >= 2 * S) {
                     const std::int64_t through = (full - aligned) / S * S;
                     if (aligned > 0) {
-                        combine(tail, sources.data(), sources.size(), S, nullptr, 0);
+                        combine(tail, sources, reads, S, nullptr, 0);
                         std::memcpy(dst, tail, aligned * sizeof(T));
                     }
-                    shifted.assign(sources.begin(), sources.end());
+                    shifted.assign(sources, sources + reads);
                     for (auto& p : shifted) p += aligned;
-                    (stage.maximum ? combine_any<max_op<T>, T, true> : combine_any<min_op<T>, T, true>)(
+                    (maximum ? combine_any<max_op<T>, T, true> : combine_any<min_op<T>, T, true>)(
                         dst + aligned, shifted.data(), shifted.size(), through, prefetch, prefetch_n);
                     if (aligned + through < full) {
                         for (auto& p : shifted) p += through;
@@ -291,16 +325,17 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
                         std::memcpy(dst + aligned + through, tail, (full - aligned - through) * sizeof(T));
                     }
                 } else {
-                    combine(dst, sources.data(), sources.size(), full, prefetch, prefetch_n);
+                    combine(dst, sources, reads, full, prefetch, prefetch_n);
                 }
                 if (full < x1 - x0) {
-                    for (auto& p : sources) p += full;
-                    combine(tail, sources.data(), sources.size(), S, nullptr, 0);
+                    shifted.assign(sources, sources + reads);
+                    for (auto& p : shifted) p += full;
+                    combine(tail, shifted.data(), reads, S, nullptr, 0);
                     std::memcpy(dst + full, tail, (x1 - x0 - full) * sizeof(T));
                 }
             }
-            for (std::size_t j = 0; j < last; ++j)
-                if (++slot[j] == layout[j].ring) slot[j] = 0;
+            for (std::size_t i = 0; i < cursor.size(); ++i)
+                cursor[i] = cursor[i] == last_row[i] ? cursor[i] - back_of[i] : cursor[i] + step_of[i];
         }
         stream_fence();  // the stores past the cache are visible before the task ends
     });
