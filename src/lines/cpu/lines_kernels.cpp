@@ -387,8 +387,8 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
             const std::int64_t line_a = ((xa - out_phase) % G + G) % G == 0 ? xa : tile_after(xa, out_phase, xb);
             std::int64_t x = line_a;
             for (; x + G <= xb; x += G) store_line(dst + x, src + x);
-            std::memcpy(dst + xa, src + xa, (line_a - xa) * sizeof(T));
-            std::memcpy(dst + x, src + x, (xb - x) * sizeof(T));
+            if (line_a > xa) std::memcpy(dst + xa, src + xa, (line_a - xa) * sizeof(T));
+            if (xb > x) std::memcpy(dst + x, src + x, (xb - x) * sizeof(T));
         }
     };
     const auto scatter_rows = [&](std::int64_t j_begin, std::int64_t j_end, const auto& row_of) {
