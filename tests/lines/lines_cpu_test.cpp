@@ -156,7 +156,8 @@ TYPED_TEST(LinesCpu, FlatLinesOnTheImageEqualFifo) {
             for (const bool inside : {false, true}) {
                 // inside: the input and output are views at odd offsets of larger images.
                 auto big_in = random_image<T>(rng, w + 9, h + 2, 50, false);
-                const host_view<const T> img = inside ? big_in.view().subview(3, 1, w, h) : big_in.view().subview(0, 0, w, h);
+                const host_view<const T> img =
+                    inside ? big_in.view().subview(3, 1, w, h) : big_in.view().subview(0, 0, w, h);
                 const std::int64_t length = std::uniform_int_distribution<std::int64_t>(1, 150)(rng);
                 for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing, line_filter_kind::erosion})
                     for (const border_mode m : {border_mode::ignore, border_mode::constant}) {

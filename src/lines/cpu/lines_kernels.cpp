@@ -82,7 +82,8 @@ struct band_scratch {
     // transpose, tile_rows<T>(lanes) x group_columns<T> each; the output piece after it.
     std::vector<T> tile_in, tile_out, piece;
     void reserve(std::int64_t length, std::int64_t lanes) {
-        for (auto* t : {&tile_in, &tile_out}) t->resize(static_cast<std::size_t>(tile_rows<T>(lanes) * group_columns<T>));
+        for (auto* t : {&tile_in, &tile_out})
+            t->resize(static_cast<std::size_t>(tile_rows<T>(lanes) * group_columns<T>));
         piece.resize(static_cast<std::size_t>(piece_rows<T>(lanes) * piece_columns<T>));
         const std::int64_t S = segment_rows(length, lanes * static_cast<std::int64_t>(sizeof(K)));
         source.resize(static_cast<std::size_t>((S + length) * lanes));
@@ -398,7 +399,8 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
         }
         for (std::int64_t j = j_begin, next; j < j_end; j = next) {
             next = j;
-            for (std::int64_t t = 0; t < P / G && next < j_end; ++t) next = tile_after(r0 + next, out_phase, r0 + j_end) - r0;
+            for (std::int64_t t = 0; t < P / G && next < j_end; ++t)
+                next = tile_after(r0 + next, out_phase, r0 + j_end) - r0;
             scatter_piece(j, next, row_of);
         }
     };
@@ -520,7 +522,8 @@ void transpose(host_view<const T> in, host_view<T> out) {
                 for (std::int64_t y = y0; y < y1; y += N) {
                     const T* rows[N];
                     for (std::int64_t k = 0; k < N; ++k) rows[k] = in.row(y + k);
-                    for (std::int64_t x = 0; x < B; x += G) gather_group<T>(rows, x_done + x, block + x * B + (y - y0), B);
+                    for (std::int64_t x = 0; x < B; x += G)
+                        gather_group<T>(rows, x_done + x, block + x * B + (y - y0), B);
                 }
                 for (std::int64_t j = 0; j < B; ++j)
                     for (std::int64_t i = 0; i < B; i += G) store_line(out.row(x_done + j) + y0 + i, block + j * B + i);
