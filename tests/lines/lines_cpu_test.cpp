@@ -211,7 +211,7 @@ TYPED_TEST(LinesCpu, ReductionsOnLargeImagesEqualFifo) {
             out.orientation = orientations.back().view();
             out.filtered = views;
             out.spectrum = spectra.back();
-            line_filter_angles<T>(img.view(), angles, {37, kind}, out);
+            line_filter_angles<T>(img.view(), angles, {37, kind, {}, algorithm}, out);
         }
         const std::string what(to_string(kind));
         ASSERT_TRUE(equal_images<T>(extrema[0].view(), extrema[1].view())) << what;
