@@ -2,6 +2,7 @@
 // scan-line reference (tests/reference/scanline_reference.hpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -144,36 +145,82 @@ TYPED_TEST(LinesCpu, StreamedSegmentsEqualReference) {
 }
 
 // Flat lines with no reductions over angles are read from and written to the image through
-// small transposed tiles: long lines (wide lane blocks) and short ones, rising and falling,
-// equal the per-line fifo path, sums included.
+// small transposed tiles and pieces of several tiles: long lines (wide lane blocks) and short
+// ones, rising and falling, images whose rows start off the cache lines (views into larger
+// images), equal the per-line fifo path, sums included.
 TYPED_TEST(LinesCpu, FlatLinesOnTheImageEqualFifo) {
     using T = TypeParam;
     std::mt19937_64 rng(31);
     for (const auto& [w, h] : {std::pair<std::int64_t, std::int64_t>{2100, 301}, {333, 97}})
-        for (const double angle : {0.0, 7.5, 30.0, 44.9, 136.0, 170.0}) {
-            const auto img = random_image<T>(rng, w, h, 50, false);
-            const std::int64_t length = std::uniform_int_distribution<std::int64_t>(1, 150)(rng);
-            for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing, line_filter_kind::erosion})
-                for (const border_mode m : {border_mode::ignore, border_mode::constant}) {
-                    std::vector<host_image<T>> results;
-                    std::vector<std::vector<double>> spectra;
-                    for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo}) {
-                        results.emplace_back(w, h);
-                        spectra.emplace_back(1);
-                        const host_view<T> filtered[] = {results.back().view()};
-                        host_line_outputs<T> out;
-                        out.filtered = filtered;
-                        out.spectrum = spectra.back();
-                        const double one[] = {angle};
-                        line_filter_angles<T>(img.view(), one, {length, kind, {m, 3.0}, algorithm}, out);
+        for (const double angle : {0.0, 7.5, 30.0, 44.9, 136.0, 170.0})
+            for (const bool inside : {false, true}) {
+                // inside: the input and output are views at odd offsets of larger images.
+                auto big_in = random_image<T>(rng, w + 9, h + 2, 50, false);
+                const host_view<const T> img =
+                    inside ? big_in.view().subview(3, 1, w, h) : big_in.view().subview(0, 0, w, h);
+                const std::int64_t length = std::uniform_int_distribution<std::int64_t>(1, 150)(rng);
+                for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing, line_filter_kind::erosion})
+                    for (const border_mode m : {border_mode::ignore, border_mode::constant}) {
+                        std::vector<host_image<T>> results;
+                        std::vector<std::vector<double>> spectra;
+                        for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo}) {
+                            results.emplace_back(w + 11, h + 3);
+                            for (std::int64_t y = 0; y < h + 3; ++y)  // untouched outside the view
+                                std::fill_n(results.back().view().row(y), w + 11, T(7));
+                            spectra.emplace_back(1);
+                            const host_view<T> filtered[] = {inside ? results.back().view().subview(5, 2, w, h)
+                                                                    : results.back().view().subview(0, 0, w, h)};
+                            host_line_outputs<T> out;
+                            out.filtered = filtered;
+                            out.spectrum = spectra.back();
+                            const double one[] = {angle};
+                            line_filter_angles<T>(img, one, {length, kind, {m, 3.0}, algorithm}, out);
+                        }
+                        const std::string what = std::to_string(w) + "x" + std::to_string(h) + " angle " +
+                                                 std::to_string(angle) + " length " + std::to_string(length) + " " +
+                                                 std::string(to_string(kind)) + " " + std::string(to_string(m)) +
+                                                 (inside ? " inside" : "");
+                        ASSERT_TRUE(equal_images<T>(results[0].view(), results[1].view())) << what;
+                        EXPECT_NEAR(spectra[0][0], spectra[1][0], 1e-9 * std::abs(spectra[1][0])) << what;
                     }
-                    const std::string what = std::to_string(w) + "x" + std::to_string(h) + " angle " +
-                                             std::to_string(angle) + " length " + std::to_string(length) + " " +
-                                             std::string(to_string(kind)) + " " + std::string(to_string(m));
-                    ASSERT_TRUE(equal_images<T>(results[0].view(), results[1].view())) << what;
-                    EXPECT_NEAR(spectra[0][0], spectra[1][0], 1e-9 * std::abs(spectra[1][0])) << what;
-                }
+            }
+}
+
+// With reductions over angles, flat angles run on the transposed image: transposes of whole
+// 512-byte blocks, of 64-byte tiles and of single pixels at the right and bottom, both ways.
+// Every output equals the per-line fifo path.
+TYPED_TEST(LinesCpu, ReductionsOnLargeImagesEqualFifo) {
+    using T = TypeParam;
+    std::mt19937_64 rng(37);
+    const std::int64_t w = 1100, h = 530;
+    const auto img = random_image<T>(rng, w, h, 60, false);
+    const double angles[] = {30.0, 150.0, 60.0};
+    for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing}) {
+        std::vector<host_image<T>> extrema, filtered;
+        filtered.reserve(6);
+        std::vector<host_image<std::int32_t>> orientations;
+        std::vector<std::vector<double>> spectra;
+        for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo}) {
+            extrema.emplace_back(w, h);
+            orientations.emplace_back(w, h);
+            spectra.emplace_back(3);
+            std::vector<host_view<T>> views;
+            for (int i = 0; i < 3; ++i) views.push_back(filtered.emplace_back(w, h).view());
+            host_line_outputs<T> out;
+            out.extremum = extrema.back().view();
+            out.orientation = orientations.back().view();
+            out.filtered = views;
+            out.spectrum = spectra.back();
+            line_filter_angles<T>(img.view(), angles, {37, kind, {}, algorithm}, out);
         }
+        const std::string what(to_string(kind));
+        ASSERT_TRUE(equal_images<T>(extrema[0].view(), extrema[1].view())) << what;
+        ASSERT_TRUE(equal_images<std::int32_t>(orientations[0].view(), orientations[1].view())) << what;
+        for (int i = 0; i < 3; ++i) {
+            ASSERT_TRUE(equal_images<T>(filtered[i].view(), filtered[3 + i].view())) << what << " angle " << angles[i];
+            EXPECT_NEAR(spectra[0][i], spectra[1][i], 1e-9 * std::abs(spectra[1][i])) << what;
+        }
+    }
 }
 
 // On the axes and diagonals the scan lines are the footprint lines: opening() by line(L, angle)

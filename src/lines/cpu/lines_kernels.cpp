@@ -63,16 +63,28 @@ constexpr std::int64_t tile_rows(std::int64_t lanes) {
     return (lanes + 2 * group_columns<T> - 1) / group_columns<T> * group_columns<T>;
 }
 
+// The output goes through pieces of up to piece_columns<T> oriented rows (256 bytes of image
+// columns), up to piece_rows<T>(lanes) image rows, so that each image row gets up to 256
+// contiguous bytes at a time: one cache line per row per store costs about 3x the time per byte
+// in memory (non-temporal stores measured alone, 4096x4096 uint8).
+template <class T>
+constexpr std::int64_t piece_columns = 4 * group_columns<T>;
+template <class T>
+constexpr std::int64_t piece_rows(std::int64_t lanes) {
+    return lanes + piece_columns<T> + 2 * group_columns<T>;
+}
+
 template <class T>
 struct band_scratch {
     using K = typename line_keys<T>::key;
     std::vector<K> source, second, result, suffix, prefix;
-    // Flat lines on the image, tile_rows<T>(lanes) x group_columns<T> each: the input tile
-    // transposed, the output tile before and after its transpose.
-    std::vector<T> tile_in, tile_out, tile_back;
+    // Flat lines on the image: the input tile transposed and the output tile before its
+    // transpose, tile_rows<T>(lanes) x group_columns<T> each; the output piece after it.
+    std::vector<T> tile_in, tile_out, piece;
     void reserve(std::int64_t length, std::int64_t lanes) {
-        for (auto* t : {&tile_in, &tile_out, &tile_back})
+        for (auto* t : {&tile_in, &tile_out})
             t->resize(static_cast<std::size_t>(tile_rows<T>(lanes) * group_columns<T>));
+        piece.resize(static_cast<std::size_t>(piece_rows<T>(lanes) * piece_columns<T>));
         const std::int64_t S = segment_rows(length, lanes * static_cast<std::int64_t>(sizeof(K)));
         source.resize(static_cast<std::size_t>((S + length) * lanes));
         second.resize(static_cast<std::size_t>((2 * S + 2 * length) * lanes));
@@ -318,54 +330,66 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
             scatter_lanes<T, 0>(to, res, r, col, lo, hi, sum);
     };
     // Flat lines on the image: the sums row by row as above, the pixels through a tile per G
-    // rows, transposed back (tile_back[(y - y0) G + r - a]) and written, in each image row y,
-    // to the columns whose lines of this block pass through y.
+    // oriented rows [a, b), transposed back into a piece of up to P of them (piece[(y - y0) P +
+    // r - p0], y0 the piece's first image row) and written, in each image row y, to the columns
+    // whose lines of this block pass through y: whole cache lines by non-temporal stores, the
+    // ends of the run by plain ones (the neighbouring blocks own the rest of those lines).
     detail::line_band_job<T> sums_only = job;
     sums_only.filtered = {};
+    constexpr std::int64_t P = piece_columns<T>;
     const std::int64_t owned = c_last - c0 + 1;  // lanes of this block
     const bool rising = lines.shift[lines.rows - 1] >= lines.shift[0];
-    const auto scatter_tile = [&](std::int64_t j_begin, std::int64_t j_end, const auto& row_of) {
-        const std::int64_t a = r0 + j_begin, b = r0 + j_end, y0 = first_image_row(a, b);
-        for (std::int64_t j = j_begin; j < j_end; ++j) {
-            if (job.want_sum) scatter_row(sums_only, j, row_of(j));
-            const K* res = row_of(j);
-            T* t = s.tile_out.data() + (j - j_begin) * KT + (c0 + lines.shift[r0 + j] - y0);
-            from_keys<T, V>(res, t, closing);
+    const std::int32_t* shift = lines.shift.data();
+    const auto scatter_piece = [&](std::int64_t j_begin, std::int64_t j_end, const auto& row_of) {
+        const std::int64_t p0 = r0 + j_begin, p1 = r0 + j_end, y0 = first_image_row(p0, p1);
+        for (std::int64_t a = p0, b; a < p1; a = b) {
+            b = tile_after(a, out_phase, p1);
+            const std::int64_t ty = first_image_row(a, b);
+            for (std::int64_t r = a; r < b; ++r) {
+                const K* res = row_of(r - r0);
+                if (job.want_sum) scatter_row(sums_only, r - r0, res);
+                from_keys<T, V>(res, s.tile_out.data() + (r - a) * KT + (c0 + shift[r] - ty), closing);
+            }
+            const std::int64_t y_lo = std::max<std::int64_t>(0, ty);
+            const std::int64_t y_hi = std::min(columns, c0 + std::max(shift[a], shift[b - 1]) + V);
+            T* to = s.piece.data() + (ty - y0) * P + (a - p0);
+            // Whole groups of N tile rows by G lanes from ty (lanes past y_hi are unused but inside
+            // the tile), the rows left over one by one.
+            std::int64_t k = 0;
+            for (; k + N <= b - a; k += N)
+                for (std::int64_t y = ty; y < y_hi; y += G) {
+                    const T* rows[N];
+                    for (std::int64_t i = 0; i < N; ++i) rows[i] = s.tile_out.data() + (k + i) * KT;
+                    gather_group<T>(rows, y - ty, to + (y - ty) * P + k, P);
+                }
+            for (; k < b - a; ++k)
+                for (std::int64_t y = y_lo; y < y_hi; ++y) to[(y - ty) * P + k] = s.tile_out[k * KT + y - ty];
         }
         const std::int64_t y_lo = std::max<std::int64_t>(0, y0);
-        const std::int64_t y_hi = std::min(columns, c0 + std::max(lines.shift[a], lines.shift[b - 1]) + V);
-        // Whole groups of N tile rows by G lanes from y0 (lanes past y_hi are unused but inside
-        // the tile), the rows left over one by one.
-        std::int64_t k = 0;
-        for (; k + N <= b - a; k += N)
-            for (std::int64_t y = y0; y < y_hi; y += G) {
-                const T* rows[N];
-                for (std::int64_t i = 0; i < N; ++i) rows[i] = s.tile_out.data() + (k + i) * KT;
-                gather_group<T>(rows, y - y0, s.tile_back.data() + (y - y0) * G + k, G);
-            }
-        for (; k < b - a; ++k)
-            for (std::int64_t y = y_lo; y < y_hi; ++y) s.tile_back[(y - y0) * G + k] = s.tile_out[k * KT + y - y0];
-        // Rows [full_lo, full_hi) take a whole row of the tile: every line of the tile's columns
-        // passes through them.
-        const std::int32_t* shift = lines.shift.data();
-        const std::int64_t full_lo = c0 + std::max(shift[a], shift[b - 1]), full_hi = y0 + owned;
+        const std::int64_t y_hi = std::min(columns, c0 + std::max(shift[p0], shift[p1 - 1]) + V);
+        // The partition points move by a few columns from one row to the next: walked from the
+        // last row's (a binary search per row cost more than the row's stores).
+        const auto walk = [&](std::int64_t x, auto before_it) {
+            while (x < p1 && before_it(shift[x])) ++x;
+            while (x > p0 && !before_it(shift[x - 1])) --x;
+            return x;
+        };
+        std::int64_t xa = p0, xb = p0;
         for (std::int64_t y = y_lo; y < y_hi; ++y) {
-            if (b - a == G && y >= full_lo && y < full_hi) {
-                store_line(job.filtered.row(y) + a, s.tile_back.data() + (y - y0) * G);
-                continue;
-            }
             // Line c0 + i passes through (x, y) when y = c0 + shift[x] + i, 0 <= i < owned.
             const std::int64_t top = y - c0, bottom = y - c0 - owned;
-            const auto first_x = [&](auto before_it) {
-                return std::partition_point(shift + a, shift + b, before_it) - shift;
-            };
-            const std::int64_t xa = rising ? first_x([&](std::int32_t v) { return v <= bottom; })
-                                           : first_x([&](std::int32_t v) { return v > top; });
-            const std::int64_t xb = rising ? first_x([&](std::int32_t v) { return v <= top; })
-                                           : first_x([&](std::int32_t v) { return v > bottom; });
-            if (xb > xa)
-                std::memcpy(job.filtered.row(y) + xa, s.tile_back.data() + (y - y0) * G + (xa - a),
-                            (xb - xa) * sizeof(T));
+            xa = rising ? walk(xa, [&](std::int32_t v) { return v <= bottom; })
+                        : walk(xa, [&](std::int32_t v) { return v > top; });
+            xb = rising ? walk(xb, [&](std::int32_t v) { return v <= top; })
+                        : walk(xb, [&](std::int32_t v) { return v > bottom; });
+            if (xb <= xa) continue;
+            T* dst = job.filtered.row(y);
+            const T* src = s.piece.data() + (y - y0) * P - p0;  // indexed by image column
+            const std::int64_t line_a = ((xa - out_phase) % G + G) % G == 0 ? xa : tile_after(xa, out_phase, xb);
+            std::int64_t x = line_a;
+            for (; x + G <= xb; x += G) store_line(dst + x, src + x);
+            if (line_a > xa) std::memcpy(dst + xa, src + xa, (line_a - xa) * sizeof(T));
+            if (xb > x) std::memcpy(dst + x, src + x, (xb - x) * sizeof(T));
         }
     };
     const auto scatter_rows = [&](std::int64_t j_begin, std::int64_t j_end, const auto& row_of) {
@@ -374,8 +398,10 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
             return;
         }
         for (std::int64_t j = j_begin, next; j < j_end; j = next) {
-            next = tile_after(r0 + j, out_phase, r0 + j_end) - r0;
-            scatter_tile(j, next, row_of);
+            next = j;
+            for (std::int64_t t = 0; t < P / G && next < j_end; ++t)
+                next = tile_after(r0 + next, out_phase, r0 + j_end) - r0;
+            scatter_piece(j, next, row_of);
         }
     };
     // Chunk c of src(i) (dst(i)) is at src(i) + c src_chunks (dst_chunks).
@@ -477,32 +503,50 @@ double filter_angle_bands(const detail::line_band_job<T>& job) {
 
 template <class T>
 void transpose(host_view<const T> in, host_view<T> out) {
-    // Square tiles of G x G pixels (64 bytes a side) are transposed through registers into a
-    // contiguous buffer (gather_group, N rows at a time), then written out a whole cache line
-    // per row: writing 16 bytes to each of G rows a row stride apart thrashes the L1 cache when
-    // the stride is a multiple of 4 KiB. Ragged edges go pixel by pixel.
-    constexpr std::int64_t N = block_n<T>, G = group_columns<T>;
+    // Blocks of B x B pixels (B * sizeof(T) = 512 bytes a side) are gathered through registers
+    // (gather_group, N input rows by G columns at a time) into a buffer that stays in the L2
+    // cache, then written out 512 contiguous bytes per output row by non-temporal stores: rows
+    // read and written a few cache lines at a time, not one line each a row stride apart, which
+    // both the memory and the L1 cache (strides that are multiples of 4 KiB) handle badly.
+    // What is left at the right and bottom goes by G x G tiles, then pixel by pixel.
+    constexpr std::int64_t N = block_n<T>, G = group_columns<T>, B = 512 / sizeof(T);
     const std::int64_t w = in.width(), h = in.height();
-    const std::int64_t bands = (h + G - 1) / G;
+    const std::int64_t bands = (h + B - 1) / B;
     detail::parallel_for(bands, in.pixel_count(), [&](std::int64_t band) {
-        alignas(64) T tile[G * G];
-        const std::int64_t y0 = band * G, y1 = std::min(h, y0 + G);
+        thread_local std::vector<T> buffer(B * B);
+        T* block = buffer.data();
+        const std::int64_t y0 = band * B, y1 = std::min(h, y0 + B);
         std::int64_t x_done = 0;
-        if (y1 - y0 == G) {
-            for (; x_done + G <= w; x_done += G) {
-                // The band's G rows are more streams than the hardware prefetcher follows.
-                if (x_done + 3 * G <= w)
-                    for (std::int64_t i = 0; i < G; ++i) __builtin_prefetch(in.row(y0 + i) + x_done + 2 * G);
-                for (std::int64_t i = 0; i < G; i += N) {
+        if (y1 - y0 == B) {
+            for (; x_done + B <= w; x_done += B) {
+                for (std::int64_t y = y0; y < y1; y += N) {
                     const T* rows[N];
-                    for (std::int64_t k = 0; k < N; ++k) rows[k] = in.row(y0 + i + k);
-                    gather_group<T>(rows, x_done, tile + i, G);
+                    for (std::int64_t k = 0; k < N; ++k) rows[k] = in.row(y + k);
+                    for (std::int64_t x = 0; x < B; x += G)
+                        gather_group<T>(rows, x_done + x, block + x * B + (y - y0), B);
                 }
-                for (std::int64_t j = 0; j < G; ++j) store_line(out.row(x_done + j) + y0, tile + j * G);
+                for (std::int64_t j = 0; j < B; ++j)
+                    for (std::int64_t i = 0; i < B; i += G) store_line(out.row(x_done + j) + y0 + i, block + j * B + i);
             }
         }
+        // The rest: G x G tiles of the band's whole groups of G rows, then single pixels.
+        alignas(64) T tile[G * G];
+        std::int64_t y = y0;
+        for (; y + G <= y1; y += G) {
+            std::int64_t x = x_done;
+            for (; x + G <= w; x += G) {
+                for (std::int64_t i = 0; i < G; i += N) {
+                    const T* rows[N];
+                    for (std::int64_t k = 0; k < N; ++k) rows[k] = in.row(y + i + k);
+                    gather_group<T>(rows, x, tile + i, G);
+                }
+                for (std::int64_t j = 0; j < G; ++j) store_line(out.row(x + j) + y, tile + j * G);
+            }
+            for (; x < w; ++x)
+                for (std::int64_t i = y; i < y + G; ++i) out.row(x)[i] = in.row(i)[x];
+        }
         for (std::int64_t x = x_done; x < w; ++x)
-            for (std::int64_t y = y0; y < y1; ++y) out.row(x)[y] = in.row(y)[x];
+            for (std::int64_t i = y; i < y1; ++i) out.row(x)[i] = in.row(i)[x];
         stream_fence();
     });
 }
