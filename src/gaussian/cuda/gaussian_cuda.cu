@@ -6,8 +6,9 @@
 // 32 lines; states pass between the kernels per tile. Three kernels per axis:
 //   1. states:  each chunk runs the causal and the anticausal recursion from a zero state; the
 //               block combines its chunks' final states into the tile's own states;
-//   2. fixup:   one thread per line walks the tiles, state_t = T state_{t-1} + own_t, with T
-//               the tile's state-transition matrix (zero input), from the border's start state;
+//   2. fixup:   one thread per line computes the line's entry states (line_entry) and walks
+//               the tiles, state_t = T state_{t-1} + own_t, with T the tile's state-transition
+//               matrix (zero input);
 //   3. output:  each chunk runs both recursions from zero again, the block combines the chunks'
 //               own states with the tile's entry states into each chunk's entry states, and
 //               their zero-input response is added to the zero-start result.
@@ -16,10 +17,11 @@
 // both axes 0.80 -> 0.70 ms). The result equals the sequential
 // recursion up to float rounding. Along columns the threads of a warp take adjacent columns
 // (coalesced); along rows a block stages a tile of 32 rows in shared memory and each thread
-// walks one row's chunk there. Chunks of the border extension run one direction only (the left
-// extension feeds only the causal walk, the right only the anticausal one), and those within
-// one reflection of the line read it backwards without the border logic per sample (H200,
-// 8192^2 float32, sigma 200: 1.04 -> 0.91 ms both axes). Running each axis in bands of lines
+// walks one row's chunk there. The tiles cover the line only: the states the recursions carry
+// in from the border extension come from the line's own states (wrap, reflect and mirror
+// repeat the line, so the extension's state is a sum over its periods; line_entry), where
+// running the extension (about 10 sigma per side) had cost in proportion to sigma (H200,
+// 8192^2 float32: 1.22 ms at sigma 1000). Running each axis in bands of lines
 // that fit the L2, so that the output pass rereads from L2, was 2-5x slower: the per-band
 // kernels are too small to hide their latency (docs/benchmarks.md).
 //
