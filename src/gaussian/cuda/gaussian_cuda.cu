@@ -21,7 +21,9 @@
 // in from the border extension come from the line's own states (wrap, reflect and mirror
 // repeat the line, so the extension's state is a sum over its periods; line_entry), where
 // running the extension (about 10 sigma per side) had cost in proportion to sigma (H200,
-// 8192^2 float32: 1.22 ms at sigma 1000). Running each axis in bands of lines
+// 8192^2 float32, both axes: 1.23 -> 0.86 ms at sigma 1000, 9.04 -> 0.86 at 5000; but 0.58 ->
+// 0.68 at sigma 3-20 and 0.66 -> 0.78 at 200, not yet profiled per kernel; docs/benchmarks.md).
+// Running each axis in bands of lines
 // that fit the L2, so that the output pass rereads from L2, was 2-5x slower: the per-band
 // kernels are too small to hide their latency (docs/benchmarks.md).
 //
@@ -390,7 +392,7 @@ __device__ __forceinline__ void fixup_line(const deriche_params& p, const T* lin
 // tiles within reach of the line's ends where reflect and mirror run the reversed recursions,
 // and the last tile (its last chunk is cut by the line's end), run in kernels of their own
 // (Edges), so that the others' kernels carry none of that code: with it they took 80 registers
-// instead of 62 and spilled, and both axes took 0.71 ms at sigma 5 instead of 0.585 (H200).
+// instead of 62 and spilled (H200, 8192^2 float32, sigma 5, both axes: 0.71 ms, split 0.68).
 struct tile_range {
     std::int64_t first, split, second;
     __device__ std::int64_t tile(std::int64_t j) const { return j < split ? first + j : second + j - split; }
