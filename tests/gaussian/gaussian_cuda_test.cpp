@@ -243,11 +243,12 @@ TEST(GaussianCuda, DericheTilesLineLengthsAndExtensions) {
 // The entry states of the line's ends (the recursions over the whole border extension): for
 // wrap, reflect and mirror computed from the line's own states, so sigmas far beyond the line
 // (the extension repeats it many times) and lines shorter than a chunk, of 2 and 3 samples
-// (mirror's period 2n - 2), one off a chunk and a tile; every mode and order, each axis.
+// (mirror's period 2n - 2), one off a chunk and a tile, and lines of 6 tiles, whose middle
+// tiles lie beyond the reach of both ends at the smaller sigmas; every mode and order, each axis.
 TEST(GaussianCuda, DericheEntryStatesEveryModeOrderAndLength) {
     GRANULA_REQUIRE_GPU();
     std::mt19937_64 rng(19);
-    for (std::int64_t n : {1, 2, 3, 5, 31, 33, 255, 257, 700})
+    for (std::int64_t n : {1, 2, 3, 4, 5, 31, 33, 255, 257, 700, 1500})
         for (border_mode m : modes)
             for (double sigma : {3.0, 40.0, 400.0})
                 for (int order = 0; order <= 2; ++order) {

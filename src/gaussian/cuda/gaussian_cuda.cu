@@ -20,9 +20,11 @@
 // walks one row's chunk there. The tiles cover the line only: the states the recursions carry
 // in from the border extension come from the line's own states (wrap, reflect and mirror
 // repeat the line, so the extension's state is a sum over its periods; line_entry), where
-// running the extension (about 10 sigma per side) had cost in proportion to sigma (H200,
-// 8192^2 float32, both axes: 1.23 -> 0.86 ms at sigma 1000, 9.04 -> 0.86 at 5000; but 0.58 ->
-// 0.68 at sigma 3-20 and 0.66 -> 0.78 at 200, not yet profiled per kernel; docs/benchmarks.md).
+// running the extension (about 10 sigma per side) had cost in proportion to sigma. Each
+// recursion runs once per chunk, in its own direction: the recursion over the line reversed
+// that reflect and mirror need follows from the other direction's own state (make_deriche_params).
+// The output of the line's last tile runs in a launch of its own (its cut chunk took the
+// output kernels 96 registers, or 60 bytes of spills). Measured: docs/benchmarks.md.
 // Running each axis in bands of lines
 // that fit the L2, so that the output pass rereads from L2, was 2-5x slower: the per-band
 // kernels are too small to hide their latency (docs/benchmarks.md).
@@ -72,22 +74,19 @@ constexpr int chunk = 32;
 constexpr int tile_chunks = 8;
 constexpr int tile_lines = 32;
 constexpr int h_tile = tile_chunks * chunk;    // samples per row tile row
-constexpr int h_before = 2;                    // samples staged before a row tile, 2 after it
+constexpr int h_before = 1;                    // samples staged before a row tile, 2 after it
 constexpr int h_halo = h_before + 2;
-constexpr int h_stride = h_tile + h_halo + 1;  // odd: the 32 rows of a warp fall in 32 banks
+constexpr int h_stride = h_tile + h_halo;      // odd: the 32 rows of a warp fall in 32 banks
 
-// One chunk of padded positions k0 .. k0 + chunk - 1 and its neighbours x[k0 - 2], x[k0 - 1],
-// x[k0 + chunk], x[k0 + chunk + 1]; chunks clear of the line's ends (all but a few) skip the
-// border logic.
+// One chunk of padded positions k0 .. k0 + chunk - 1 and its neighbours x[k0 - 1], x[k0 + chunk],
+// x[k0 + chunk + 1]; chunks clear of the line's ends (all but a few) skip the border logic.
 template <class T>
 __device__ __forceinline__ void load_chunk(const T* line, std::int64_t step, std::int64_t k0, const line_shape& g,
-                                           float (&xs)[chunk], float& before2, float& before, float& after1,
-                                           float& after2) {
-    if (k0 - 2 >= g.pad && k0 + chunk + 1 < g.pad + g.n) {
+                                           float (&xs)[chunk], float& before, float& after1, float& after2) {
+    if (k0 - 1 >= g.pad && k0 + chunk + 1 < g.pad + g.n) {
         const T* p = line + (k0 - g.pad) * step;
 #pragma unroll
         for (int i = 0; i < chunk; ++i) xs[i] = static_cast<float>(p[i * step]);
-        before2 = static_cast<float>(p[-2 * step]);
         before = static_cast<float>(p[-step]);
         after1 = static_cast<float>(p[chunk * step]);
         after2 = static_cast<float>(p[(chunk + 1) * step]);
@@ -95,7 +94,6 @@ __device__ __forceinline__ void load_chunk(const T* line, std::int64_t step, std
     }
 #pragma unroll
     for (int i = 0; i < chunk; ++i) xs[i] = load(line, step, k0 + i, g);
-    before2 = load(line, step, k0 - 2, g);
     before = load(line, step, k0 - 1, g);
     after1 = load(line, step, k0 + chunk, g);
     after2 = load(line, step, k0 + chunk + 1, g);
@@ -106,14 +104,21 @@ struct alignas(16) state {  // one 16-byte load or store
     float y0, d0, y1, d1;
 };
 
+// The line's entry states of wrap, reflect and mirror (line_entry) take samples at up to
+// entry_taps places near its ends.
+constexpr int entry_taps = 6;
+
 struct deriche_params {
     deriche_coeffs c;
     // Per section, zero-input transition matrices on (y, d) (t00 t01 t10 t11): A^k over a chunk,
     // a tile, the line's samples in its last chunk (edge_t) and in its last tile (last_t).
     float chunk_t[2][4], tile_t[2][4], edge_t[2][4], last_t[2][4];
-    // The line's entry states from its own states over the line (same) and the line reversed (rev):
-    // k_same same + k_rev rev (line_entry).
-    float k_same[2][4], k_rev[2][4];
+    // Entry state of direction d (0 causal, 1 anticausal) from the line's own states of that
+    // direction (own) and of the other one (other): k_own own + k_other[d] other + the taps'
+    // tap_w[d][j] x[tap_at[j]] (line_entry).
+    float k_own[2][4], k_other[2][2][4], tap_w[2][entry_taps][4];
+    std::int64_t tap_at[entry_taps];
+    int taps;
     // entry_y[s][i] = the first row of A^(i + 1): the y after step i of a zero-input run from (y, d).
     float entry_y[2][chunk][2];
     std::int64_t tiles;       // per line, from its first sample; the last one ends past the line
@@ -160,52 +165,27 @@ __device__ __forceinline__ void times(const float (&t)[2][4], float (&m)[2][4]) 
     }
 }
 
-// A line's tile states, in planes of tiles x lines: 0 the causal recursion, 1 the anticausal
-// one, and for reflect and mirror 2 the causal recursion run backwards and 3 the anticausal one
-// run forwards (over the line reversed, which these modes' extensions repeat: line_entry), in
-// the tiles within reach of the line's ends. Planes 0 and 3 run forwards, 1 and 2 backwards.
-constexpr int planes = 4;
-
-// Pass 1 of one chunk: the own states (from zero) of its forward and its backward run, the
-// causal / anticausal recursion (Reversed: the anticausal / causal one). xs are its samples,
-// before2/before = x[k0 - 2], x[k0 - 1], after1/2 = x[k0 + chunk], +1. Edge: the line's last
-// sample is xs[last]; the forward run stops after it, the backward one starts at it.
-template <bool Edge, bool Reversed>
-__device__ __forceinline__ void chunk_runs(const deriche_coeffs& c, const float (&xs)[chunk], float before2,
-                                           float before, float after1, float after2, int last, state& forward,
-                                           state& backward) {
-    const auto in_line = [&](int i) { return !Edge || i <= last; };
-    forward = state{};
-    float xp = before, x1 = before, x2 = before2;
+// Pass 1 of one chunk: the own states (from zero) of its causal and anticausal runs. xs are its
+// samples, before = x[k0 - 1], after1/2 = x[k0 + chunk], +1. Edge: the line's last sample is
+// xs[last]; the causal run stops after it, the anticausal one starts at it.
+template <bool Edge>
+__device__ __forceinline__ void chunk_runs(const deriche_coeffs& c, const float (&xs)[chunk], float before,
+                                           float after1, float after2, int last, state& causal, state& anticausal) {
+    causal = state{};
+    float xp = before;
 #pragma unroll
     for (int i = 0; i < chunk; ++i) {
-        state t = forward;
-        if (Reversed)
-            anticausal_step(c, xs[i], x1, x2, t);
-        else
-            causal_step(c, xs[i], xp, t);
-        if (in_line(i)) forward = t;
+        state t = causal;
+        causal_step(c, xs[i], xp, t);
+        if (!Edge || i <= last) causal = t;
     }
-    backward = state{};
-    xp = after1, x1 = after1, x2 = after2;
+    anticausal = state{};
+    float x1 = after1, x2 = after2;
 #pragma unroll
     for (int i = chunk - 1; i >= 0; --i) {
-        if (Reversed)
-            causal_step(c, xs[i], xp, backward);
-        else
-            anticausal_step(c, xs[i], x1, x2, backward);
-        if (!in_line(i)) backward = state{};
+        anticausal_step(c, xs[i], x1, x2, anticausal);
+        if (Edge && i > last) anticausal = state{};
     }
-}
-
-template <bool Reversed>
-__device__ __forceinline__ void chunk_runs(const deriche_coeffs& c, const float (&xs)[chunk], float before2,
-                                           float before, float after1, float after2, bool edge, int last,
-                                           state& forward, state& backward) {
-    if (edge)
-        chunk_runs<true, Reversed>(c, xs, before2, before, after1, after2, last, forward, backward);
-    else
-        chunk_runs<false, Reversed>(c, xs, before2, before, after1, after2, last, forward, backward);
 }
 
 // Pass 3 of one chunk, both recursions from zero: ys receives causal + anticausal + direct x,
@@ -269,12 +249,6 @@ __device__ __forceinline__ state tile_own(const deriche_params& p, const tile_st
     return s;
 }
 
-// Planes 2 and 3 are needed in the tiles within reach of the line's ends, for reflect and mirror.
-__device__ __forceinline__ bool runs_reversed(const deriche_params& p, const line_shape& g, std::int64_t tile) {
-    return (g.mode == border_mode::reflect || g.mode == border_mode::mirror) &&
-           (tile < p.reach || tile >= p.tiles - p.reach);
-}
-
 // The output kernels copy the tile's entry states (causal, anticausal) of each line into shared
 // memory with cp.async while they load and run the chunks, so no registers wait for them (with
 // plain loads ahead of the recursions columns_output took 97 registers, with the copy 80).
@@ -303,19 +277,31 @@ __device__ __forceinline__ void chunk_entry(const deriche_params& p, const tile_
     for (int i = from - 1; i > local; --i) anticausal = transition(p.chunk_t, anticausal, own[1][i][line]);
 }
 
-// A plane's own state over the whole line: forward runs moved to the line's last sample, backward
-// ones to its first, from the `reach` tiles next to that end only (the others' contributions
-// fall below float rounding there).
+// The tiles' own states are read in batches ahead of the dependent walks (line_own,
+// fixup_line), so each thread keeps `fixup_batch` loads in flight.
+constexpr int fixup_batch = 16;
+
+// A plane's own state over the whole line: causal runs moved to the line's last sample,
+// anticausal ones to its first, from the `reach` tiles next to that end only (the others'
+// contributions fall below float rounding there).
 __device__ __forceinline__ state line_own(const deriche_params& p, const state* plane, std::int64_t lines,
-                                          std::int64_t line, bool forward) {
+                                          std::int64_t line, bool causal) {
     float m[2][4] = {{1, 0, 0, 1}, {1, 0, 0, 1}};
     state sum{};
-    for (std::int64_t j = 0; j < p.reach; ++j) {
-        sum = transition(m, plane[(forward ? p.tiles - 1 - j : j) * lines + line], sum);
-        if (forward && j == 0)
-            times(p.last_t, m);
-        else
-            times(p.tile_t, m);
+    for (std::int64_t b = 0; b < p.reach; b += fixup_batch) {
+        state own[fixup_batch];
+#pragma unroll
+        for (int j = 0; j < fixup_batch; ++j)
+            if (b + j < p.reach) own[j] = plane[(causal ? p.tiles - 1 - (b + j) : b + j) * lines + line];
+#pragma unroll
+        for (int j = 0; j < fixup_batch; ++j) {
+            if (b + j >= p.reach) break;
+            sum = transition(m, own[j], sum);
+            if (causal && b + j == 0)
+                times(p.last_t, m);
+            else
+                times(p.tile_t, m);
+        }
     }
     return sum;
 }
@@ -325,44 +311,38 @@ __device__ __forceinline__ state line_own(const deriche_params& p, const state* 
 // the steady state of the constant beyond the end. wrap, reflect, mirror: the extension is
 // periodic (period n: the line; 2n: the line, then the line reversed; 2n - 2: the same without
 // the reversed copy's end samples), so the state is the sum over the periods of the state one
-// period leaves from zero, (I - A^P)^-1 (A^n same + rev) for reflect, with `same` the recursion's
-// own state over the line and `rev` its own state over the line reversed (k_same, k_rev from
-// the host). Mirror removes the steps at the reversed copy's ends (a step adds its input u to
-// y and d), which leaves A^-1 in k_rev and A^(n - 2) in k_same.
+// period leaves from zero: for reflect (I - A^P)^-1 (A^n own + rev), with `own` the
+// recursion's own state over the line and `rev` its own state over the line reversed. `rev` is
+// the other direction's own state over the line up to a matrix and a few samples at the ends
+// (make_deriche_params), so the tiles run each recursion once, in its own direction; the host
+// folds the matrices and the samples' weights into k_own, k_other and the taps.
 template <class T>
 __device__ __forceinline__ state line_entry(const deriche_params& p, const T* line, std::int64_t step,
                                             const line_shape& g, bool causal, const state* states,
                                             std::int64_t lines, std::int64_t l) {
     const deriche_coeffs& c = p.c;
-    const auto x = [&](std::int64_t k) { return load(line, step, g.pad + k, g); };
     if (g.mode == border_mode::nearest || g.mode == border_mode::constant) {
-        const float e = causal ? x(-1) : x(g.n);
+        const float e = load(line, step, g.pad + (causal ? -1 : g.n), g);
         return causal ? state{c.causal_gain[0] * e, 0.0f, c.causal_gain[1] * e, 0.0f}
                       : state{c.anticausal_gain[0] * e, 0.0f, c.anticausal_gain[1] * e, 0.0f};
     }
     const std::int64_t plane = p.tiles * lines;
-    state same = line_own(p, states + (causal ? 0 : 1) * plane, lines, l, causal);
-    state rev{};
-    if (g.mode != border_mode::wrap) rev = line_own(p, states + (causal ? 2 : 3) * plane, lines, l, !causal);
-    if (g.mode == border_mode::mirror) {
-        const std::int64_t n = g.n;
-        float us[2], ur[2];
-        for (int s = 0; s < 2; ++s) {
-            us[s] = causal ? c.b0[s] * x(n - 1) + c.b1[s] * x(n) : c.c1[s] * x(1) + c.c2[s] * x(2);
-            ur[s] = causal ? c.b0[s] * x(0) + c.b1[s] * x(1) : c.c1[s] * x(n - 2) + c.c2[s] * x(n - 3);
-        }
-        same.y0 -= us[0], same.d0 -= us[0], same.y1 -= us[1], same.d1 -= us[1];
-        rev.y0 -= ur[0], rev.d0 -= ur[0], rev.y1 -= ur[1], rev.d1 -= ur[1];
+    const int d = causal ? 0 : 1;
+    state s = transition(p.k_own, line_own(p, states + d * plane, lines, l, causal), state{});
+    if (g.mode == border_mode::wrap) return s;
+    s = transition(p.k_other[d], line_own(p, states + (1 - d) * plane, lines, l, !causal), s);
+    for (int j = 0; j < p.taps; ++j) {
+        const float x = static_cast<float>(line[p.tap_at[j] * step]);
+        const float(&w)[4] = p.tap_w[d][j];
+        s.y0 += w[0] * x, s.d0 += w[1] * x, s.y1 += w[2] * x, s.d1 += w[3] * x;
     }
-    return transition(p.k_same, same, transition(p.k_rev, rev, state{}));
+    return s;
 }
 
 // One thread per line and direction (blockIdx.y: 0 causal, 1 anticausal) computes the line's
 // entry state, then walks the tiles, state_t = T state_{t-1} + own_t, and leaves each tile's
 // entry state in place of its own (the last tile's anticausal one: the state after the line's
-// last sample). The tiles' own states are read in batches ahead of the dependent walk, so each
-// thread keeps `fixup_batch` loads in flight.
-constexpr int fixup_batch = 16;
+// last sample).
 template <class T>
 __device__ __forceinline__ void fixup_line(const deriche_params& p, const T* line, std::int64_t step,
                                            const line_shape& g, std::int64_t l, std::int64_t lines, state* states) {
@@ -388,60 +368,46 @@ __device__ __forceinline__ void fixup_line(const deriche_params& p, const T* lin
     }
 }
 
-// The tiles a kernel takes: block j takes tile j < split ? first + j : second + j - split. The
-// tiles within reach of the line's ends where reflect and mirror run the reversed recursions,
-// and the last tile (its last chunk is cut by the line's end), run in kernels of their own
-// (Edges), so that the others' kernels carry none of that code: with it they took 80 registers
-// instead of 62 and spilled (H200, 8192^2 float32, sigma 5, both axes: 0.71 ms, split 0.68).
-struct tile_range {
-    std::int64_t first, split, second;
-    __device__ std::int64_t tile(std::int64_t j) const { return j < split ? first + j : second + j - split; }
-};
-
 // ---- along columns: a block takes 32 columns x one tile, thread = (column, chunk) -------------------
-// The forward and backward runs of one tile (planes 0 and 1; Reversed: 3 and 2): own states per
-// chunk, then per tile. The reversed runs take a pass of their own (in the same loops as the
-// others the compiler interleaved all four and spilled 800 bytes at 80 registers).
-template <bool Edges, bool Reversed, class Load>
+// The causal and anticausal runs of one tile: own states per chunk, then per tile. Last: the
+// line's last tile, whose last chunk the line's end cuts (a block-uniform branch of the states
+// kernels, which take the same registers with it).
+template <bool Last, class Load>
 __device__ __forceinline__ void tile_runs(const deriche_params& p, tile_states& own, std::int64_t ti, int local,
                                           int line, bool active, bool stored, Load load_samples, state* states,
                                           std::int64_t at, std::int64_t plane) {
     const std::int64_t ci = ti * tile_chunks + local;
     state f{}, b{};
-    if (active && (!Edges || ci <= p.last_chunk)) {
-        float xs[chunk], before2, before, after1, after2;
-        load_samples(xs, before2, before, after1, after2);
-        if constexpr (Edges)
-            chunk_runs<Reversed>(p.c, xs, before2, before, after1, after2, ci == p.last_chunk, p.last_sample, f, b);
+    if (active && (!Last || ci <= p.last_chunk)) {
+        float xs[chunk], before, after1, after2;
+        load_samples(xs, before, after1, after2);
+        if (Last && ci == p.last_chunk)
+            chunk_runs<true>(p.c, xs, before, after1, after2, p.last_sample, f, b);
         else
-            chunk_runs<false, Reversed>(p.c, xs, before2, before, after1, after2, chunk - 1, f, b);
+            chunk_runs<false>(p.c, xs, before, after1, after2, chunk - 1, f, b);
     }
     own[0][local][line] = f, own[1][local][line] = b;
     __syncthreads();
-    if (stored && local < 2)
-        states[(Reversed ? 3 - local : local) * plane + at] =
-            tile_own(p, own, local == 0, line, Edges && ti == p.tiles - 1);
+    if (stored && local < 2) states[local * plane + at] = tile_own(p, own, local == 0, line, Last);
 }
 
-// Registers: the states kernels of the hot tiles as 4 blocks per SM (62 registers; uncapped the
-// compiler took 140 down the columns), the edges' at most 85 (uncapped 190).
-template <class T, bool Edges>
-__global__ void __launch_bounds__(tile_lines* tile_chunks, Edges ? 3 : 4)
+// Registers: the states kernels as 4 blocks per SM (62 registers; uncapped the compiler took
+// 140 down the columns).
+template <class T>
+__global__ void __launch_bounds__(tile_lines* tile_chunks, 4)
     columns_states(const T* in, std::int64_t stride, std::int64_t width, line_shape g, deriche_params p,
-                   tile_range range, state* states) {
+                   state* states) {
     __shared__ tile_states own;
     const int lane = threadIdx.x, local = threadIdx.y;
-    const std::int64_t x = blockIdx.x * std::int64_t{tile_lines} + lane, ti = range.tile(blockIdx.y);
+    const std::int64_t x = blockIdx.x * std::int64_t{tile_lines} + lane, ti = blockIdx.y;
     const bool active = x < width;
-    const auto samples = [&](float (&xs)[chunk], float& before2, float& before, float& after1, float& after2) {
-        load_chunk(in + x, stride, g.pad + (ti * tile_chunks + local) * chunk, g, xs, before2, before, after1, after2);
+    const auto samples = [&](float (&xs)[chunk], float& before, float& after1, float& after2) {
+        load_chunk(in + x, stride, g.pad + (ti * tile_chunks + local) * chunk, g, xs, before, after1, after2);
     };
-    tile_runs<Edges, false>(p, own, ti, local, lane, active, active, samples, states, ti * width + x,
-                            p.tiles * width);
-    if (!Edges || !runs_reversed(p, g, ti)) return;
-    __syncthreads();  // own is reused
-    tile_runs<Edges, true>(p, own, ti, local, lane, active, active, samples, states, ti * width + x,
-                           p.tiles * width);
+    if (ti == p.tiles - 1)
+        tile_runs<true>(p, own, ti, local, lane, active, active, samples, states, ti * width + x, p.tiles * width);
+    else
+        tile_runs<false>(p, own, ti, local, lane, active, active, samples, states, ti * width + x, p.tiles * width);
 }
 
 template <class T>
@@ -451,7 +417,7 @@ __global__ void columns_fixup(const T* in, std::int64_t stride, std::int64_t wid
     if (x < width) fixup_line(p, in + x, stride, g, x, width, states);
 }
 
-// Last: the line's last tile alone (tile_range).
+// Last: the line's last tile alone.
 template <class T, class U, bool Last>
 __global__ void __launch_bounds__(tile_lines* tile_chunks)
     columns_output(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t width,
@@ -466,8 +432,8 @@ __global__ void __launch_bounds__(tile_lines* tile_chunks)
     state a{}, b{};
     if (active) {
         fetch_entry(entry, causal, anticausal, ti * width + x, local, lane);
-        float xs[chunk], before2, before, after1, after2;
-        load_chunk(in + x, stride, k0, g, xs, before2, before, after1, after2);
+        float xs[chunk], before, after1, after2;
+        load_chunk(in + x, stride, k0, g, xs, before, after1, after2);
         if (Last && ci == p.last_chunk)
             chunk_output<true>(p.c, xs, before, after1, after2, ys, a, b, p.last_sample, anticausal[ti * width + x]);
         else
@@ -534,30 +500,28 @@ __device__ __forceinline__ void load_tile(float (&tile)[tile_lines][h_stride], c
 }
 
 // Along the rows 8- and 16-bit input spilled 200 bytes at 4 blocks per SM: 3 for them.
-template <class T, bool Edges>
-__global__ void __launch_bounds__(tile_lines* tile_chunks, Edges || sizeof(T) < 4 ? 3 : 4)
+template <class T>
+__global__ void __launch_bounds__(tile_lines* tile_chunks, sizeof(T) < 4 ? 3 : 4)
     rows_states(const T* in, std::int64_t stride, std::int64_t height, line_shape g, deriche_params p,
-                tile_range range, state* states) {
+                state* states) {
     __shared__ float tile[tile_lines][h_stride];
     __shared__ tile_states own;
-    const std::int64_t y0 = blockIdx.y * std::int64_t{tile_lines}, ti = range.tile(blockIdx.x);
+    const std::int64_t y0 = blockIdx.y * std::int64_t{tile_lines}, ti = blockIdx.x;
     const std::int64_t tile_k0 = g.pad + ti * h_tile;
     load_tile(tile, in, stride, height, g, y0, tile_k0);
     __syncthreads();
     const int r = threadIdx.x, local = threadIdx.y;
     const std::int64_t y = y0 + r;
     const float* row = &tile[r][h_before + local * chunk];
-    const auto samples = [&](float (&xs)[chunk], float& before2, float& before, float& after1, float& after2) {
+    const auto samples = [&](float (&xs)[chunk], float& before, float& after1, float& after2) {
 #pragma unroll
         for (int i = 0; i < chunk; ++i) xs[i] = row[i];
-        before2 = row[-2], before = row[-1], after1 = row[chunk], after2 = row[chunk + 1];
+        before = row[-1], after1 = row[chunk], after2 = row[chunk + 1];
     };
-    tile_runs<Edges, false>(p, own, ti, local, r, true, y < height, samples, states, ti * height + y,
-                            p.tiles * height);
-    if (!Edges || !runs_reversed(p, g, ti)) return;
-    __syncthreads();  // own is reused
-    tile_runs<Edges, true>(p, own, ti, local, r, true, y < height, samples, states, ti * height + y,
-                           p.tiles * height);
+    if (ti == p.tiles - 1)
+        tile_runs<true>(p, own, ti, local, r, true, y < height, samples, states, ti * height + y, p.tiles * height);
+    else
+        tile_runs<false>(p, own, ti, local, r, true, y < height, samples, states, ti * height + y, p.tiles * height);
 }
 
 template <class T>
@@ -877,15 +841,23 @@ __global__ void convert(const T* in, std::int64_t stride, U* out, std::int64_t o
 unsigned grid_dim(std::int64_t n, std::int64_t per_block) { return static_cast<unsigned>((n + per_block - 1) / per_block); }
 
 // The recursion's matrices for lines of n samples, computed in double from the float
-// coefficients the recursion uses: A = [[1 - e1, a2], [-e1, a2]] on (y, d) per section, its
-// powers, and the entry states' k_same, k_rev (line_entry; mode is the line's border mode,
-// decay the samples after which its responses fall below float rounding).
+// coefficients the recursion uses: A = [[1 - e1, a2], [-e1, a2]] on (y, d) per section (a step
+// is s' = A s + e u, e = (1, 1)), its powers, and the entry states' k_own, k_other and taps
+// (line_entry; mode is the line's border mode, decay the samples after which its responses fall
+// below float rounding).
 deriche_params make_deriche_params(const deriche_coeffs& c, std::int64_t n, border_mode mode, std::int64_t decay) {
     using mat = std::array<double, 4>;
+    using vec = std::array<double, 2>;
     const auto mul = [](const mat& a, const mat& b) {
         return mat{a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3], a[2] * b[0] + a[3] * b[2],
                    a[2] * b[1] + a[3] * b[3]};
     };
+    const auto apply = [](const mat& a, const vec& v) {
+        return vec{a[0] * v[0] + a[1] * v[1], a[2] * v[0] + a[3] * v[1]};
+    };
+    const auto scale = [](double k, const vec& v) { return vec{k * v[0], k * v[1]}; };
+    const auto add = [](const vec& v, const vec& w) { return vec{v[0] + w[0], v[1] + w[1]}; };
+    const auto sub = [](const vec& v, const vec& w) { return vec{v[0] - w[0], v[1] - w[1]}; };
     const auto inverse = [](const mat& a) {
         const double det = a[0] * a[3] - a[1] * a[2];
         return mat{a[3] / det, -a[1] / det, -a[2] / det, a[0] / det};
@@ -900,6 +872,16 @@ deriche_params make_deriche_params(const deriche_coeffs& c, std::int64_t n, bord
     p.last_sample = static_cast<int>((n - 1) % chunk);
     const bool periodic = mode == border_mode::reflect || mode == border_mode::mirror || mode == border_mode::wrap;
     p.reach = periodic ? std::min(p.tiles, decay / h_tile + 2) : 0;
+    double tap_w[2][entry_taps][4] = {};
+    // Adds k v x[i] to direction d's entry state; i may lie beyond the line (its border sample).
+    const auto tap = [&](int d, int s, std::int64_t i, const mat& k, const vec& v) {
+        const std::int64_t at = granula::detail::border_index(i, n, mode);
+        int j = 0;
+        while (j < p.taps && p.tap_at[j] != at) ++j;
+        if (j == p.taps) p.tap_at[p.taps++] = at;
+        const vec w = apply(k, v);
+        tap_w[d][j][2 * s] += w[0], tap_w[d][j][2 * s + 1] += w[1];
+    };
     for (int s = 0; s < 2; ++s) {
         const double e1 = c.e1[s], a2 = c.a2[s];
         const mat a{1 - e1, a2, -e1, a2};
@@ -919,18 +901,56 @@ deriche_params make_deriche_params(const deriche_coeffs& c, std::int64_t n, bord
         to_float(power(p.last_sample + 1), p.edge_t[s]);
         to_float(power(n - (p.tiles - 1) * h_tile), p.last_t[s]);
         if (!periodic) continue;
+        // The sum over the extension's periods (line_entry): entry = k_same own + k_rev rev, with
+        // own and rev the recursion's own states over the line and over the line reversed.
+        // Mirror's period lacks the reversed copy's end samples: the steps there (each adds its
+        // input to y and d) are taken off own and rev, which leaves A^(n - 2) in k_same and
+        // A^-1 in k_rev.
         const std::int64_t period = mode == border_mode::wrap ? n : mode == border_mode::reflect ? 2 * n : 2 * n - 2;
         const mat ap = power(period);
         const mat sum = inverse(mat{1 - ap[0], -ap[1], -ap[2], 1 - ap[3]});  // (I - A^P)^-1
-        const mat same = mode == border_mode::wrap      ? sum
-                         : mode == border_mode::reflect ? mul(sum, power(n))
-                                                        : mul(sum, power(n - 2));
-        const mat rev = mode == border_mode::wrap      ? mat{}
-                        : mode == border_mode::reflect ? sum
-                                                       : mul(sum, inverse(a));
-        to_float(same, p.k_same[s]);
-        to_float(rev, p.k_rev[s]);
+        const mat k_same = mode == border_mode::wrap      ? sum
+                           : mode == border_mode::reflect ? mul(sum, power(n))
+                                                          : mul(sum, power(n - 2));
+        to_float(k_same, p.k_own[s]);
+        if (mode == border_mode::wrap) continue;
+        const mat k_rev = mode == border_mode::reflect ? sum : mul(sum, inverse(a));
+        // rev from the other direction's own state over the line. In the anticausal own state
+        // (from zero, after x[0], started with x[n], x[n + 1] beyond the end) x[j] has the weight
+        // Q_j = A^(j - 2) g_c, g_c = c1 A e + c2 e, for 2 <= j <= n; in the causal recursion over
+        // the line reversed (started with x[n]) R_j = A^(j - 2) g_b, g_b = A (b0 A e + b1 e), for
+        // 1 <= j <= n - 1. With M g_c = g_b, M = alpha I + beta A (a polynomial in A, so it
+        // commutes with A), R_j = M Q_j inside, so rev = M own_anticausal + the end samples'
+        // R_j - M Q_j: x[0] b0 e, x[1] (R_1 - M c1 e), x[n] (b1 A^(n - 1) e - M Q_n), x[n + 1]
+        // (-M c2 A^(n - 1) e). The anticausal recursion run forwards is the mirror image, with
+        // M^-1 and the causal own state (started with x[-1]).
+        const double b0 = c.b0[s], b1 = c.b1[s], c1 = c.c1[s], c2 = c.c2[s];
+        const vec e{1, 1}, ae = apply(a, e), an1e = apply(power(n - 1), e), an2e = apply(power(n - 2), e);
+        const vec gc = add(scale(c1, ae), scale(c2, e)), r1 = add(scale(b0, ae), scale(b1, e)), gb = apply(a, r1);
+        const vec agc = apply(a, gc);
+        const double det = gc[0] * agc[1] - agc[0] * gc[1];
+        const double alpha = (gb[0] * agc[1] - agc[0] * gb[1]) / det, beta = (gc[0] * gb[1] - gb[0] * gc[1]) / det;
+        const mat mm{alpha + beta * a[0], beta * a[1], beta * a[2], alpha + beta * a[3]}, mi = inverse(mm);
+        const vec qn = add(scale(c1, an1e), scale(c2, an2e)), qn1 = scale(c2, an1e), bn = scale(b1, an1e);
+        to_float(mul(k_rev, mm), p.k_other[0][s]);
+        tap(0, s, 0, k_rev, scale(b0, e));
+        tap(0, s, 1, k_rev, sub(r1, apply(mm, scale(c1, e))));
+        tap(0, s, n, k_rev, sub(bn, apply(mm, qn)));
+        tap(0, s, n + 1, k_rev, scale(-1, apply(mm, qn1)));
+        to_float(mul(k_rev, mi), p.k_other[1][s]);
+        tap(1, s, n - 1, k_rev, scale(-b0, apply(mi, e)));
+        tap(1, s, n - 2, k_rev, sub(scale(c1, e), apply(mi, r1)));
+        tap(1, s, -1, k_rev, sub(qn, apply(mi, bn)));
+        tap(1, s, -2, k_rev, qn1);
+        if (mode != border_mode::mirror) continue;
+        tap(0, s, 0, k_rev, scale(-b0, e)), tap(0, s, 1, k_rev, scale(-b1, e));
+        tap(0, s, n - 1, k_same, scale(-b0, e)), tap(0, s, n, k_same, scale(-b1, e));
+        tap(1, s, n - 2, k_rev, scale(-c1, e)), tap(1, s, n - 3, k_rev, scale(-c2, e));
+        tap(1, s, 1, k_same, scale(-c1, e)), tap(1, s, 2, k_same, scale(-c2, e));
     }
+    for (int d = 0; d < 2; ++d)
+        for (int j = 0; j < entry_taps; ++j)
+            for (int i = 0; i < 4; ++i) p.tap_w[d][j][i] = static_cast<float>(tap_w[d][j][i]);
     return p;
 }
 
@@ -1008,46 +1028,34 @@ void axis_pass(device_view<const T> in, device_view<U> out, const axis_plan& pla
     const deriche_params p = make_deriche_params(plan.deriche, n, mode, plan.pad);
     const std::int64_t tiles = p.tiles, plane = tiles * lines;
     const line_shape g{n, chunk, chunk + tiles * h_tile + chunk, mode, plan.cval};
-    const bool reversed = mode == border_mode::reflect || mode == border_mode::mirror;
-    stream_buffer states(static_cast<std::size_t>((reversed ? planes : 2) * plane) * sizeof(state), s, scratch_what);
+    stream_buffer states(static_cast<std::size_t>(2 * plane) * sizeof(state), s, scratch_what);
     state* const causal = states.as<state>();
     state* const anticausal = causal + plane;
-    // The states kernels: the tiles [split, second) in `hot`, the others (within reach of the
-    // ends for reflect and mirror, and the last) in `edges` (tile_range).
-    const std::int64_t split = reversed ? std::min(p.reach, tiles - 1) : 0;
-    const std::int64_t second = reversed ? std::max(split, tiles - p.reach) : tiles - 1;
-    const tile_range hot{split, second - split, 0}, edges{0, split, second};
-    const auto hot_tiles = static_cast<unsigned>(second - split), edge_tiles = static_cast<unsigned>(split + tiles - second);
+    const auto hot = static_cast<unsigned>(tiles - 1);  // the tiles before the last
     const dim3 block(tile_lines, tile_chunks), fixup_grid(grid_dim(lines, 128), 2);
     if (axis == 0) {
         const unsigned blocks = grid_dim(w, tile_lines);
-        if (hot_tiles > 0)
-            columns_states<T, false><<<dim3(blocks, hot_tiles), block, 0, s>>>(in.data(), in.stride(), w, g, p, hot,
-                                                                               causal);
-        columns_states<T, true><<<dim3(blocks, edge_tiles), block, 0, s>>>(in.data(), in.stride(), w, g, p, edges,
-                                                                           causal);
+        columns_states<T><<<dim3(blocks, static_cast<unsigned>(tiles)), block, 0, s>>>(in.data(), in.stride(), w, g,
+                                                                                    p, causal);
         check_launch("Gaussian columns_states");
         columns_fixup<T><<<fixup_grid, 128, 0, s>>>(in.data(), in.stride(), w, g, p, causal);
         check_launch("Gaussian columns_fixup");
-        if (tiles > 1)
-            columns_output<T, U, false><<<dim3(blocks, static_cast<unsigned>(tiles - 1)), block, 0, s>>>(
-                in.data(), in.stride(), out.data(), out.stride(), w, g, p, causal, anticausal);
+        if (hot > 0)
+            columns_output<T, U, false><<<dim3(blocks, hot), block, 0, s>>>(in.data(), in.stride(), out.data(),
+                                                                            out.stride(), w, g, p, causal, anticausal);
         columns_output<T, U, true><<<dim3(blocks, 1), block, 0, s>>>(in.data(), in.stride(), out.data(),
                                                                      out.stride(), w, g, p, causal, anticausal);
         check_launch("Gaussian columns_output");
     } else {
         const unsigned blocks = grid_dim(h, tile_lines);
-        if (hot_tiles > 0)
-            rows_states<T, false><<<dim3(hot_tiles, blocks), block, 0, s>>>(in.data(), in.stride(), h, g, p, hot,
-                                                                            causal);
-        rows_states<T, true><<<dim3(edge_tiles, blocks), block, 0, s>>>(in.data(), in.stride(), h, g, p, edges,
-                                                                        causal);
+        rows_states<T><<<dim3(static_cast<unsigned>(tiles), blocks), block, 0, s>>>(in.data(), in.stride(), h, g, p,
+                                                                                 causal);
         check_launch("Gaussian rows_states");
         rows_fixup<T><<<fixup_grid, 128, 0, s>>>(in.data(), in.stride(), h, g, p, causal);
         check_launch("Gaussian rows_fixup");
-        if (tiles > 1)
-            rows_output<T, U, false><<<dim3(static_cast<unsigned>(tiles - 1), blocks), block, 0, s>>>(
-                in.data(), in.stride(), out.data(), out.stride(), h, g, p, causal, anticausal);
+        if (hot > 0)
+            rows_output<T, U, false><<<dim3(hot, blocks), block, 0, s>>>(in.data(), in.stride(), out.data(),
+                                                                         out.stride(), h, g, p, causal, anticausal);
         rows_output<T, U, true><<<dim3(1, blocks), block, 0, s>>>(in.data(), in.stride(), out.data(), out.stride(),
                                                                   h, g, p, causal, anticausal);
         check_launch("Gaussian rows_output");
