@@ -219,10 +219,9 @@ TEST(GaussianCuda, DericheChunksEveryModeAxisAndStride) {
         }
 }
 
-// The recursion's tiles (8 chunks of 32 samples, 32 lines per block; states move between the
-// kernels per tile): padded lengths one off a multiple of 256, lines shorter than a chunk,
-// extensions of a few samples (nearest: 3) and longer than a tile (sigma 30 reflect / wrap:
-// the output starts in the second tile), line counts one past a block's 32; each axis alone.
+// The recursion's tiles (8 chunks of 32 samples from the line's first, 32 lines per block;
+// states move between the kernels per tile): lengths one off a multiple of 256, lines shorter
+// than a chunk, line counts one past a block's 32; each axis alone.
 TEST(GaussianCuda, DericheTilesLineLengthsAndExtensions) {
     GRANULA_REQUIRE_GPU();
     std::mt19937_64 rng(18);
@@ -239,6 +238,32 @@ TEST(GaussianCuda, DericheTilesLineLengthsAndExtensions) {
                 p.sigma = {sigma, 0.0};
                 EXPECT_LE((gpu_vs_cpu<float, float>(rng, 33, n, p, true)), 1e-5) << "columns, " << what;
             }
+}
+
+// The entry states of the line's ends (the recursions over the whole border extension): for
+// wrap, reflect and mirror computed from the line's own states, so sigmas far beyond the line
+// (the extension repeats it many times) and lines shorter than a chunk, of 2 and 3 samples
+// (mirror's period 2n - 2), one off a chunk and a tile, and lines of 6 tiles, whose middle
+// tiles lie beyond the reach of both ends at the smaller sigmas; every mode and order, each axis.
+TEST(GaussianCuda, DericheEntryStatesEveryModeOrderAndLength) {
+    GRANULA_REQUIRE_GPU();
+    std::mt19937_64 rng(19);
+    for (std::int64_t n : {1, 2, 3, 4, 5, 31, 33, 255, 257, 700, 1500})
+        for (border_mode m : modes)
+            for (double sigma : {3.0, 40.0, 400.0})
+                for (int order = 0; order <= 2; ++order) {
+                    gaussian_params p;
+                    p.method = gaussian_method::deriche;
+                    p.mode = {m, m};
+                    p.cval = 0.5;
+                    p.order = {order, order};
+                    const std::string what = std::string(to_string(m)) + " sigma " + std::to_string(sigma) +
+                                             " order " + std::to_string(order) + " length " + std::to_string(n);
+                    p.sigma = {0.0, sigma};
+                    EXPECT_LE((gpu_vs_cpu<float, float>(rng, n, 5, p)), 1e-5) << "rows, " << what;
+                    p.sigma = {sigma, 0.0};
+                    EXPECT_LE((gpu_vs_cpu<float, float>(rng, 5, n, p, true)), 1e-5) << "columns, " << what;
+                }
 }
 
 TEST(GaussianCuda, InPlace) {

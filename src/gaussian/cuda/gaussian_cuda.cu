@@ -6,8 +6,9 @@
 // 32 lines; states pass between the kernels per tile. Three kernels per axis:
 //   1. states:  each chunk runs the causal and the anticausal recursion from a zero state; the
 //               block combines its chunks' final states into the tile's own states;
-//   2. fixup:   one thread per line walks the tiles, state_t = T state_{t-1} + own_t, with T
-//               the tile's state-transition matrix (zero input), from the border's start state;
+//   2. fixup:   one thread per line computes the line's entry states (line_entry) and walks
+//               the tiles, state_t = T state_{t-1} + own_t, with T the tile's state-transition
+//               matrix (zero input);
 //   3. output:  each chunk runs both recursions from zero again, the block combines the chunks'
 //               own states with the tile's entry states into each chunk's entry states, and
 //               their zero-input response is added to the zero-start result.
@@ -16,10 +17,17 @@
 // both axes 0.80 -> 0.70 ms). The result equals the sequential
 // recursion up to float rounding. Along columns the threads of a warp take adjacent columns
 // (coalesced); along rows a block stages a tile of 32 rows in shared memory and each thread
-// walks one row's chunk there. Chunks of the border extension run one direction only (the left
-// extension feeds only the causal walk, the right only the anticausal one), and those within
-// one reflection of the line read it backwards without the border logic per sample (H200,
-// 8192^2 float32, sigma 200: 1.04 -> 0.91 ms both axes). Running each axis in bands of lines
+// walks one row's chunk there. The tiles cover the line only: the states the recursions carry
+// in from the border extension come from the line's own states (wrap, reflect and mirror
+// repeat the line, so the extension's state is a sum over its periods; line_entry), where
+// running the extension (about 10 sigma per side) had cost in proportion to sigma. Each
+// recursion runs once per chunk, in its own direction: the recursion over the line reversed
+// that reflect and mirror need follows from the other direction's own state (make_deriche_params).
+// The output of the line's last tile runs in a launch of its own (its cut chunk took the
+// output kernels 96 registers, or 60 bytes of spills). H200, 8192^2 float32, both axes: 0.62
+// ms at every sigma from 3 to 5000, where the extension had cost 0.58 ms at sigma 3-20, 0.67 at
+// 200, 1.24 at 1000 and 9.1 at 5000 (docs/benchmarks.md).
+// Running each axis in bands of lines
 // that fit the L2, so that the output pass rereads from L2, was 2-5x slower: the per-band
 // kernels are too small to hide their latency (docs/benchmarks.md).
 //
@@ -39,6 +47,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <type_traits>
 
@@ -66,12 +75,13 @@ using granula::detail::gaussian_kind;
 constexpr int chunk = 32;
 constexpr int tile_chunks = 8;
 constexpr int tile_lines = 32;
-constexpr int h_tile = tile_chunks * chunk;  // samples per row tile row
-constexpr int h_halo = 3;                    // one sample before the tile, two after
-constexpr int h_stride = h_tile + h_halo;    // odd: the 32 rows of a warp fall in 32 banks
+constexpr int h_tile = tile_chunks * chunk;    // samples per row tile row
+constexpr int h_before = 1;                    // samples staged before a row tile, 2 after it
+constexpr int h_halo = h_before + 2;
+constexpr int h_stride = h_tile + h_halo;      // odd: the 32 rows of a warp fall in 32 banks
 
 // One chunk of padded positions k0 .. k0 + chunk - 1 and its neighbours x[k0 - 1], x[k0 + chunk],
-// x[k0 + chunk + 1]; chunks inside the image (all but a few per line) skip the border logic.
+// x[k0 + chunk + 1]; chunks clear of the line's ends (all but a few) skip the border logic.
 template <class T>
 __device__ __forceinline__ void load_chunk(const T* line, std::int64_t step, std::int64_t k0, const line_shape& g,
                                            float (&xs)[chunk], float& before, float& after1, float& after2) {
@@ -82,16 +92,6 @@ __device__ __forceinline__ void load_chunk(const T* line, std::int64_t step, std
         before = static_cast<float>(p[-step]);
         after1 = static_cast<float>(p[chunk * step]);
         after2 = static_cast<float>(p[(chunk + 1) * step]);
-        return;
-    }
-    std::int64_t base;
-    if (mirrored(k0 - 1, k0 + chunk + 1, g, base)) {
-        const T* p = line + (base - k0) * step;  // padded position k0 + i at p[-i step]
-#pragma unroll
-        for (int i = 0; i < chunk; ++i) xs[i] = static_cast<float>(p[-i * step]);
-        before = static_cast<float>(p[step]);
-        after1 = static_cast<float>(p[-chunk * step]);
-        after2 = static_cast<float>(p[-(chunk + 1) * step]);
         return;
     }
 #pragma unroll
@@ -106,13 +106,27 @@ struct alignas(16) state {  // one 16-byte load or store
     float y0, d0, y1, d1;
 };
 
+// The line's entry states of wrap, reflect and mirror (line_entry) take samples at up to
+// entry_taps places near its ends.
+constexpr int entry_taps = 6;
+
 struct deriche_params {
     deriche_coeffs c;
-    // Per section, the transition matrices on (y, d) (t00 t01 t10 t11) of a chunk (zero input,
-    // A^chunk) and of a tile (A^(chunk tile_chunks)), and entry_y[s][i] = the first row of
-    // A^(i + 1): the y after step i of a zero-input run from a start state (y, d).
-    float chunk_t[2][4], tile_t[2][4];
+    // Per section, zero-input transition matrices on (y, d) (t00 t01 t10 t11): A^k over a chunk,
+    // a tile, the line's samples in its last chunk (edge_t) and in its last tile (last_t).
+    float chunk_t[2][4], tile_t[2][4], edge_t[2][4], last_t[2][4];
+    // Entry state of direction d (0 causal, 1 anticausal) from the line's own states of that
+    // direction (own) and of the other one (other): k_own own + k_other[d] other + the taps'
+    // tap_w[d][j] x[tap_at[j]] (line_entry).
+    float k_own[2][4], k_other[2][2][4], tap_w[2][entry_taps][4];
+    std::int64_t tap_at[entry_taps];
+    int taps;
+    // entry_y[s][i] = the first row of A^(i + 1): the y after step i of a zero-input run from (y, d).
     float entry_y[2][chunk][2];
+    std::int64_t tiles;       // per line, from its first sample; the last one ends past the line
+    std::int64_t reach;       // periodic modes: tiles at each end whose states reach the other end
+    std::int64_t last_chunk;  // the chunk of the line's last sample, and its index there
+    int last_sample;
 };
 
 __device__ __forceinline__ void causal_step(const deriche_coeffs& c, float x, float& xp, state& s) {
@@ -143,32 +157,46 @@ __device__ __forceinline__ state transition(const float (&t)[2][4], state s, sta
     return r;
 }
 
-// Pass 1 of one chunk: xs are its samples, before = x[k0 - 1], after1/2 = x[k0 + chunk], +1.
-// Chunk ci's causal state feeds the output chunks after it, its anticausal state those before
-// it: a chunk of the right extension needs the anticausal one only, of the left the causal one
-// (output chunks first .. end - 1; at sigma 200 the extensions are 30% of a line's chunks).
-__device__ __forceinline__ void chunk_states(const deriche_coeffs& c, const float (&xs)[chunk], float before,
-                                             float after1, float after2, bool want_causal, bool want_anticausal,
-                                             state& causal, state& anticausal) {
-    causal = {0, 0, 0, 0};
-    if (want_causal) {
-        float xp = before;
+// m = t m, per section.
+__device__ __forceinline__ void times(const float (&t)[2][4], float (&m)[2][4]) {
 #pragma unroll
-        for (int i = 0; i < chunk; ++i) causal_step(c, xs[i], xp, causal);
+    for (int s = 0; s < 2; ++s) {
+        const float m0 = m[s][0], m1 = m[s][1], m2 = m[s][2], m3 = m[s][3];
+        m[s][0] = t[s][0] * m0 + t[s][1] * m2, m[s][1] = t[s][0] * m1 + t[s][1] * m3;
+        m[s][2] = t[s][2] * m0 + t[s][3] * m2, m[s][3] = t[s][2] * m1 + t[s][3] * m3;
     }
-    anticausal = {0, 0, 0, 0};
-    if (want_anticausal) {
-        float x1 = after1, x2 = after2;
+}
+
+// Pass 1 of one chunk: the own states (from zero) of its causal and anticausal runs. xs are its
+// samples, before = x[k0 - 1], after1/2 = x[k0 + chunk], +1. Edge: the line's last sample is
+// xs[last]; the causal run stops after it, the anticausal one starts at it.
+template <bool Edge>
+__device__ __forceinline__ void chunk_runs(const deriche_coeffs& c, const float (&xs)[chunk], float before,
+                                           float after1, float after2, int last, state& causal, state& anticausal) {
+    causal = state{};
+    float xp = before;
 #pragma unroll
-        for (int i = chunk - 1; i >= 0; --i) anticausal_step(c, xs[i], x1, x2, anticausal);
+    for (int i = 0; i < chunk; ++i) {
+        state t = causal;
+        causal_step(c, xs[i], xp, t);
+        if (!Edge || i <= last) causal = t;
+    }
+    anticausal = state{};
+    float x1 = after1, x2 = after2;
+#pragma unroll
+    for (int i = chunk - 1; i >= 0; --i) {
+        anticausal_step(c, xs[i], x1, x2, anticausal);
+        if (Edge && i > last) anticausal = state{};
     }
 }
 
 // Pass 3 of one chunk, both recursions from zero: ys receives causal + anticausal + direct x,
-// causal / anticausal the chunk's own states (as chunk_states gives them).
+// causal / anticausal their final states. Edge: the line's last sample is xs[last], and the
+// anticausal recursion starts there from `start`, the line's anticausal entry state.
+template <bool Edge>
 __device__ __forceinline__ void chunk_output(const deriche_coeffs& c, const float (&xs)[chunk], float before,
                                              float after1, float after2, float (&ys)[chunk], state& causal,
-                                             state& anticausal) {
+                                             state& anticausal, int last, state start) {
     causal = {0, 0, 0, 0};
     float xp = before;
 #pragma unroll
@@ -176,11 +204,12 @@ __device__ __forceinline__ void chunk_output(const deriche_coeffs& c, const floa
         causal_step(c, xs[i], xp, causal);
         ys[i] = causal.y0 + causal.y1;
     }
-    anticausal = {0, 0, 0, 0};
+    anticausal = Edge ? start : state{};
     float x1 = after1, x2 = after2;
 #pragma unroll
     for (int i = chunk - 1; i >= 0; --i) {
         anticausal_step(c, xs[i], x1, x2, anticausal);
+        if (Edge && i > last) anticausal = start;  // past the line: its results are not stored
         ys[i] += (anticausal.y0 + anticausal.y1) + c.direct * xs[i];
     }
 }
@@ -201,15 +230,20 @@ __device__ __forceinline__ void add_entry_states(const deriche_params& p, state 
     }
 }
 
-// own[0][i][line] / own[1][i][line]: the causal / anticausal own states of chunk i of a tile.
+// own[d][i][line]: the own states of chunk i of a tile, d = 0 of its forward run, 1 of its backward run.
 using tile_states = state[2][tile_chunks][tile_lines];
 
-// The tile's own states, the causal one (direction 0: the state after its last chunk, from
-// zero before its first) or the anticausal one (1).
-__device__ __forceinline__ state tile_own(const deriche_params& p, const tile_states& own, int direction, int line) {
-    if (direction == 0) {
+// The tile's own state of a run from its chunks': forward runs to the tile's last sample in the
+// line (in the last tile, chunk last_chunk holds last_sample + 1 of them), backward runs from
+// there (the chunks past the line hold zero states).
+__device__ __forceinline__ state tile_own(const deriche_params& p, const tile_states& own, bool forward, int line,
+                                          bool last_tile) {
+    if (forward) {
+        const int count = last_tile ? static_cast<int>(p.last_chunk % tile_chunks) + 1 : tile_chunks;
         state s = own[0][0][line];
-        for (int i = 1; i < tile_chunks; ++i) s = transition(p.chunk_t, s, own[0][i][line]);
+        for (int i = 1; i < count; ++i)
+            s = last_tile && i == count - 1 ? transition(p.edge_t, s, own[0][i][line])
+                                            : transition(p.chunk_t, s, own[0][i][line]);
         return s;
     }
     state s = own[1][tile_chunks - 1][line];
@@ -229,90 +263,173 @@ __device__ __forceinline__ void fetch_entry(tile_entry& entry, const state* caus
 }
 
 // Chunk `local`'s entry states from the tile's and the own states of the chunks before it
-// (causal) and after it (anticausal).
+// (causal) and after it (anticausal). In the last tile the anticausal run of the line's last
+// chunk started from the line's entry state (chunk_output), so the chunks before it continue
+// from its final state.
 __device__ __forceinline__ void chunk_entry(const deriche_params& p, const tile_entry& entry, const tile_states& own,
-                                            int local, int line, state& causal, state& anticausal) {
-    causal = entry[0][line], anticausal = entry[1][line];
+                                            int local, int line, bool last_tile, state& causal, state& anticausal) {
+    causal = entry[0][line];
     for (int i = 0; i < local; ++i) causal = transition(p.chunk_t, causal, own[0][i][line]);
-    for (int i = tile_chunks - 1; i > local; --i) anticausal = transition(p.chunk_t, anticausal, own[1][i][line]);
+    int from = tile_chunks;
+    anticausal = entry[1][line];
+    if (last_tile) {
+        from = static_cast<int>(p.last_chunk % tile_chunks);
+        anticausal = local < from ? own[1][from][line] : state{};
+    }
+    for (int i = from - 1; i > local; --i) anticausal = transition(p.chunk_t, anticausal, own[1][i][line]);
 }
 
-// One thread per line and direction (blockIdx.y: 0 causal, 1 anticausal) walks the tiles,
-// state_t = T state_{t-1} + own_t, from the border's start state (first/last: the line's first
-// and last padded samples) and leaves each tile's entry state in place of its own. The causal
-// walk ends at the last tile with output (end_tile - 1), the anticausal one at the first
-// (first_tile). The tiles' own states are read in batches ahead of the dependent walk, so each
-// thread keeps `fixup_batch` loads in flight.
+// The tiles' own states are read in batches ahead of the dependent walks (line_own,
+// fixup_line), so each thread keeps `fixup_batch` loads in flight.
 constexpr int fixup_batch = 16;
-__device__ __forceinline__ void fixup_line(const deriche_params& p, std::int64_t line, std::int64_t lines,
-                                           std::int64_t tiles, std::int64_t first_tile, std::int64_t end_tile,
-                                           float first, float last, state* causal, state* anticausal) {
+
+// A plane's own state over the whole line: causal runs moved to the line's last sample,
+// anticausal ones to its first, from the `reach` tiles next to that end only (the others'
+// contributions fall below float rounding there).
+__device__ __forceinline__ state line_own(const deriche_params& p, const state* plane, std::int64_t lines,
+                                          std::int64_t line, bool causal) {
+    float m[2][4] = {{1, 0, 0, 1}, {1, 0, 0, 1}};
+    state sum{};
+    for (std::int64_t b = 0; b < p.reach; b += fixup_batch) {
+        state own[fixup_batch];
+#pragma unroll
+        for (int j = 0; j < fixup_batch; ++j)
+            if (b + j < p.reach) own[j] = plane[(causal ? p.tiles - 1 - (b + j) : b + j) * lines + line];
+#pragma unroll
+        for (int j = 0; j < fixup_batch; ++j) {
+            if (b + j >= p.reach) break;
+            sum = transition(m, own[j], sum);
+            if (causal && b + j == 0)
+                times(p.last_t, m);
+            else
+                times(p.tile_t, m);
+        }
+    }
+    return sum;
+}
+
+// The entry states of a line: the causal state before its first sample and the anticausal one
+// after its last, of the recursions run over the whole border extension. nearest, constant:
+// the steady state of the constant beyond the end. wrap, reflect, mirror: the extension is
+// periodic (period n: the line; 2n: the line, then the line reversed; 2n - 2: the same without
+// the reversed copy's end samples), so the state is the sum over the periods of the state one
+// period leaves from zero: for reflect (I - A^P)^-1 (A^n own + rev), with `own` the
+// recursion's own state over the line and `rev` its own state over the line reversed. `rev` is
+// the other direction's own state over the line up to a matrix and a few samples at the ends
+// (make_deriche_params), so the tiles run each recursion once, in its own direction; the host
+// folds the matrices and the samples' weights into k_own, k_other and the taps.
+template <class T>
+__device__ __forceinline__ state line_entry(const deriche_params& p, const T* line, std::int64_t step,
+                                            const line_shape& g, bool causal, const state* states,
+                                            std::int64_t lines, std::int64_t l) {
     const deriche_coeffs& c = p.c;
+    if (g.mode == border_mode::nearest || g.mode == border_mode::constant) {
+        const float e = load(line, step, g.pad + (causal ? -1 : g.n), g);
+        return causal ? state{c.causal_gain[0] * e, 0.0f, c.causal_gain[1] * e, 0.0f}
+                      : state{c.anticausal_gain[0] * e, 0.0f, c.anticausal_gain[1] * e, 0.0f};
+    }
+    const std::int64_t plane = p.tiles * lines;
+    const int d = causal ? 0 : 1;
+    state s = transition(p.k_own, line_own(p, states + d * plane, lines, l, causal), state{});
+    if (g.mode == border_mode::wrap) return s;
+    s = transition(p.k_other[d], line_own(p, states + (1 - d) * plane, lines, l, !causal), s);
+    for (int j = 0; j < p.taps; ++j) {
+        const float x = static_cast<float>(line[p.tap_at[j] * step]);
+        const float(&w)[4] = p.tap_w[d][j];
+        s.y0 += w[0] * x, s.d0 += w[1] * x, s.y1 += w[2] * x, s.d1 += w[3] * x;
+    }
+    return s;
+}
+
+// One thread per line and direction (blockIdx.y: 0 causal, 1 anticausal) computes the line's
+// entry state, then walks the tiles, state_t = T state_{t-1} + own_t, and leaves each tile's
+// entry state in place of its own (the last tile's anticausal one: the state after the line's
+// last sample).
+template <class T>
+__device__ __forceinline__ void fixup_line(const deriche_params& p, const T* line, std::int64_t step,
+                                           const line_shape& g, std::int64_t l, std::int64_t lines, state* states) {
     const bool forward = blockIdx.y == 0;
-    const std::int64_t walk = forward ? end_tile : tiles - first_tile;
-    state* states = forward ? causal : anticausal;
-    const float edge = forward ? first : last;
-    state s = forward ? state{c.causal_gain[0] * edge, 0.0f, c.causal_gain[1] * edge, 0.0f}
-                      : state{c.anticausal_gain[0] * edge, 0.0f, c.anticausal_gain[1] * edge, 0.0f};
-    for (std::int64_t b = 0; b < walk; b += fixup_batch) {
+    const std::int64_t tiles = p.tiles;
+    state* own_states = states + (forward ? 0 : tiles * lines);
+    state s = line_entry(p, line, step, g, forward, states, lines, l);
+    for (std::int64_t b = 0; b < tiles; b += fixup_batch) {
         state own[fixup_batch];
 #pragma unroll
         for (int j = 0; j < fixup_batch; ++j) {
             const std::int64_t ti = forward ? b + j : tiles - 1 - (b + j);
-            if (b + j < walk) own[j] = states[ti * lines + line];
+            if (b + j < tiles) own[j] = own_states[ti * lines + l];
         }
 #pragma unroll
         for (int j = 0; j < fixup_batch; ++j) {
             const std::int64_t ti = forward ? b + j : tiles - 1 - (b + j);
-            if (b + j < walk) {
-                states[ti * lines + line] = s;  // the state at the tile's entry
-                s = transition(p.tile_t, s, own[j]);
+            if (b + j < tiles) {
+                own_states[ti * lines + l] = s;  // the state at the tile's entry
+                s = !forward && b + j == 0 ? transition(p.last_t, s, own[j]) : transition(p.tile_t, s, own[j]);
             }
         }
     }
 }
 
 // ---- along columns: a block takes 32 columns x one tile, thread = (column, chunk) -------------------
+// The causal and anticausal runs of one tile: own states per chunk, then per tile. Last: the
+// line's last tile, whose last chunk the line's end cuts (a block-uniform branch of the states
+// kernels: down the columns it costs 44 bytes of spills at 64 registers, yet measured as fast
+// as a launch of its own for the last tile, 0.620 against 0.623 ms both axes).
+template <bool Last, class Load>
+__device__ __forceinline__ void tile_runs(const deriche_params& p, tile_states& own, std::int64_t ti, int local,
+                                          int line, bool active, bool stored, Load load_samples, state* states,
+                                          std::int64_t at, std::int64_t plane) {
+    const std::int64_t ci = ti * tile_chunks + local;
+    state f{}, b{};
+    if (active && (!Last || ci <= p.last_chunk)) {
+        float xs[chunk], before, after1, after2;
+        load_samples(xs, before, after1, after2);
+        if (Last && ci == p.last_chunk)
+            chunk_runs<true>(p.c, xs, before, after1, after2, p.last_sample, f, b);
+        else
+            chunk_runs<false>(p.c, xs, before, after1, after2, chunk - 1, f, b);
+    }
+    own[0][local][line] = f, own[1][local][line] = b;
+    __syncthreads();
+    if (stored && local < 2) states[local * plane + at] = tile_own(p, own, local == 0, line, Last);
+}
+
+// Registers: the states kernels as 4 blocks per SM (64 registers; uncapped the compiler took
+// 140 down the columns).
 template <class T>
-__global__ void __launch_bounds__(tile_lines* tile_chunks)
-    columns_states(const T* in, std::int64_t stride, std::int64_t width, line_shape g, std::int64_t first,
-                   std::int64_t end, deriche_params p, state* causal_out, state* anticausal_out) {
+__global__ void __launch_bounds__(tile_lines* tile_chunks, 4)
+    columns_states(const T* in, std::int64_t stride, std::int64_t width, line_shape g, deriche_params p,
+                   state* states) {
     __shared__ tile_states own;
     const int lane = threadIdx.x, local = threadIdx.y;
-    const std::int64_t x = blockIdx.x * std::int64_t{tile_lines} + lane;
-    const std::int64_t ci = blockIdx.y * std::int64_t{tile_chunks} + local;
-    state a{}, b{};
-    if (x < width) {
-        float xs[chunk], before, after1, after2;
-        load_chunk(in + x, stride, ci * chunk, g, xs, before, after1, after2);
-        chunk_states(p.c, xs, before, after1, after2, ci < end, ci >= first, a, b);
-    }
-    own[0][local][lane] = a, own[1][local][lane] = b;
-    __syncthreads();
-    if (x < width && local < 2)
-        (local == 0 ? causal_out : anticausal_out)[blockIdx.y * width + x] = tile_own(p, own, local, lane);
+    const std::int64_t x = blockIdx.x * std::int64_t{tile_lines} + lane, ti = blockIdx.y;
+    const bool active = x < width;
+    const auto samples = [&](float (&xs)[chunk], float& before, float& after1, float& after2) {
+        load_chunk(in + x, stride, g.pad + (ti * tile_chunks + local) * chunk, g, xs, before, after1, after2);
+    };
+    if (ti == p.tiles - 1)
+        tile_runs<true>(p, own, ti, local, lane, active, active, samples, states, ti * width + x, p.tiles * width);
+    else
+        tile_runs<false>(p, own, ti, local, lane, active, active, samples, states, ti * width + x, p.tiles * width);
 }
 
 template <class T>
-__global__ void columns_fixup(const T* in, std::int64_t stride, std::int64_t width, line_shape g,
-                              std::int64_t tiles, std::int64_t first_tile, std::int64_t end_tile, deriche_params p,
-                              state* causal, state* anticausal) {
+__global__ void columns_fixup(const T* in, std::int64_t stride, std::int64_t width, line_shape g, deriche_params p,
+                              state* states) {
     const std::int64_t x = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
-    if (x >= width) return;
-    fixup_line(p, x, width, tiles, first_tile, end_tile, load(in + x, stride, 0, g),
-               load(in + x, stride, g.total - 1, g), causal, anticausal);
+    if (x < width) fixup_line(p, in + x, stride, g, x, width, states);
 }
 
-template <class T, class U>
+// Last: the line's last tile alone.
+template <class T, class U, bool Last>
 __global__ void __launch_bounds__(tile_lines* tile_chunks)
     columns_output(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t width,
-                   line_shape g, std::int64_t first_tile, deriche_params p, const state* causal,
-                   const state* anticausal) {
+                   line_shape g, deriche_params p, const state* causal, const state* anticausal) {
     __shared__ tile_states own;
     __shared__ tile_entry entry;
     const int lane = threadIdx.x, local = threadIdx.y;
-    const std::int64_t x = blockIdx.x * std::int64_t{tile_lines} + lane, ti = first_tile + blockIdx.y;
-    const std::int64_t k0 = (ti * tile_chunks + local) * chunk;
+    const std::int64_t x = blockIdx.x * std::int64_t{tile_lines} + lane, ti = Last ? p.tiles - 1 : blockIdx.y;
+    const std::int64_t ci = ti * tile_chunks + local, k0 = g.pad + ci * chunk;
     const bool active = x < width;
     float ys[chunk];
     state a{}, b{};
@@ -320,16 +437,19 @@ __global__ void __launch_bounds__(tile_lines* tile_chunks)
         fetch_entry(entry, causal, anticausal, ti * width + x, local, lane);
         float xs[chunk], before, after1, after2;
         load_chunk(in + x, stride, k0, g, xs, before, after1, after2);
-        chunk_output(p.c, xs, before, after1, after2, ys, a, b);
+        if (Last && ci == p.last_chunk)
+            chunk_output<true>(p.c, xs, before, after1, after2, ys, a, b, p.last_sample, anticausal[ti * width + x]);
+        else
+            chunk_output<false>(p.c, xs, before, after1, after2, ys, a, b, chunk - 1, state{});
     }
     own[0][local][lane] = a, own[1][local][lane] = b;
     __pipeline_wait_prior(0);
     __syncthreads();
     if (!active) return;
     state ca, cb;
-    chunk_entry(p, entry, own, local, lane, ca, cb);
+    chunk_entry(p, entry, own, local, lane, Last, ca, cb);
     add_entry_states(p, ca, cb, ys);
-    if (k0 - g.pad >= 0 && k0 - g.pad + chunk <= g.n) {
+    if (k0 - g.pad + chunk <= g.n) {
         U* d = out + (k0 - g.pad) * out_stride + x;  // most chunks: step a pointer
 #pragma unroll
         for (int i = 0; i < chunk; ++i, d += out_stride) *d = store_as<U>(ys[i]);
@@ -338,13 +458,13 @@ __global__ void __launch_bounds__(tile_lines* tile_chunks)
 #pragma unroll
     for (int i = 0; i < chunk; ++i) {
         const std::int64_t y = k0 + i - g.pad;
-        if (y >= 0 && y < g.n) out[y * out_stride + x] = store_as<U>(ys[i]);
+        if (y < g.n) out[y * out_stride + x] = store_as<U>(ys[i]);
     }
 }
 
 // ---- along rows: a block stages 32 rows x (one tile + halo) in shared memory ------------------------
-// Tile column j holds padded position tile_k0 - 1 + j. Tiles clear of the borders load and
-// store by stepping a pointer: the index logic per sample (64-bit products, bounds tests) had
+// Tile column j holds padded position tile_k0 - h_before + j. Tiles clear of the line's ends load
+// and store by stepping a pointer: the index logic per sample (64-bit products, bounds tests) had
 // made the row pass the slower one (H200, 8192^2 float32, sigma 5: rows 0.41 -> 0.33 ms, columns
 // 0.30 -> 0.28 with the same change to their stores). Each warp staging its own 32 rows x one
 // chunk, with no barrier before the recursions, was slower (rows 0.41 -> 0.47 ms).
@@ -352,23 +472,18 @@ template <class T>
 __device__ __forceinline__ void load_tile(float (&tile)[tile_lines][h_stride], const T* in, std::int64_t stride,
                                           std::int64_t height, const line_shape& g, std::int64_t y0,
                                           std::int64_t tile_k0) {
-    // Thread t loads column 1 + t of all 32 rows (position tile_k0 + t: a warp reads 32 aligned
-    // samples, the pad being a multiple of 32), and the first 96 threads one halo sample each
-    // (row t / 3, column 0, h_tile + 1 or h_tile + 2), every load issued before the first store:
-    // one row at a time the loads waited on each other and the row pass ran at a third of the
-    // column pass's speed; the halo in a second round trip still held up the whole block.
+    // Thread t loads column h_before + t of all 32 rows (position tile_k0 + t: a warp reads 32
+    // aligned samples), and the first 128 threads one halo sample each (row t / 4, columns 0, 1,
+    // h_tile + 2, h_tile + 3), every load issued before the first store: one row at a time the
+    // loads waited on each other and the row pass ran at a third of the column pass's speed; the
+    // halo in a second round trip still held up the whole block.
     static_assert(tile_lines * h_halo <= h_tile);
     const int t = threadIdx.y * tile_lines + threadIdx.x;  // 0 .. h_tile - 1
-    const bool inside = tile_k0 - 1 >= g.pad && tile_k0 - 1 + h_stride <= g.pad + g.n;
-    std::int64_t base = 0;
-    const bool backwards = !inside && mirrored(tile_k0 - 1, tile_k0 - 2 + h_stride, g, base);
+    const bool inside = tile_k0 - h_before >= g.pad && tile_k0 + h_tile + 2 <= g.pad + g.n;
     auto fetch = [&](int r, int j) {
         const T* row = in + (y0 + r) * stride;
-        const std::int64_t k = tile_k0 - 1 + j;
-        return y0 + r >= height ? 0.0f
-               : inside         ? static_cast<float>(row[k - g.pad])
-               : backwards      ? static_cast<float>(row[base - k])
-                                : load(row, 1, k, g);
+        const std::int64_t k = tile_k0 - h_before + j;
+        return y0 + r >= height ? 0.0f : inside ? static_cast<float>(row[k - g.pad]) : load(row, 1, k, g);
     };
     float v[tile_lines];
     if (inside && y0 + tile_lines <= height) {  // most tiles: step a pointer, no per-sample index logic
@@ -377,75 +492,78 @@ __device__ __forceinline__ void load_tile(float (&tile)[tile_lines][h_stride], c
         for (int r = 0; r < tile_lines; ++r, p += stride) v[r] = static_cast<float>(*p);
     } else {
 #pragma unroll
-        for (int r = 0; r < tile_lines; ++r) v[r] = fetch(r, 1 + t);
+        for (int r = 0; r < tile_lines; ++r) v[r] = fetch(r, h_before + t);
     }
     const bool halo = t < tile_lines * h_halo;
-    const int halo_row = t / h_halo, halo_col = t % h_halo == 0 ? 0 : h_tile + t % h_halo;
+    const int halo_row = t / h_halo, halo_col = t % h_halo < h_before ? t % h_halo : h_tile + t % h_halo;
     const float halo_value = halo ? fetch(halo_row, halo_col) : 0.0f;
 #pragma unroll
-    for (int r = 0; r < tile_lines; ++r) tile[r][1 + t] = v[r];
+    for (int r = 0; r < tile_lines; ++r) tile[r][h_before + t] = v[r];
     if (halo) tile[halo_row][halo_col] = halo_value;
 }
 
-
+// Along the rows 8- and 16-bit input spilled 200 bytes at 4 blocks per SM: 3 for them (8-bit
+// input still spills 260 bytes there).
 template <class T>
-__global__ void __launch_bounds__(tile_lines* tile_chunks)
-    rows_states(const T* in, std::int64_t stride, std::int64_t height, line_shape g, std::int64_t first,
-                std::int64_t end, deriche_params p, state* causal_out, state* anticausal_out) {
+__global__ void __launch_bounds__(tile_lines* tile_chunks, sizeof(T) < 4 ? 3 : 4)
+    rows_states(const T* in, std::int64_t stride, std::int64_t height, line_shape g, deriche_params p,
+                state* states) {
     __shared__ float tile[tile_lines][h_stride];
     __shared__ tile_states own;
-    const std::int64_t y0 = blockIdx.y * std::int64_t{tile_lines}, tile_k0 = blockIdx.x * std::int64_t{h_tile};
+    const std::int64_t y0 = blockIdx.y * std::int64_t{tile_lines}, ti = blockIdx.x;
+    const std::int64_t tile_k0 = g.pad + ti * h_tile;
     load_tile(tile, in, stride, height, g, y0, tile_k0);
     __syncthreads();
     const int r = threadIdx.x, local = threadIdx.y;
-    const std::int64_t y = y0 + r, ci = blockIdx.x * std::int64_t{tile_chunks} + local;
-    const float* row = &tile[r][1 + local * chunk];
-    float xs[chunk];
+    const std::int64_t y = y0 + r;
+    const float* row = &tile[r][h_before + local * chunk];
+    const auto samples = [&](float (&xs)[chunk], float& before, float& after1, float& after2) {
 #pragma unroll
-    for (int i = 0; i < chunk; ++i) xs[i] = row[i];
-    chunk_states(p.c, xs, row[-1], row[chunk], row[chunk + 1], ci < end, ci >= first, own[0][local][r],
-                 own[1][local][r]);
-    __syncthreads();
-    if (y < height && local < 2)
-        (local == 0 ? causal_out : anticausal_out)[blockIdx.x * height + y] = tile_own(p, own, local, r);
+        for (int i = 0; i < chunk; ++i) xs[i] = row[i];
+        before = row[-1], after1 = row[chunk], after2 = row[chunk + 1];
+    };
+    if (ti == p.tiles - 1)
+        tile_runs<true>(p, own, ti, local, r, true, y < height, samples, states, ti * height + y, p.tiles * height);
+    else
+        tile_runs<false>(p, own, ti, local, r, true, y < height, samples, states, ti * height + y, p.tiles * height);
 }
 
 template <class T>
-__global__ void rows_fixup(const T* in, std::int64_t stride, std::int64_t height, line_shape g, std::int64_t tiles,
-                           std::int64_t first_tile, std::int64_t end_tile, deriche_params p, state* causal,
-                           state* anticausal) {
+__global__ void rows_fixup(const T* in, std::int64_t stride, std::int64_t height, line_shape g, deriche_params p,
+                           state* states) {
     const std::int64_t y = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
-    if (y >= height) return;
-    const T* row = in + y * stride;
-    fixup_line(p, y, height, tiles, first_tile, end_tile, load(row, 1, 0, g), load(row, 1, g.total - 1, g), causal,
-               anticausal);
+    if (y < height) fixup_line(p, in + y * stride, std::int64_t{1}, g, y, height, states);
 }
 
-template <class T, class U>
+template <class T, class U, bool Last>
 __global__ void __launch_bounds__(tile_lines* tile_chunks, 3)  // 3 blocks per SM: 85 registers at most
     rows_output(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t height,
-                line_shape g, std::int64_t first_tile, deriche_params p, const state* causal,
-                const state* anticausal) {
+                line_shape g, deriche_params p, const state* causal, const state* anticausal) {
     __shared__ float tile[tile_lines][h_stride];
     __shared__ tile_states own;
     __shared__ tile_entry entry;
     const int r = threadIdx.x, local = threadIdx.y;
-    const std::int64_t ti = first_tile + blockIdx.x;
-    const std::int64_t y0 = blockIdx.y * std::int64_t{tile_lines}, tile_k0 = ti * h_tile, y = y0 + r;
+    const std::int64_t ti = Last ? p.tiles - 1 : blockIdx.x, ci = ti * tile_chunks + local;
+    const std::int64_t y0 = blockIdx.y * std::int64_t{tile_lines}, tile_k0 = g.pad + ti * h_tile, y = y0 + r;
     const bool active = y < height;  // rows past the image hold zeros
     if (active) fetch_entry(entry, causal, anticausal, ti * height + y, local, r);
     load_tile(tile, in, stride, height, g, y0, tile_k0);
     __syncthreads();
     float xs[chunk], ys[chunk];
-    float* row = &tile[r][1 + local * chunk];
+    float* row = &tile[r][h_before + local * chunk];
 #pragma unroll
     for (int i = 0; i < chunk; ++i) xs[i] = row[i];
-    chunk_output(p.c, xs, row[-1], row[chunk], row[chunk + 1], ys, own[0][local][r], own[1][local][r]);
+    if (Last && ci == p.last_chunk)
+        chunk_output<true>(p.c, xs, row[-1], row[chunk], row[chunk + 1], ys, own[0][local][r], own[1][local][r],
+                           p.last_sample, active ? anticausal[ti * height + y] : state{});
+    else
+        chunk_output<false>(p.c, xs, row[-1], row[chunk], row[chunk + 1], ys, own[0][local][r], own[1][local][r],
+                            chunk - 1, state{});
     __pipeline_wait_prior(0);
     __syncthreads();  // the own and entry states are complete and the tile now receives the results
     if (active) {
         state ca, cb;
-        chunk_entry(p, entry, own, local, r, ca, cb);
+        chunk_entry(p, entry, own, local, r, Last, ca, cb);
         add_entry_states(p, ca, cb, ys);
     }
 #pragma unroll
@@ -453,15 +571,15 @@ __global__ void __launch_bounds__(tile_lines* tile_chunks, 3)  // 3 blocks per S
     __syncthreads();
     const int t = threadIdx.y * tile_lines + threadIdx.x;
     const std::int64_t x = tile_k0 + t - g.pad;
-    if (y0 + tile_lines <= height && tile_k0 - g.pad >= 0 && tile_k0 - g.pad + h_tile <= g.n) {
+    if (y0 + tile_lines <= height && tile_k0 - g.pad + h_tile <= g.n) {
         U* d = out + y0 * out_stride + x;  // most tiles: step a pointer, no per-sample index logic
 #pragma unroll
-        for (int rr = 0; rr < tile_lines; ++rr, d += out_stride) *d = store_as<U>(tile[rr][1 + t]);
+        for (int rr = 0; rr < tile_lines; ++rr, d += out_stride) *d = store_as<U>(tile[rr][h_before + t]);
         return;
     }
     for (int rr = 0; rr < tile_lines; ++rr) {
         const std::int64_t yy = y0 + rr;
-        if (yy < height && x >= 0 && x < g.n) out[yy * out_stride + x] = store_as<U>(tile[rr][1 + t]);
+        if (yy < height && x < g.n) out[yy * out_stride + x] = store_as<U>(tile[rr][h_before + t]);
     }
 }
 
@@ -726,23 +844,117 @@ __global__ void convert(const T* in, std::int64_t stride, U* out, std::int64_t o
 // ---- host side ----------------------------------------------------------------------------------------
 unsigned grid_dim(std::int64_t n, std::int64_t per_block) { return static_cast<unsigned>((n + per_block - 1) / per_block); }
 
-// The chunk's transition matrix A^chunk of each section, A = [[1 - e1, a2], [-e1, a2]] on (y, d),
-// computed in double from the float coefficients the recursion uses.
-deriche_params make_deriche_params(const deriche_coeffs& c) {
-    deriche_params p{c, {}, {}, {}};
+// The recursion's matrices for lines of n samples, computed in double from the float
+// coefficients the recursion uses: A = [[1 - e1, a2], [-e1, a2]] on (y, d) per section (a step
+// is s' = A s + e u, e = (1, 1)), its powers, and the entry states' k_own, k_other and taps
+// (line_entry; mode is the line's border mode, decay the samples after which its responses fall
+// below float rounding).
+deriche_params make_deriche_params(const deriche_coeffs& c, std::int64_t n, border_mode mode, std::int64_t decay) {
+    using mat = std::array<double, 4>;
+    using vec = std::array<double, 2>;
+    const auto mul = [](const mat& a, const mat& b) {
+        return mat{a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3], a[2] * b[0] + a[3] * b[2],
+                   a[2] * b[1] + a[3] * b[3]};
+    };
+    const auto apply = [](const mat& a, const vec& v) {
+        return vec{a[0] * v[0] + a[1] * v[1], a[2] * v[0] + a[3] * v[1]};
+    };
+    const auto scale = [](double k, const vec& v) { return vec{k * v[0], k * v[1]}; };
+    const auto add = [](const vec& v, const vec& w) { return vec{v[0] + w[0], v[1] + w[1]}; };
+    const auto sub = [](const vec& v, const vec& w) { return vec{v[0] - w[0], v[1] - w[1]}; };
+    const auto inverse = [](const mat& a) {
+        const double det = a[0] * a[3] - a[1] * a[2];
+        return mat{a[3] / det, -a[1] / det, -a[2] / det, a[0] / det};
+    };
+    const auto to_float = [](const mat& a, float (&t)[4]) {
+        for (int j = 0; j < 4; ++j) t[j] = static_cast<float>(a[j]);
+    };
+    deriche_params p{};
+    p.c = c;
+    p.tiles = (n + h_tile - 1) / h_tile;
+    p.last_chunk = (n - 1) / chunk;
+    p.last_sample = static_cast<int>((n - 1) % chunk);
+    const bool periodic = mode == border_mode::reflect || mode == border_mode::mirror || mode == border_mode::wrap;
+    p.reach = periodic ? std::min(p.tiles, decay / h_tile + 2) : 0;
+    double tap_w[2][entry_taps][4] = {};
+    // Adds k v x[i] to direction d's entry state; i may lie beyond the line (its border sample).
+    const auto tap = [&](int d, int s, std::int64_t i, const mat& k, const vec& v) {
+        const std::int64_t at = granula::detail::border_index(i, n, mode);
+        int j = 0;
+        while (j < p.taps && p.tap_at[j] != at) ++j;
+        if (j == p.taps) p.tap_at[p.taps++] = at;
+        const vec w = apply(k, v);
+        tap_w[d][j][2 * s] += w[0], tap_w[d][j][2 * s + 1] += w[1];
+    };
     for (int s = 0; s < 2; ++s) {
         const double e1 = c.e1[s], a2 = c.a2[s];
-        double m[4] = {1, 0, 0, 1};
-        for (int i = 0; i < chunk * tile_chunks; ++i) {
-            const double n0 = (1 - e1) * m[0] + a2 * m[2], n1 = (1 - e1) * m[1] + a2 * m[3];
-            const double n2 = -e1 * m[0] + a2 * m[2], n3 = -e1 * m[1] + a2 * m[3];
-            m[0] = n0, m[1] = n1, m[2] = n2, m[3] = n3;
-            if (i < chunk) p.entry_y[s][i][0] = static_cast<float>(m[0]), p.entry_y[s][i][1] = static_cast<float>(m[1]);
-            if (i == chunk - 1)
-                for (int j = 0; j < 4; ++j) p.chunk_t[s][j] = static_cast<float>(m[j]);
+        const mat a{1 - e1, a2, -e1, a2};
+        const auto power = [&](std::int64_t k) {  // A^k by squaring
+            mat r{1, 0, 0, 1}, b = a;
+            for (; k > 0; k /= 2, b = mul(b, b))
+                if (k % 2) r = mul(r, b);
+            return r;
+        };
+        mat m{1, 0, 0, 1};
+        for (int i = 0; i < chunk; ++i) {
+            m = mul(a, m);
+            p.entry_y[s][i][0] = static_cast<float>(m[0]), p.entry_y[s][i][1] = static_cast<float>(m[1]);
         }
-        for (int j = 0; j < 4; ++j) p.tile_t[s][j] = static_cast<float>(m[j]);
+        to_float(m, p.chunk_t[s]);
+        to_float(power(h_tile), p.tile_t[s]);
+        to_float(power(p.last_sample + 1), p.edge_t[s]);
+        to_float(power(n - (p.tiles - 1) * h_tile), p.last_t[s]);
+        if (!periodic) continue;
+        // The sum over the extension's periods (line_entry): entry = k_same own + k_rev rev, with
+        // own and rev the recursion's own states over the line and over the line reversed.
+        // Mirror's period lacks the reversed copy's end samples: the steps there (each adds its
+        // input to y and d) are taken off own and rev, which leaves A^(n - 2) in k_same and
+        // A^-1 in k_rev.
+        const std::int64_t period = mode == border_mode::wrap ? n : mode == border_mode::reflect ? 2 * n : 2 * n - 2;
+        const mat ap = power(period);
+        const mat sum = inverse(mat{1 - ap[0], -ap[1], -ap[2], 1 - ap[3]});  // (I - A^P)^-1
+        const mat k_same = mode == border_mode::wrap      ? sum
+                           : mode == border_mode::reflect ? mul(sum, power(n))
+                                                          : mul(sum, power(n - 2));
+        to_float(k_same, p.k_own[s]);
+        if (mode == border_mode::wrap) continue;
+        const mat k_rev = mode == border_mode::reflect ? sum : mul(sum, inverse(a));
+        // rev from the other direction's own state over the line. In the anticausal own state
+        // (from zero, after x[0], started with x[n], x[n + 1] beyond the end) x[j] has the weight
+        // Q_j = A^(j - 2) g_c, g_c = c1 A e + c2 e, for 2 <= j <= n; in the causal recursion over
+        // the line reversed (started with x[n]) R_j = A^(j - 2) g_b, g_b = A (b0 A e + b1 e), for
+        // 1 <= j <= n - 1. With M g_c = g_b, M = alpha I + beta A (a polynomial in A, so it
+        // commutes with A), R_j = M Q_j inside, so rev = M own_anticausal + the end samples'
+        // R_j - M Q_j: x[0] b0 e, x[1] (R_1 - M c1 e), x[n] (b1 A^(n - 1) e - M Q_n), x[n + 1]
+        // (-M c2 A^(n - 1) e). The anticausal recursion run forwards is the mirror image, with
+        // M^-1 and the causal own state (started with x[-1]).
+        const double b0 = c.b0[s], b1 = c.b1[s], c1 = c.c1[s], c2 = c.c2[s];
+        const vec e{1, 1}, ae = apply(a, e), an1e = apply(power(n - 1), e), an2e = apply(power(n - 2), e);
+        const vec gc = add(scale(c1, ae), scale(c2, e)), r1 = add(scale(b0, ae), scale(b1, e)), gb = apply(a, r1);
+        const vec agc = apply(a, gc);
+        const double det = gc[0] * agc[1] - agc[0] * gc[1];
+        const double alpha = (gb[0] * agc[1] - agc[0] * gb[1]) / det, beta = (gc[0] * gb[1] - gb[0] * gc[1]) / det;
+        const mat mm{alpha + beta * a[0], beta * a[1], beta * a[2], alpha + beta * a[3]}, mi = inverse(mm);
+        const vec qn = add(scale(c1, an1e), scale(c2, an2e)), qn1 = scale(c2, an1e), bn = scale(b1, an1e);
+        to_float(mul(k_rev, mm), p.k_other[0][s]);
+        tap(0, s, 0, k_rev, scale(b0, e));
+        tap(0, s, 1, k_rev, sub(r1, apply(mm, scale(c1, e))));
+        tap(0, s, n, k_rev, sub(bn, apply(mm, qn)));
+        tap(0, s, n + 1, k_rev, scale(-1, apply(mm, qn1)));
+        to_float(mul(k_rev, mi), p.k_other[1][s]);
+        tap(1, s, n - 1, k_rev, scale(-b0, apply(mi, e)));
+        tap(1, s, n - 2, k_rev, sub(scale(c1, e), apply(mi, r1)));
+        tap(1, s, -1, k_rev, sub(qn, apply(mi, bn)));
+        tap(1, s, -2, k_rev, qn1);
+        if (mode != border_mode::mirror) continue;
+        tap(0, s, 0, k_rev, scale(-b0, e)), tap(0, s, 1, k_rev, scale(-b1, e));
+        tap(0, s, n - 1, k_same, scale(-b0, e)), tap(0, s, n, k_same, scale(-b1, e));
+        tap(1, s, n - 2, k_rev, scale(-c1, e)), tap(1, s, n - 3, k_rev, scale(-c2, e));
+        tap(1, s, 1, k_same, scale(-c1, e)), tap(1, s, 2, k_same, scale(-c2, e));
     }
+    for (int d = 0; d < 2; ++d)
+        for (int j = 0; j < entry_taps; ++j)
+            for (int i = 0; i < 4; ++i) p.tap_w[d][j][i] = static_cast<float>(tap_w[d][j][i]);
     return p;
 }
 
@@ -814,44 +1026,42 @@ void axis_pass(device_view<const T> in, device_view<U> out, const axis_plan& pla
         return;
     }
     if (plan.kind == gaussian_kind::yvv) return yvv_pass<T, U>(in, out, plan, axis, s);
-    // The extension rounded up to whole chunks, so that the row tiles' loads and stores start on
-    // aligned samples (H200, sigma 5: rows 0.329 -> 0.319 ms), and the padded line to whole tiles
-    // (the extra samples continue the extension).
-    const std::int64_t pad = (plan.pad + chunk - 1) / chunk * chunk;
-    const std::int64_t tiles = (n + 2 * pad + h_tile - 1) / h_tile, chunks = tiles * tile_chunks;
-    const line_shape g{n, pad, chunks * chunk, plan.mode, plan.cval};
-    const deriche_params p = make_deriche_params(plan.deriche);
-    // The output pass skips the tiles that lie in the extension only (a third of them at sigma 200);
-    // the states pass runs one direction only in the extension's chunks (chunk_states), the fixup
-    // walks stop at the first and last tiles with output.
-    const std::int64_t first = pad / chunk, end = (pad + n - 1) / chunk + 1;
-    const std::int64_t first_tile = first / tile_chunks, end_tile = (end - 1) / tile_chunks + 1;
-    stream_buffer causal(static_cast<std::size_t>(tiles * lines) * sizeof(state), s, scratch_what);
-    stream_buffer anticausal(static_cast<std::size_t>(tiles * lines) * sizeof(state), s, scratch_what);
+    // The line's tiles start at its first sample; the padded shape serves the neighbours read
+    // across its ends. A line of one sample continues it in every mode but constant.
+    const border_mode mode = n == 1 && plan.mode != border_mode::constant ? border_mode::nearest : plan.mode;
+    const deriche_params p = make_deriche_params(plan.deriche, n, mode, plan.pad);
+    const std::int64_t tiles = p.tiles, plane = tiles * lines;
+    const line_shape g{n, chunk, chunk + tiles * h_tile + chunk, mode, plan.cval};
+    stream_buffer states(static_cast<std::size_t>(2 * plane) * sizeof(state), s, scratch_what);
+    state* const causal = states.as<state>();
+    state* const anticausal = causal + plane;
+    const auto hot = static_cast<unsigned>(tiles - 1);  // the tiles before the last
     const dim3 block(tile_lines, tile_chunks), fixup_grid(grid_dim(lines, 128), 2);
     if (axis == 0) {
-        const unsigned blocks_x = grid_dim(w, tile_lines);
-        columns_states<T><<<dim3(blocks_x, static_cast<unsigned>(tiles)), block, 0, s>>>(
-            in.data(), in.stride(), w, g, first, end, p, causal.as<state>(), anticausal.as<state>());
+        const unsigned blocks = grid_dim(w, tile_lines);
+        columns_states<T><<<dim3(blocks, static_cast<unsigned>(tiles)), block, 0, s>>>(in.data(), in.stride(), w, g,
+                                                                                    p, causal);
         check_launch("Gaussian columns_states");
-        columns_fixup<T><<<fixup_grid, 128, 0, s>>>(in.data(), in.stride(), w, g, tiles, first_tile, end_tile, p,
-                                                    causal.as<state>(), anticausal.as<state>());
+        columns_fixup<T><<<fixup_grid, 128, 0, s>>>(in.data(), in.stride(), w, g, p, causal);
         check_launch("Gaussian columns_fixup");
-        columns_output<T, U><<<dim3(blocks_x, static_cast<unsigned>(end_tile - first_tile)), block, 0, s>>>(
-            in.data(), in.stride(), out.data(), out.stride(), w, g, first_tile, p, causal.as<state>(),
-            anticausal.as<state>());
+        if (hot > 0)
+            columns_output<T, U, false><<<dim3(blocks, hot), block, 0, s>>>(in.data(), in.stride(), out.data(),
+                                                                            out.stride(), w, g, p, causal, anticausal);
+        columns_output<T, U, true><<<dim3(blocks, 1), block, 0, s>>>(in.data(), in.stride(), out.data(),
+                                                                     out.stride(), w, g, p, causal, anticausal);
         check_launch("Gaussian columns_output");
     } else {
-        const unsigned blocks_y = grid_dim(h, tile_lines);
-        rows_states<T><<<dim3(static_cast<unsigned>(tiles), blocks_y), block, 0, s>>>(
-            in.data(), in.stride(), h, g, first, end, p, causal.as<state>(), anticausal.as<state>());
+        const unsigned blocks = grid_dim(h, tile_lines);
+        rows_states<T><<<dim3(static_cast<unsigned>(tiles), blocks), block, 0, s>>>(in.data(), in.stride(), h, g, p,
+                                                                                 causal);
         check_launch("Gaussian rows_states");
-        rows_fixup<T><<<fixup_grid, 128, 0, s>>>(in.data(), in.stride(), h, g, tiles, first_tile, end_tile, p,
-                                                 causal.as<state>(), anticausal.as<state>());
+        rows_fixup<T><<<fixup_grid, 128, 0, s>>>(in.data(), in.stride(), h, g, p, causal);
         check_launch("Gaussian rows_fixup");
-        rows_output<T, U><<<dim3(static_cast<unsigned>(end_tile - first_tile), blocks_y), block, 0, s>>>(
-            in.data(), in.stride(), out.data(), out.stride(), h, g, first_tile, p, causal.as<state>(),
-            anticausal.as<state>());
+        if (hot > 0)
+            rows_output<T, U, false><<<dim3(hot, blocks), block, 0, s>>>(in.data(), in.stride(), out.data(),
+                                                                         out.stride(), h, g, p, causal, anticausal);
+        rows_output<T, U, true><<<dim3(1, blocks), block, 0, s>>>(in.data(), in.stride(), out.data(), out.stride(),
+                                                                  h, g, p, causal, anticausal);
         check_launch("Gaussian rows_output");
     }
 }

@@ -20,26 +20,6 @@ struct line_shape {
     float cval;
 };
 
-// True when padded positions k_lo .. k_hi all lie in one reflection of the line (reflect or
-// mirror, left or right extension, no clamp): position k is then image index base - k, so a
-// window there reads the line backwards without the border logic per sample.
-__device__ __forceinline__ bool mirrored(std::int64_t k_lo, std::int64_t k_hi, const line_shape& g,
-                                         std::int64_t& base) {
-    if (k_lo < 0 || k_hi >= g.total) return false;
-    const std::int64_t lo = k_lo - g.pad, hi = k_hi - g.pad, n = g.n;
-    const bool reflect = g.mode == border_mode::reflect;  // d c b a | a b c d: one sample more than mirror
-    if (!reflect && g.mode != border_mode::mirror) return false;
-    if (hi < 0 && lo >= (reflect ? -n : 1 - n)) {
-        base = g.pad - (reflect ? 1 : 0);
-        return true;
-    }
-    if (lo >= n && hi <= (reflect ? 2 * n - 1 : 2 * n - 2)) {
-        base = g.pad + 2 * n - (reflect ? 1 : 2);
-        return true;
-    }
-    return false;
-}
-
 template <class T>
 __device__ __forceinline__ float load(const T* line, std::int64_t step, std::int64_t k, const line_shape& g) {
     k = k < 0 ? 0 : (k >= g.total ? g.total - 1 : k);
