@@ -23,8 +23,10 @@
 //   automatic  fir below sigma gaussian_fir_max_sigma, recursive6 from there on on the CPU; on the
 //            GPU fir below gaussian_fir_max_sigma_cuda, deriche from there on.
 // Recursive methods start at each border with the state the mode's extension gives: exactly
-// for constant and nearest, by running the recursion over the extension until the filter's
-// response has decayed below float precision for reflect, mirror and wrap.
+// for constant and nearest; for reflect, mirror and wrap the CPU runs the recursion over the
+// extension until the filter's response has decayed below float precision, and the CUDA
+// deriche path sums the periodic extension's contributions from the line's own states (the
+// same result to float rounding, at a cost that does not grow with sigma).
 //
 // sigma 0 on an axis leaves that axis untouched (its order is then ignored, as in scipy).
 // An axis of length 1 is filtered like any other (the modes define the outside pixels), so
