@@ -42,7 +42,10 @@
 // output pixel and axis. Both axes in one kernel (column strips stepping down through a ring of
 // input rows, no float image between the passes) was slower at every sigma: the strips' halo
 // columns filtered twice and fewer warps per SM cost more than the saved traffic (H200, sigma
-// 5: 0.49 -> 0.71 ms; docs/benchmarks.md, branch gauss-gpu-fused).
+// 5: 0.49 -> 0.71 ms; docs/benchmarks.md, branch gauss-gpu-fused). Bands of rows with the
+// row pass of band b on a second stream beside the column pass of band b + 1 (the float image
+// reread from L2) were no faster either: 0.495 -> 0.496 ms at 1024 rows, slower with other band
+// heights or with the band's lines discarded from L2 after the row pass (docs/benchmarks.md).
 #include "gaussian/cuda/gaussian_cuda.hpp"
 
 #include <cuda_pipeline.h>
