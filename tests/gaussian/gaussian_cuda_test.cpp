@@ -10,6 +10,11 @@
 #include <random>
 #include <string>
 #include <type_traits>
+#include <utility>
+
+#if defined(GRANULA_TEST_CUDART)
+#include <cuda_runtime.h>
+#endif
 
 #include "granula/granula.hpp"
 #include "support/random_images.hpp"
@@ -243,12 +248,13 @@ TEST(GaussianCuda, DericheTilesLineLengthsAndExtensions) {
 // The entry states of the line's ends (the recursions over the whole border extension): for
 // wrap, reflect and mirror computed from the line's own states, so sigmas far beyond the line
 // (the extension repeats it many times) and lines shorter than a chunk, of 2 and 3 samples
-// (mirror's period 2n - 2), one off a chunk and a tile, and lines of 6 tiles, whose middle
-// tiles lie beyond the reach of both ends at the smaller sigmas; every mode and order, each axis.
+// (mirror's period 2n - 2), one off a chunk and a tile, of whole tiles (no cut last tile: one
+// output launch), and lines of 6 tiles, whose middle tiles lie beyond the reach of both ends at
+// the smaller sigmas; every mode and order, each axis.
 TEST(GaussianCuda, DericheEntryStatesEveryModeOrderAndLength) {
     GRANULA_REQUIRE_GPU();
     std::mt19937_64 rng(19);
-    for (std::int64_t n : {1, 2, 3, 4, 5, 31, 33, 255, 257, 700, 1500})
+    for (std::int64_t n : {1, 2, 3, 4, 5, 31, 33, 255, 256, 257, 512, 700, 1500})
         for (border_mode m : modes)
             for (double sigma : {3.0, 40.0, 400.0})
                 for (int order = 0; order <= 2; ++order) {
@@ -265,6 +271,40 @@ TEST(GaussianCuda, DericheEntryStatesEveryModeOrderAndLength) {
                     EXPECT_LE((gpu_vs_cpu<float, float>(rng, 5, n, p, true)), 1e-5) << "columns, " << what;
                 }
 }
+
+#if defined(GRANULA_TEST_CUDART)
+// Work runs on the stream it is given: queue everything on a fresh stream and synchronise only
+// that one. The recursion's lines cut their last tile on both axes (1000 x 700), on neither
+// (512 x 768: one output launch per axis) and on one (768 x 300).
+TEST(GaussianCuda, RunsOnTheGivenStream) {
+    GRANULA_REQUIRE_GPU();
+    std::mt19937_64 rng(21);
+    cudaStream_t raw = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&raw, cudaStreamNonBlocking), cudaSuccess);
+    const std::pair<std::int64_t, std::int64_t> shapes[] = {{1000, 700}, {512, 768}, {768, 300}};
+    for (auto [w, h] : shapes)
+        for (border_mode m : {border_mode::reflect, border_mode::nearest}) {
+            const auto img = random_uniform_image<float>(rng, w, h);
+            gaussian_params p = gaussian_params::isotropic(20.0);
+            p.method = gaussian_method::deriche;
+            p.mode = {m, m};
+            const auto want = gaussian<float>(host_view<const float>(img.view()), p);
+            const stream s(raw);
+            device_image<float> in(w, h), out(w, h);
+            host_image<float> got(w, h);
+            copy<float>(host_view<const float>(img.view()), in.view(), s);
+            gaussian<float, float>(device_view<const float>(in.view()), out.view(), p, s);
+            copy<float>(device_view<const float>(out.view()), got.view(), s);
+            s.synchronize();
+            double diff = 0;
+            for (std::int64_t y = 0; y < h; ++y)
+                for (std::int64_t x = 0; x < w; ++x)
+                    diff = std::max(diff, std::abs(double(got.view()(y, x)) - double(want.view()(y, x))));
+            EXPECT_LE(diff, 1e-4) << w << "x" << h << " " << to_string(m);  // inputs in [0, 10)
+        }
+    cudaStreamDestroy(raw);
+}
+#endif
 
 TEST(GaussianCuda, InPlace) {
     GRANULA_REQUIRE_GPU();

@@ -23,10 +23,12 @@
 // running the extension (about 10 sigma per side) had cost in proportion to sigma. Each
 // recursion runs once per chunk, in its own direction: the recursion over the line reversed
 // that reflect and mirror need follows from the other direction's own state (make_deriche_params).
-// The output of the line's last tile runs in a launch of its own (its cut chunk took the
-// output kernels 96 registers, or 60 bytes of spills). H200, 8192^2 float32, both axes: 0.62
-// ms at every sigma from 3 to 5000, where the extension had cost 0.58 ms at sigma 3-20, 0.67 at
-// 200, 1.24 at 1000 and 9.1 at 5000 (docs/benchmarks.md).
+// Where the line's end cuts its last tile, that tile's output runs in a launch of its own (its
+// cut chunk took the output kernels 96 registers, or 60 bytes of spills); lines of whole tiles
+// need none, where the extra launch cost 0.023 ms per axis (H200, 8192^2). H200, float32,
+// both axes: 0.57 ms at 8192^2 and 0.60 at 8000^2 at every sigma from 3 to 5000, where the
+// extension had cost 0.58 ms at sigma 3-20, 0.67 at 200, 1.24 at 1000 and 9.1 at 5000 (8192^2;
+// docs/benchmarks.md).
 // Running each axis in bands of lines
 // that fit the L2, so that the output pass rereads from L2, was 2-5x slower: the per-band
 // kernels are too small to hide their latency (docs/benchmarks.md).
@@ -40,7 +42,10 @@
 // output pixel and axis. Both axes in one kernel (column strips stepping down through a ring of
 // input rows, no float image between the passes) was slower at every sigma: the strips' halo
 // columns filtered twice and fewer warps per SM cost more than the saved traffic (H200, sigma
-// 5: 0.49 -> 0.71 ms; docs/benchmarks.md, branch gauss-gpu-fused).
+// 5: 0.49 -> 0.71 ms; docs/benchmarks.md, branch gauss-gpu-fused). Bands of rows with the
+// row pass of band b on a second stream beside the column pass of band b + 1 (the float image
+// reread from L2) were no faster either: 0.495 -> 0.496 ms at 1024 rows, slower with other band
+// heights or with the band's lines discarded from L2 after the row pass (docs/benchmarks.md).
 #include "gaussian/cuda/gaussian_cuda.hpp"
 
 #include <cuda_pipeline.h>
@@ -1035,7 +1040,9 @@ void axis_pass(device_view<const T> in, device_view<U> out, const axis_plan& pla
     stream_buffer states(static_cast<std::size_t>(2 * plane) * sizeof(state), s, scratch_what);
     state* const causal = states.as<state>();
     state* const anticausal = causal + plane;
-    const auto hot = static_cast<unsigned>(tiles - 1);  // the tiles before the last
+    // The tiles the output kernels run without the line's end: all of them where it ends a tile.
+    const bool cut = n % h_tile != 0;
+    const auto hot = static_cast<unsigned>(cut ? tiles - 1 : tiles);
     const dim3 block(tile_lines, tile_chunks), fixup_grid(grid_dim(lines, 128), 2);
     if (axis == 0) {
         const unsigned blocks = grid_dim(w, tile_lines);
@@ -1047,8 +1054,9 @@ void axis_pass(device_view<const T> in, device_view<U> out, const axis_plan& pla
         if (hot > 0)
             columns_output<T, U, false><<<dim3(blocks, hot), block, 0, s>>>(in.data(), in.stride(), out.data(),
                                                                             out.stride(), w, g, p, causal, anticausal);
-        columns_output<T, U, true><<<dim3(blocks, 1), block, 0, s>>>(in.data(), in.stride(), out.data(),
-                                                                     out.stride(), w, g, p, causal, anticausal);
+        if (cut)
+            columns_output<T, U, true><<<dim3(blocks, 1), block, 0, s>>>(in.data(), in.stride(), out.data(),
+                                                                         out.stride(), w, g, p, causal, anticausal);
         check_launch("Gaussian columns_output");
     } else {
         const unsigned blocks = grid_dim(h, tile_lines);
@@ -1060,8 +1068,9 @@ void axis_pass(device_view<const T> in, device_view<U> out, const axis_plan& pla
         if (hot > 0)
             rows_output<T, U, false><<<dim3(hot, blocks), block, 0, s>>>(in.data(), in.stride(), out.data(),
                                                                          out.stride(), h, g, p, causal, anticausal);
-        rows_output<T, U, true><<<dim3(1, blocks), block, 0, s>>>(in.data(), in.stride(), out.data(), out.stride(),
-                                                                  h, g, p, causal, anticausal);
+        if (cut)
+            rows_output<T, U, true><<<dim3(1, blocks), block, 0, s>>>(in.data(), in.stride(), out.data(),
+                                                                      out.stride(), h, g, p, causal, anticausal);
         check_launch("Gaussian rows_output");
     }
 }
