@@ -457,6 +457,63 @@ TYPED_TEST(MorphologyCuda, LinesAtAnglesEqualReference) {
     }
 }
 
+// Openings and closings (and top-hats) by one horizontal line, and by one vertical line for
+// float32, take one fused kernel under ignore and constant borders (fused_opening.cuh): sizes
+// one off its 256-row bands and 16-column strips, images shorter than the line's reach, odd and
+// even lengths (origins), lengths 1, 2, 101 and 1001, misaligned views, NaN for float32.
+TYPED_TEST(MorphologyCuda, FusedLineOpeningsEqualReference) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    const std::uint64_t seed = 20261127;
+    std::mt19937_64 rng(seed);
+    const std::int64_t sizes[][2] = {{65, 257}, {64, 256}, {63, 255}, {17, 513}, {33, 511}, {257, 65},
+                                     {256, 64}, {255, 63}, {40, 30},  {5, 3},    {1, 1},    {130, 9}};
+    int trial = 0;
+    for (const auto& s : sizes) {
+        const std::int64_t w = s[0], h = s[1];
+        const auto img = random_image<T>(rng, w, h, 200, std::is_floating_point_v<T> ? 0.002 : 0);
+        for (const std::int64_t L : {1, 2, 3, 8, 41, 64, 101, 1001}) {
+            ++trial;
+            const auto se = trial % 2 ? structuring_element::vline(L) : structuring_element::hline(L);
+            const border_mode mode = trial % 3 == 0 ? border_mode::constant : border_mode::ignore;
+            const border bm = make_border<T>(mode);
+            for (auto op : {morphology_op::opening, morphology_op::closing,
+                            trial % 4 == 0 ? morphology_op::white_tophat : morphology_op::black_tophat}) {
+                const auto want = reference::morphology<T>(op, img.view(), se, bm);
+                ::testing::AssertionResult guard = ::testing::AssertionSuccess();
+                const bool strided = trial % 5 < 2;
+                const auto got = run_cuda<T>(op, img.view(), se, bm, rng, strided, guard);
+                const std::string what = describe(seed, trial, w, h, se, op, mode, strided);
+                ASSERT_TRUE(guard) << what;
+                ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs reference: " << what;
+            }
+        }
+    }
+}
+
+// The fused kernels' bands and tiles on a large image, both axes, against the CPU.
+TYPED_TEST(MorphologyCuda, FusedLineOpeningsLargeImageEqualCpu) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    const std::uint64_t seed = 8001;
+    std::mt19937_64 rng(seed);
+    const auto img = random_image<T>(rng, 2051, 1539, 256);
+    int trial = 0;
+    for (const std::int64_t L : {41, 100, 101, 301})
+        for (const bool vertical : {true, false}) {
+            ++trial;
+            const auto se = vertical ? structuring_element::vline(L) : structuring_element::hline(L);
+            const auto op = trial % 2 ? morphology_op::opening : morphology_op::closing;
+            const border bm = make_border<T>(trial % 3 == 0 ? border_mode::constant : border_mode::ignore);
+            const auto want = run_cpu<T>(op, img.view(), se, bm);
+            ::testing::AssertionResult guard = ::testing::AssertionSuccess();
+            const auto got = run_cuda<T>(op, img.view(), se, bm, rng, trial % 3 == 1, guard);
+            const std::string what = describe(seed, trial, 2051, 1539, se, op, bm.mode, trial % 3 == 1);
+            ASSERT_TRUE(guard) << what;
+            ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs CPU: " << what;
+        }
+}
+
 // NaN anywhere in the window gives NaN, on the GPU exactly as in the reference; also a NaN cval.
 TEST(MorphologyCudaNaN, NaNInputsEqualReference) {
     GRANULA_REQUIRE_GPU();

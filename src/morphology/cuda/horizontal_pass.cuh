@@ -582,121 +582,140 @@ __device__ __forceinline__ void block_carries(typename V::word& s, int sf, typen
     f = eff ? ef : Op::apply(V::unpack(sc.c[1][warp]), ef);
 }
 
+// Row group row0 (rows row0 .. row0 + P - 1 as column words) into the extended row `ext`, its
+// border words straight from the image (no barrier between the row and its border).
+template <class T>
+__device__ __forceinline__ void load_row_group(const rargs<T>& a, i64 row0, typename hword<T>::type::mem* ext) {
+    using V = typename hword<T>::type;
+    using mem = typename V::mem;
+    constexpr int P = V::P, E = row_run;
+    const int n = a.n, before = a.before, tid = threadIdx.x;
+    for (int c0 = tid * E; c0 < n; c0 += blockDim.x * E) {
+        mem cw[E];
+        load_unit(a, row0, c0, cw);
+        const run_ptr<mem> dst(ext, before + c0);
+        if (c0 + E <= n) {
+#pragma unroll
+            for (int j = 0; j < E; ++j) dst[j] = cw[j];
+        } else {
+#pragma unroll
+            for (int j = 0; j < E; ++j)
+                if (c0 + j < n) dst[j] = cw[j];
+        }
+    }
+    const mem pad = V::splat_mem(a.pad);
+    auto border = [&](int t) {
+        const i64 idx = granula::detail::border_index(t - before, n, a.mode);
+        mem x = pad;
+        if (idx >= 0) {
+            x = mem{};
+            for (int k = 0; k < P; ++k)
+                if (row0 + k < a.height) x = V::put(x, k, load_ro(a.in + (row0 + k) * a.in_stride + idx));
+        }
+        ext[rpad(t)] = x;
+    };
+    for (int t = tid; t < before; t += blockDim.x) border(t);
+    for (int t = before + n + tid; t < a.NE; t += blockDim.x) border(t);
+}
+
+// One min (max) pass over the extended row `ext` (NE = n + L - 1 words, then row_run identity
+// words): sink(x0, out) receives the results for x0 .. x0 + row_run - 1, called by every thread
+// (x0 may lie past the row). Reads `ext` only before its last barrier.
+template <class V, class Op, class Sink>
+__device__ __forceinline__ void row_stage(const typename V::mem* ext, int n, int L, scan_scratch<V>& sc, Sink&& sink) {
+    using word = typename V::word;
+    using mem = typename V::mem;
+    constexpr int E = row_run;
+    const int NE = n + L - 1, TS = blockDim.x * E, NS = (n + E - 1) / E * E;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const word id = Op::identity();
+    for (int X0 = 0; X0 < NS; X0 += TS) {
+        // Tile carries: S from min(X0 + TS, NS) to its segment's end, F from the segment
+        // start of X0 + L - 1 to it.
+        {
+            const int hs = min(X0 + TS, NS), es = min(NE, ((hs - 1) / L + 1) * L);
+            const int ff = X0 + L - 1, bf = ff / L * L;
+            word cs = id, cf = id;
+            for (int t = hs + tid; t < es; t += blockDim.x) cs = Op::apply(cs, V::unpack(ext[rpad(t)]));
+            for (int t = bf + tid; t < ff; t += blockDim.x) cf = Op::apply(cf, V::unpack(ext[rpad(t)]));
+#pragma unroll
+            for (int d = 16; d > 0; d >>= 1) {
+                cs = Op::apply(cs, V::unpack(__shfl_xor_sync(0xffffffffu, V::pack(cs), d)));
+                cf = Op::apply(cf, V::unpack(__shfl_xor_sync(0xffffffffu, V::pack(cf), d)));
+            }
+            if (lane == 0) {
+                sc.red[0][warp] = V::pack(cs);
+                sc.red[1][warp] = V::pack(cf);
+            }
+        }
+        const int x0 = X0 + tid * E;
+        const bool active = x0 < NS;
+        const int rx = active ? x0 % L : 0;
+        // S over x0 + j (segment ends where x0 + j + 1 is a multiple of L), kept packed.
+        mem s[E];
+        unsigned ends = 0;
+        word vs;
+        {
+            word v[E];
+#pragma unroll
+            for (int j = 0; j < E; ++j) v[j] = active ? V::unpack(ext[rpad(x0) + j]) : id;
+            if (active)
+                for (int j = L - 1 - rx; j < E; j += L) ends |= 1u << j;
+#pragma unroll
+            for (int j = E - 2; j >= 0; --j)
+                if (!(ends >> j & 1u)) v[j] = Op::apply(v[j], v[j + 1]);
+#pragma unroll
+            for (int j = 0; j < E; ++j) s[j] = V::pack(v[j]);
+            vs = v[0];
+        }
+        // F over t = x0 + L - 1 + j (segments start where t is a multiple of L).
+        mem fw[E];
+        unsigned starts = 0;
+        word vf;
+        {
+            word v[E];
+            const run_ptr<const mem> src(ext, x0 + L - 1);
+#pragma unroll
+            for (int j = 0; j < E; ++j) v[j] = active ? V::unpack(src[j]) : id;
+            const int rt = rx == 0 ? L - 1 : rx - 1;  // (x0 + L - 1) % L
+            if (active)
+                for (int j = rt == 0 ? 0 : L - rt; j < E; j += L) starts |= 1u << j;
+#pragma unroll
+            for (int j = 1; j < E; ++j)
+                if (!(starts >> j & 1u)) v[j] = Op::apply(v[j - 1], v[j]);
+#pragma unroll
+            for (int j = 0; j < E; ++j) fw[j] = V::pack(v[j]);
+            vf = v[E - 1];
+        }
+        block_carries<V, Op>(vs, ends != 0, vf, starts != 0, sc);
+        const int last = ends ? 31 - __clz(ends) : -1, first = starts ? __ffs(starts) - 1 : E;
+        mem out[E];
+#pragma unroll
+        for (int j = 0; j < E; ++j) {
+            const word sj = j > last ? Op::apply(V::unpack(s[j]), vs) : V::unpack(s[j]);
+            const word fj = j < first ? Op::apply(vf, V::unpack(fw[j])) : V::unpack(fw[j]);
+            out[j] = V::pack(Op::apply(sj, fj));
+        }
+        sink(x0, out);
+    }
+}
+
 template <class T, bool Max>
 __global__ void __launch_bounds__(tuning_policy::horizontal_row_threads, 1) horizontal_row_kernel(const rargs<T> a) {
     using V = typename hword<T>::type;
     using Op = word_op<V, Max>;
-    using word = typename V::word;
     using mem = typename V::mem;
-    constexpr int P = V::P, E = row_run;
+    constexpr int P = V::P;
     extern __shared__ std::uint32_t sm[];
-    const int n = a.n, L = a.L, NE = a.NE, before = a.before, TS = blockDim.x * E;
-    const int NS = (n + E - 1) / E * E;
-    mem* ext = reinterpret_cast<mem*>(sm);  // extended row, then E identity words: t at rpad(t)
+    mem* ext = reinterpret_cast<mem*>(sm);  // extended row, then row_run identity words: t at rpad(t)
     __shared__ scan_scratch<V> sc;
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const word id = Op::identity();
-    const mem pad = V::splat_mem(a.pad);
     const i64 groups = (a.height + P - 1) / P;
-    if (tid < E) ext[rpad(NE + tid)] = V::pack(id);
+    if (threadIdx.x < row_run) ext[rpad(a.NE + threadIdx.x)] = V::pack(Op::identity());
     for (i64 grp = blockIdx.x; grp < groups; grp += gridDim.x) {
         const i64 row0 = grp * P;
-        for (int c0 = tid * E; c0 < n; c0 += TS) {
-            mem cw[E];
-            load_unit(a, row0, c0, cw);
-            const run_ptr<mem> dst(ext, before + c0);
-            if (c0 + E <= n) {
-#pragma unroll
-                for (int j = 0; j < E; ++j) dst[j] = cw[j];
-            } else {
-#pragma unroll
-                for (int j = 0; j < E; ++j)
-                    if (c0 + j < n) dst[j] = cw[j];
-            }
-        }
-        // Border words straight from the image (no barrier between the row and its border).
-        auto border = [&](int t) {
-            const i64 idx = granula::detail::border_index(t - before, n, a.mode);
-            mem x = pad;
-            if (idx >= 0) {
-                x = mem{};
-                for (int k = 0; k < P; ++k)
-                    if (row0 + k < a.height) x = V::put(x, k, load_ro(a.in + (row0 + k) * a.in_stride + idx));
-            }
-            ext[rpad(t)] = x;
-        };
-        for (int t = tid; t < before; t += blockDim.x) border(t);
-        for (int t = before + n + tid; t < NE; t += blockDim.x) border(t);
+        load_row_group(a, row0, ext);
         __syncthreads();
-        for (int X0 = 0; X0 < NS; X0 += TS) {
-            // Tile carries: S from min(X0 + TS, NS) to its segment's end, F from the segment
-            // start of X0 + L - 1 to it.
-            {
-                const int hs = min(X0 + TS, NS), es = min(NE, ((hs - 1) / L + 1) * L);
-                const int ff = X0 + L - 1, bf = ff / L * L;
-                word cs = id, cf = id;
-                for (int t = hs + tid; t < es; t += blockDim.x) cs = Op::apply(cs, V::unpack(ext[rpad(t)]));
-                for (int t = bf + tid; t < ff; t += blockDim.x) cf = Op::apply(cf, V::unpack(ext[rpad(t)]));
-#pragma unroll
-                for (int d = 16; d > 0; d >>= 1) {
-                    cs = Op::apply(cs, V::unpack(__shfl_xor_sync(0xffffffffu, V::pack(cs), d)));
-                    cf = Op::apply(cf, V::unpack(__shfl_xor_sync(0xffffffffu, V::pack(cf), d)));
-                }
-                if (lane == 0) {
-                    sc.red[0][warp] = V::pack(cs);
-                    sc.red[1][warp] = V::pack(cf);
-                }
-            }
-            const int x0 = X0 + tid * E;
-            const bool active = x0 < NS;
-            const int rx = active ? x0 % L : 0;
-            // S over x0 + j (segment ends where x0 + j + 1 is a multiple of L), kept packed.
-            mem s[E];
-            unsigned ends = 0;
-            word vs;
-            {
-                word v[E];
-#pragma unroll
-                for (int j = 0; j < E; ++j) v[j] = active ? V::unpack(ext[rpad(x0) + j]) : id;
-                if (active)
-                    for (int j = L - 1 - rx; j < E; j += L) ends |= 1u << j;
-#pragma unroll
-                for (int j = E - 2; j >= 0; --j)
-                    if (!(ends >> j & 1u)) v[j] = Op::apply(v[j], v[j + 1]);
-#pragma unroll
-                for (int j = 0; j < E; ++j) s[j] = V::pack(v[j]);
-                vs = v[0];
-            }
-            // F over t = x0 + L - 1 + j (segments start where t is a multiple of L).
-            mem fw[E];
-            unsigned starts = 0;
-            word vf;
-            {
-                word v[E];
-                const run_ptr<const mem> src(ext, x0 + L - 1);
-#pragma unroll
-                for (int j = 0; j < E; ++j) v[j] = active ? V::unpack(src[j]) : id;
-                const int rt = rx == 0 ? L - 1 : rx - 1;  // (x0 + L - 1) % L
-                if (active)
-                    for (int j = rt == 0 ? 0 : L - rt; j < E; j += L) starts |= 1u << j;
-#pragma unroll
-                for (int j = 1; j < E; ++j)
-                    if (!(starts >> j & 1u)) v[j] = Op::apply(v[j - 1], v[j]);
-#pragma unroll
-                for (int j = 0; j < E; ++j) fw[j] = V::pack(v[j]);
-                vf = v[E - 1];
-            }
-            block_carries<V, Op>(vs, ends != 0, vf, starts != 0, sc);
-            const int last = ends ? 31 - __clz(ends) : -1, first = starts ? __ffs(starts) - 1 : E;
-            mem out[E];
-#pragma unroll
-            for (int j = 0; j < E; ++j) {
-                const word sj = j > last ? Op::apply(V::unpack(s[j]), vs) : V::unpack(s[j]);
-                const word fj = j < first ? Op::apply(vf, V::unpack(fw[j])) : V::unpack(fw[j]);
-                out[j] = V::pack(Op::apply(sj, fj));
-            }
-            store_unit(a, row0, x0, out);
-        }
+        row_stage<V, Op>(ext, a.n, a.L, sc, [&](int x0, const mem* out) { store_unit(a, row0, x0, out); });
     }
 }
 
@@ -704,39 +723,43 @@ inline bool aligned16(const void* data, i64 stride_bytes) {
     return reinterpret_cast<std::uintptr_t>(data) % 16 == 0 && stride_bytes % 16 == 0;
 }
 
-template <class T, bool Max>
-bool run_rows(device_view<const T> in, device_view<T> out, const pass_params<T>& p, i64 before, i64 after,
-              cudaStream_t stream) {
-    const i64 n = in.width(), L = before + after + 1;
-    static_assert(row_run % (4 * hword<T>::type::P) == 0, "a run is whole 16-byte vectors of every row");
-    int device = 0, optin = 0, sms = 0;
-    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-    check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "cudaDeviceGetAttribute");
-    check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-    if (n + L > (i64{1} << 24)) return false;
-    // The extended row and the row_run identity words after it.
-    const std::size_t smem = static_cast<std::size_t>(rpad(static_cast<int>(n + L - 1 + row_run)) + 1) * 4;
-    if (smem + sizeof(scan_scratch<typename hword<T>::type>) > static_cast<std::size_t>(optin)) return false;
+// Shared-memory words of an extended row of NE words and the row_run identity words after it.
+inline std::size_t row_words(i64 NE) { return static_cast<std::size_t>(rpad(static_cast<int>(NE + row_run)) + 1); }
+
+// The whole-row kernels' arguments for `in`, `out` and one pass's border rule and arms.
+template <class T>
+rargs<T> row_args(device_view<const T> in, device_view<T> out, border_mode mode, T pad, i64 before, i64 after) {
     rargs<T> a;
     a.in = in.data();
     a.in_stride = in.stride();
     a.out = out.data();
     a.out_stride = out.stride();
     a.height = in.height();
-    a.n = static_cast<int>(n);
+    a.n = static_cast<int>(in.width());
     a.before = static_cast<int>(before);
-    a.L = static_cast<int>(L);
-    a.NE = static_cast<int>(n + L - 1);
-    a.mode = p.mode;
-    a.pad = p.pad;
+    a.L = static_cast<int>(before + after + 1);
+    a.NE = static_cast<int>(in.width() + before + after);
+    a.mode = mode;
+    a.pad = pad;
     a.in_aligned = aligned16(in.data(), in.stride() * static_cast<i64>(sizeof(T)));
     a.out_aligned = aligned16(out.data(), out.stride() * static_cast<i64>(sizeof(T)));
-    auto kernel = horizontal_row_kernel<T, Max>;
+    return a;
+}
+
+// Launches a whole-row kernel over the rows of `a` with `smem` bytes of dynamic shared memory;
+// false (nothing launched) when that does not fit.
+template <class T, class Kernel, class... Args>
+bool launch_rows(Kernel kernel, std::size_t smem, const rargs<T>& a, cudaStream_t stream, const Args&... args) {
+    int device = 0, optin = 0, sms = 0;
+    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+    check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "cudaDeviceGetAttribute");
+    check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    if (smem + sizeof(scan_scratch<typename hword<T>::type>) > static_cast<std::size_t>(optin)) return false;
     check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
                "cudaFuncSetAttribute");
     // The fewest threads per block (down to 256; no more than one tile of the row needs) that
     // keep the most threads resident: more, smaller blocks overlap each other's phases.
-    const int need = static_cast<int>((n + row_run * 32 - 1) / (row_run * 32) * 32);
+    const int need = (a.n + row_run * 32 - 1) / (row_run * 32) * 32;
     int threads = 0, best = 0;
     for (int t = tuning_policy::horizontal_row_min_threads; t <= tuning_policy::horizontal_row_threads; t *= 2) {
         const int cand = std::min(t, need);
@@ -752,9 +775,18 @@ bool run_rows(device_view<const T> in, device_view<T> out, const pass_params<T>&
     constexpr int P = hword<T>::type::P;
     const i64 groups = (a.height + P - 1) / P;
     const unsigned grid = static_cast<unsigned>(std::min<i64>(groups, i64{sms} * 64));
-    kernel<<<grid, threads, smem, stream>>>(a);
-    check_launch("horizontal_row_kernel");
+    kernel<<<grid, threads, smem, stream>>>(a, args...);
+    check_launch("whole-row kernel");
     return true;
+}
+
+template <class T, bool Max>
+bool run_rows(device_view<const T> in, device_view<T> out, const pass_params<T>& p, i64 before, i64 after,
+              cudaStream_t stream) {
+    static_assert(row_run % (4 * hword<T>::type::P) == 0, "a run is whole 16-byte vectors of every row");
+    if (in.width() + before + after + 1 > (i64{1} << 24)) return false;
+    const rargs<T> a = row_args<T>(in, out, p.mode, p.pad, before, after);
+    return launch_rows<T>(horizontal_row_kernel<T, Max>, row_words(a.NE) * 4, a, stream);
 }
 
 }  // namespace

@@ -34,6 +34,13 @@ void horizontal_pass(device_view<const T> in, device_view<T> out, const pass_par
 template <class T>
 void vertical_pass(device_view<const T> in, device_view<T> out, const pass_params<T>& p, cudaStream_t stream);
 
+// An opening (first.maximum false) or closing in one kernel when both passes run along the same
+// axis (vertical: columns) and the mode is ignore or constant (fused_opening.cuh): out = second
+// pass of the first pass of `in`, exactly. False, with nothing launched, where it does not apply.
+template <class T>
+bool fused_line_pair(device_view<const T> in, device_view<T> out, bool vertical, const pass_params<T>& first,
+                     const pass_params<T>& second, cudaStream_t stream);
+
 // The general path's passes (element_passes.cu; element_plan.hpp says how they combine):
 // `out` = `in` extended by `mode` (pad where the mode has no source), `in` at (left, top);
 // windows along the periodic paths of step (dx, dy), dy >= 1, pixels off the image `p.pad`, the

@@ -96,11 +96,9 @@ void copy_view(device_view<const T> in, device_view<T> out, cudaStream_t stream)
                                 "cudaMemcpy2DAsync");
 }
 
-// Sheared segments may write a crop of their result: in(x, y)'s to out(x - out_x0, y - out_y0).
+// The pass of a segment (pointing down): its arms, extremum and border rule.
 template <class T>
-void apply_segment(device_view<const T> in, device_view<T> out, line_segment segment, bool maximum, border mode,
-                   cudaStream_t stream, long long out_x0 = 0, long long out_y0 = 0) {
-    segment = granula::detail::pointing_down(segment);
+pass_params<T> segment_params(const line_segment& segment, bool maximum, border mode) {
     pass_params<T> p;
     // Erosion reads f(x + b) for b in [-origin, length - 1 - origin]; dilation reads f(x - b).
     const long long low = segment.origin, high = segment.length - 1 - segment.origin;
@@ -111,6 +109,15 @@ void apply_segment(device_view<const T> in, device_view<T> out, line_segment seg
     p.pad = mode.mode == border_mode::constant ? static_cast<T>(mode.cval)
             : maximum                          ? detail::identity_value<T, true>()
                                                : detail::identity_value<T, false>();
+    return p;
+}
+
+// Sheared segments may write a crop of their result: in(x, y)'s to out(x - out_x0, y - out_y0).
+template <class T>
+void apply_segment(device_view<const T> in, device_view<T> out, line_segment segment, bool maximum, border mode,
+                   cudaStream_t stream, long long out_x0 = 0, long long out_y0 = 0) {
+    segment = granula::detail::pointing_down(segment);
+    const pass_params<T> p = segment_params<T>(segment, maximum, mode);
     const bool cropped = out_x0 != 0 || out_y0 != 0 || out.width() != in.width() || out.height() != in.height();
     if (cropped && (segment.horizontal() || segment.vertical() || segment.dy < 1))
         throw std::logic_error("granula bug: a cropped result from a pass that is not sheared");
@@ -310,6 +317,22 @@ void erode_or_dilate(device_view<const T> in, device_view<T> out, const structur
         erode_or_dilate_general<T>(in, out, footprint, maximum, mode, stream);
 }
 
+// An opening (first_max false) or closing by one vertical or one horizontal line in one kernel
+// (fused_opening.cuh); false when the elements or the border mode need the two passes.
+template <class T>
+bool fused_opening_or_closing(device_view<const T> in, device_view<T> out, const structuring_element& first,
+                              const structuring_element& second, bool first_max, border mode, cudaStream_t stream) {
+    if (!first.separable() || !second.separable()) return false;
+    const auto& s1 = first.decomposition().front().segments;
+    const auto& s2 = second.decomposition().front().segments;
+    if (s1.size() != 1 || s2.size() != 1) return false;
+    const line_segment a = granula::detail::pointing_down(s1[0]), b = granula::detail::pointing_down(s2[0]);
+    const bool vertical = a.vertical() && b.vertical();
+    if (!vertical && !(a.horizontal() && b.horizontal())) return false;
+    return detail::fused_line_pair<T>(in, out, vertical, segment_params<T>(a, first_max, mode),
+                                      segment_params<T>(b, !first_max, mode), stream);
+}
+
 template <class T>
 void run(morphology_op op, device_view<const T> in, device_view<T> out, const structuring_element& erosion_element,
          const structuring_element& dilation_element, border mode, cudaStream_t stream) {
@@ -323,12 +346,14 @@ void run(morphology_op op, device_view<const T> in, device_view<T> out, const st
     case morphology_op::erosion: erode(in, out); return;
     case morphology_op::dilation: dilate(in, out); return;
     case morphology_op::opening: {
+        if (fused_opening_or_closing<T>(in, out, erosion_element, dilation_element, false, mode, stream)) return;
         scratch_image<T> tmp(in.width(), in.height(), stream);
         erode(in, tmp.view());
         dilate(tmp.view(), out);
         return;
     }
     case morphology_op::closing: {
+        if (fused_opening_or_closing<T>(in, out, dilation_element, erosion_element, true, mode, stream)) return;
         scratch_image<T> tmp(in.width(), in.height(), stream);
         dilate(in, tmp.view());
         erode(tmp.view(), out);

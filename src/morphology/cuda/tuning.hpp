@@ -53,6 +53,16 @@ struct tuning_policy {
     static constexpr int horizontal_row_min_threads = 256;
     static constexpr int horizontal_row_threads = 1024;
 
+    // Fused opening/closing by a vertical line (fused_opening.cuh, float32): word columns per
+    // block, threads per block, output rows per block (fewer where the staged rows would pass
+    // the shared-memory budget), that budget in bytes, and the chunk cap (16: with 32 the
+    // engine took 116-128 registers, two blocks per SM; fused_opening.cuh has the timings).
+    static constexpr int fused_strip_words = 16;
+    static constexpr int fused_vertical_threads = 256;
+    static constexpr int fused_rows = 256;
+    static constexpr int fused_max_shared = 100 * 1024;
+    static constexpr int fused_max_chunk = 16;
+
     // Element-wise kernels (differences of the compound operations).
     static constexpr int elementwise_block_threads = 256;
 };
