@@ -5,7 +5,6 @@
 // read once and the result written once, and every read of a stage is a load and a min per
 // vector from the cache.
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -23,14 +22,12 @@
 namespace granula::GRANULA_SIMD_NAMESPACE {
 namespace {
 
+// Source rows fetched this many steps before they are copied (2 to 8 measured alike, with the
+// prefetches at the copy).
+constexpr std::int64_t source_prefetch_rows = 4;
+
 // Ring bytes of one task: about the L2 cache.
 constexpr std::int64_t ring_budget = std::int64_t{1} << 21;
-
-// TUNING (temporary)
-inline std::int64_t tune_block() { const char* e = std::getenv("SB_B"); return e ? std::atoll(e) : 8; }
-inline std::int64_t tune_pf() { static const std::int64_t v = [] { const char* e = std::getenv("SB_PF"); return e ? std::atoll(e) : 0; }(); return v; }
-inline std::int64_t tune_order() { static const std::int64_t v = [] { const char* e = std::getenv("SB_O"); return e ? std::atoll(e) : 0; }(); return v; }
-inline std::int64_t tune_chunk() { const char* e = std::getenv("SB_W"); return e ? std::atoll(e) : 1024; }
 
 // A block stored past the cache (dst aligned to the block): the result's rows are written once
 // and not read back, so reading them into the cache first is wasted memory traffic.
@@ -55,11 +52,11 @@ inline void store_through(void* dst, const B& v) {
     std::memcpy(dst, &v, sizeof(B));
 }
 
-// dst[x] = Op over k of src[k][offset + x], x < n (a multiple of register_strip<T>), count >= 1;
-// the cache lines of fetch[0, fetch_n) are prefetched along the way.
+// dst[x] = Op over k of src[k][x], x < n (a multiple of register_strip<T>), count >= 1; the
+// cache lines of fetch[0, fetch_n) are prefetched along the way.
 template <class Op, class T, std::size_t Count, bool Through = false>
-inline void combine(T* __restrict dst, const T* const* src, std::size_t count, std::int64_t offset, std::int64_t n,
-                    const T* fetch, std::int64_t fetch_n) {
+inline void combine(T* __restrict dst, const T* const* src, std::size_t count, std::int64_t n, const T* fetch,
+                    std::int64_t fetch_n) {
     constexpr std::int64_t line = 64 / sizeof(T);
     constexpr std::int64_t lanes = register_strip<T> / 4;
     using block = lane_block<T, lanes>;
@@ -71,10 +68,10 @@ inline void combine(T* __restrict dst, const T* const* src, std::size_t count, s
     if constexpr (Count > 0) count = Count;
     for (std::int64_t x = 0; x < n; x += register_strip<T>) {
         for (std::int64_t f = x; f < std::min(x + register_strip<T>, fetch_n); f += line) __builtin_prefetch(fetch + f);
-        const T* p = src[0] + offset + x;
+        const T* p = src[0] + x;
         block a0 = load(p), a1 = load(p + lanes), a2 = load(p + 2 * lanes), a3 = load(p + 3 * lanes);
         for (std::size_t k = 1; k < count; ++k) {
-            const T* q = src[k] + offset + x;
+            const T* q = src[k] + x;
             a0 = block_apply<Op>(a0, load(q));
             a1 = block_apply<Op>(a1, load(q + lanes));
             a2 = block_apply<Op>(a2, load(q + 2 * lanes));
@@ -93,13 +90,13 @@ inline void combine(T* __restrict dst, const T* const* src, std::size_t count, s
 }
 
 template <class Op, class T, bool Through = false>
-inline void combine_any(T* dst, const T* const* src, std::size_t count, std::int64_t offset, std::int64_t n,
-                        const T* fetch = nullptr, std::int64_t fetch_n = 0) {
+inline void combine_any(T* dst, const T* const* src, std::size_t count, std::int64_t n, const T* fetch = nullptr,
+                        std::int64_t fetch_n = 0) {
     switch (count) {
-    case 2: combine<Op, T, 2, Through>(dst, src, count, offset, n, fetch, fetch_n); return;
-    case 3: combine<Op, T, 3, Through>(dst, src, count, offset, n, fetch, fetch_n); return;
-    case 4: combine<Op, T, 4, Through>(dst, src, count, offset, n, fetch, fetch_n); return;
-    default: combine<Op, T, 0, Through>(dst, src, count, offset, n, fetch, fetch_n);
+    case 2: combine<Op, T, 2, Through>(dst, src, count, n, fetch, fetch_n); return;
+    case 3: combine<Op, T, 3, Through>(dst, src, count, n, fetch, fetch_n); return;
+    case 4: combine<Op, T, 4, Through>(dst, src, count, n, fetch, fetch_n); return;
+    default: combine<Op, T, 0, Through>(dst, src, count, n, fetch, fetch_n);
     }
 }
 
@@ -115,7 +112,7 @@ struct stage_layout {
     std::int64_t ring = 1;            // rows kept: from the oldest a consumer reads to the newest
 };
 
-std::vector<stage_layout> layout_of(const detail::shift_program& program, std::int64_t block) {
+std::vector<stage_layout> layout_of(const detail::shift_program& program) {
     const std::size_t count = program.stages.size() + 1;
     std::vector<stage_layout> s(count);
     std::vector<bool> seen(count, false);
@@ -140,7 +137,7 @@ std::vector<stage_layout> layout_of(const detail::shift_program& program, std::i
     for (std::size_t c = 1; c < count; ++c)
         for (const auto& r : program.stages[c - 1].reads)
             oldest[r.stage] = std::min(oldest[r.stage], s[c].lead + r.dy);
-    for (std::size_t j = 0; j + 1 < count; ++j) s[j].ring = s[j].lead - oldest[j] + block;
+    for (std::size_t j = 0; j + 1 < count; ++j) s[j].ring = s[j].lead - oldest[j] + 1;
     return s;
 }
 
@@ -149,12 +146,10 @@ std::vector<stage_layout> layout_of(const detail::shift_program& program, std::i
 template <class T>
 void run_shift_program(host_view<const T> in, host_view<T> out, const detail::shift_program& program,
                        border_mode mode, T pad, T clip_pad) {
-    const std::int64_t B = tune_block();
-    const std::vector<stage_layout> layout = layout_of(program, B);
+    const std::vector<stage_layout> layout = layout_of(program);
     const std::size_t count = layout.size(), last = count - 1;
     const std::int64_t width = in.width(), height = in.height(), S = register_strip<T>;
     const auto round_up = [S](std::int64_t n) { return (n + S - 1) / S * S; };
-    const std::int64_t W = std::max<std::int64_t>(S, tune_chunk() / static_cast<std::int64_t>(sizeof(T)) / S * S);
     // Bands of whole rows while the rings fit the budget (narrower bands recompute the
     // stages' margins: line:255:30 took 7.0 ms in bands of 2048 bytes against 5.7 in one);
     // each band in row chunks, one per thread.
@@ -171,20 +166,6 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
     bands = (width + band_width - 1) / band_width;
     const std::int64_t chunks =
         std::clamp<std::int64_t>(std::max(1, num_threads()), 1, std::max<std::int64_t>(1, height / (4 * depth + 1)));
-
-    // Stage c's columns, in its ring's coordinates, by column chunk: chunk k is [skew[c] + (k -
-    // 1) W, skew[c] + k W) within its row (k may be negative). A stage's chunk reaches its reads' columns right of
-    // its own by at most the skew between them, so a chunk reads only chunks of the same index
-    // or lower, made before it; all are multiples of register_strip<T>.
-    std::vector<std::int64_t> skew(count, 0);
-    for (std::size_t c = last; c >= 1; --c) {
-        skew[c] = round_up(skew[c]);
-        for (const auto& r : program.stages[c - 1].reads) {
-            const auto j = static_cast<std::size_t>(r.stage);
-            skew[j] = std::max(skew[j], skew[c] + layout[c].left + r.dx - layout[j].left);
-        }
-    }
-    skew[0] = round_up(skew[0]);
 
     detail::parallel_for(bands * chunks, in.pixel_count() * static_cast<std::int64_t>(count), [&](std::int64_t task) {
         const std::int64_t x0 = task % bands * band_width, x1 = std::min(width, x0 + band_width);
@@ -210,8 +191,8 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
         T* const tail = rings + total;  // the last strip of a result row, past its end
         // Every ring row a step touches, as a cursor moved a row down its ring after each step:
         // stage c's cursors are [first[c], first[c + 1]), the row it makes (c < last) then its
-        // reads. The steps do no ring arithmetic per read (a chain of dependent loads of tables
-        // that every step's rows evict from L1: 9% of line:255:30's samples in perf).
+        // reads. The step then does no ring arithmetic per read (a chain of dependent loads of
+        // tables that every step's rows evict from L1: 9% of line:255:30's samples in perf).
         std::vector<T*> cursor, last_row;             // a cursor at its ring's last row goes back to the first
         std::vector<std::int64_t> step_of, back_of;   // a row's stride, from the last row to the first
         std::vector<std::size_t> first(count + 1, 0);
@@ -234,30 +215,32 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
                 }
         }
         first[count] = cursor.size();
-        const std::size_t cursors = cursor.size();
         const bool padded = mode == border_mode::ignore || mode == border_mode::constant;
-        const std::int64_t sx0 = x0 + layout[0].left;
-        // Columns [lo, hi) of source row y into `row`.
-        const auto load_source = [&](T* row, std::int64_t y, std::int64_t lo, std::int64_t hi) {
+        const std::int64_t sx0 = x0 + layout[0].left, sx1 = sx0 + stride[0];
+        const std::int64_t inside_begin = std::clamp<std::int64_t>(0, sx0, sx1);
+        const std::int64_t inside_end = std::clamp<std::int64_t>(width, inside_begin, sx1);
+        const auto load_source = [&](std::int64_t y) {
+            T* row = cursor[0];
             const std::int64_t ys = detail::border_index(y, height, mode);
             if (ys < 0) {
-                std::fill_n(row + lo, hi - lo, pad);
+                std::fill_n(row, stride[0], pad);
                 return;
             }
             const T* src = in.row(ys);
-            const std::int64_t a = std::clamp(-sx0, lo, hi), b = std::clamp(width - sx0, a, hi);  // inside
             if (padded) {
-                std::fill_n(row + lo, a - lo, pad);
-                std::fill_n(row + b, hi - b, pad);
+                std::fill_n(row, inside_begin - sx0, pad);
+                std::fill_n(row + (inside_end - sx0), sx1 - inside_end, pad);
             } else {
-                for (std::int64_t x = lo; x < a; ++x) row[x] = src[detail::border_index(sx0 + x, width, mode)];
-                for (std::int64_t x = b; x < hi; ++x) row[x] = src[detail::border_index(sx0 + x, width, mode)];
+                for (std::int64_t x = sx0; x < inside_begin; ++x) row[x - sx0] = src[detail::border_index(x, width, mode)];
+                for (std::int64_t x = inside_end; x < sx1; ++x) row[x - sx0] = src[detail::border_index(x, width, mode)];
             }
-            std::memcpy(row + a, src + sx0 + a, (b - a) * sizeof(T));
+            std::memcpy(row + (inside_begin - sx0), src + inside_begin, (inside_end - inside_begin) * sizeof(T));
         };
-        // The source's chunk for the next block is prefetched a row a step, along the loop of
-        // the stage with the most reads (spread over its work; a loop of prefetches at the copy
-        // stalled on the memory requests in flight).
+        std::vector<const T*> shifted;
+        // The source rows come from memory a row a step, between steps that work in the cache:
+        // each is prefetched a few steps ahead, along the loop of the stage with the most reads
+        // (spread over its work; a loop of prefetches at the copy stalled on the memory
+        // requests in flight: bench_cpu_morphology line:255:30 9.5-10.7 ms against 8.7-9.4).
         const auto reads_of = [&](std::size_t c) { return program.stages[c - 1].reads.size(); };
         std::size_t fetch_stage = 1;
         for (std::size_t c = 2; c < count; ++c)
@@ -265,11 +248,11 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
         // What each stage does at a step, in one small table, so that the step loads no chains
         // of values (with the cursors alone, the step's code still had 14% of line:255:30's
         // samples in perf, waiting on the layout's and the program's fields; 4% with the table).
-        using combine_fn = void (*)(T*, const T* const*, std::size_t, std::int64_t, std::int64_t, const T*,
-                                    std::int64_t);
+        using combine_fn = void (*)(T*, const T* const*, std::size_t, std::int64_t, const T*, std::int64_t);
         struct stage_step {
-            std::int64_t begin, end, lead, n, skew;  // it makes row t + lead, n elements, at steps [begin, end)
-            std::size_t first, reads;                // its row's cursor (not the last stage), then its reads'
+            std::int64_t begin, end, lead, n;  // it makes row t + lead, n elements, at steps [begin, end)
+            T* const* cursors;                 // its row's cursor (not the last stage), then its reads'
+            std::size_t reads;
             combine_fn combine;
             bool clip;
         };
@@ -277,7 +260,7 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
         for (std::size_t c = 0; c < count; ++c) {
             const stage_layout& k = layout[c];
             steps[c] = {y0 + k.low - k.lead, y1 + k.high - k.lead, k.lead, round_up(x1 - x0 + k.right - k.left),
-                        skew[c], first[c], c > 0 ? reads_of(c) : 0, nullptr, false};
+                        cursor.data() + first[c], c > 0 ? reads_of(c) : 0, nullptr, false};
             if (c > 0) {
                 const detail::shift_stage& stage = program.stages[c - 1];
                 steps[c].combine = stage.maximum ? combine_any<max_op<T>, T> : combine_any<min_op<T>, T>;
@@ -285,98 +268,74 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
             }
         }
         const bool maximum = program.stages.back().maximum;
-        const auto through = maximum ? combine_any<max_op<T>, T, true> : combine_any<min_op<T>, T, true>;
-        // Result row y's columns [lo, hi) (hi - lo a multiple of register_strip<T>) from `sources`.
-        const auto emit = [&](const stage_step& k, T* const* sources, std::int64_t y, std::int64_t lo,
-                              std::int64_t hi, const T* fetch, std::int64_t fetch_n) {
-            const std::int64_t n = std::min(hi, x1 - x0) - lo, full = n / S * S;
-            T* const dst = out.row(y) + x0 + lo;
-            // Past the cache from the first 64-byte boundary (numpy's large arrays start 16
-            // bytes past one); the elements before it and after the last whole strip through
-            // the tail buffer, so that no cache line is written both ways.
-            const auto address = reinterpret_cast<std::uintptr_t>(dst);
-            const auto aligned = static_cast<std::int64_t>((64 - address % 64) % 64 / sizeof(T));
-            if (address % sizeof(T) == 0 && full >= 2 * S) {
-                const std::int64_t middle = (full - aligned) / S * S;
-                if (aligned > 0) {
-                    k.combine(tail, sources, k.reads, lo, S, nullptr, 0);
-                    std::memcpy(dst, tail, aligned * sizeof(T));
-                }
-                through(dst + aligned, sources, k.reads, lo + aligned, middle, fetch, fetch_n);
-                if (aligned + middle < full) {
-                    k.combine(tail, sources, k.reads, lo + aligned + middle, S, nullptr, 0);
-                    std::memcpy(dst + aligned + middle, tail, (full - aligned - middle) * sizeof(T));
-                }
-            } else {
-                k.combine(dst, sources, k.reads, lo, full, fetch, fetch_n);
-            }
-            if (full < n) {
-                k.combine(tail, sources, k.reads, lo + full, S, nullptr, 0);
-                std::memcpy(dst + full, tail, (n - full) * sizeof(T));
-            }
-        };
-        // Chunks from the first that begins left of every stage's row to the first past every end.
-        const std::int64_t chunk_begin = -*std::max_element(skew.begin(), skew.end()) / W;
-        const std::int64_t chunk_end = (x1 - x0 + W - 1) / W + 1;
-        std::vector<T*> block(static_cast<std::size_t>(B) * cursors);  // the cursors of each step of a block
         std::int64_t t0 = y0;
         for (const auto& s : steps) t0 = std::min(t0, s.begin);
-        for (std::int64_t tb = t0; tb < y1; tb += B) {
-            const std::int64_t block_steps = std::min(B, y1 - tb);
-            for (std::int64_t i = 0; i < block_steps; ++i) {
-                std::copy(cursor.begin(), cursor.end(), block.begin() + i * cursors);
-                for (std::size_t m = 0; m < cursors; ++m)
-                    cursor[m] = cursor[m] == last_row[m] ? cursor[m] - back_of[m] : cursor[m] + step_of[m];
-            }
-            for (std::int64_t chunk = chunk_begin; chunk < chunk_end; ++chunk) {
-                const std::int64_t source_lo = std::clamp(skew[0] + (chunk - 1) * W, std::int64_t{0}, steps[0].n);
-                const std::int64_t source_hi = std::clamp(skew[0] + chunk * W, std::int64_t{0}, steps[0].n);
-                const std::int64_t fetch_lo = std::clamp(sx0 + source_lo, std::int64_t{0}, width);
-                const std::int64_t fetch_n = std::clamp(sx0 + source_hi, fetch_lo, width) - fetch_lo;
-                const bool stage_outer = tune_order() != 0;
-                for (std::int64_t q = 0; q < block_steps * static_cast<std::int64_t>(count); ++q) {
-                    const std::int64_t i = stage_outer ? q % block_steps : q / static_cast<std::int64_t>(count);
-                    const std::size_t c = stage_outer ? static_cast<std::size_t>(q / block_steps) : static_cast<std::size_t>(q % static_cast<std::int64_t>(count));
-                    const std::int64_t t = tb + i;
-                    T* const* const cur = block.data() + i * cursors;
-                    const T* fetch = nullptr;  // the source row prefetched at this step, fetch_n elements
-                    if (const std::int64_t ahead = t + (4 + B - 1) / B * B + layout[0].lead; ahead >= 0 && ahead < height)
-                        fetch = in.row(ahead) + fetch_lo;
-                    {
-                        const stage_step& k = steps[c];
-                        if (t < k.begin || t >= k.end) continue;
-                        const std::int64_t lo = std::clamp(k.skew + (chunk - 1) * W, std::int64_t{0}, k.n);
-                        const std::int64_t hi = std::clamp(k.skew + chunk * W, std::int64_t{0}, k.n);
-                        if (lo == hi) continue;
-                        const std::int64_t y = t + k.lead;
-                        if (c == 0) {
-                            load_source(cur[k.first], y, lo, hi);
-                            continue;
-                        }
-                        if (i + 1 < block_steps && tune_pf() > 0) {
-                            T* const* const next = cur + cursors + k.first + (c == last ? 0 : 1);
-                            for (std::size_t m = 0; m < k.reads; ++m)
-                                for (std::int64_t f = 0; f < tune_pf(); ++f)
-                                    __builtin_prefetch(next[m] + lo + f * (64 / sizeof(T)));
-                        }
-                        const T* const prefetch = c == fetch_stage ? fetch : nullptr;
-                        const std::int64_t prefetch_n = prefetch ? fetch_n : 0;
-                        if (c == last) {
-                            emit(k, cur + k.first, y, lo, hi, prefetch, prefetch_n);
-                            continue;
-                        }
-                        T* const row = cur[k.first];
-                        k.combine(row + lo, cur + k.first + 1, k.reads, lo, hi - lo, prefetch, prefetch_n);
-                        if (k.clip) {
-                            const std::int64_t left = x0 + layout[c].left;
-                            const std::int64_t a = std::clamp<std::int64_t>(-left, lo, hi);
-                            const std::int64_t b = y < 0 || y >= height ? a : std::clamp(width - left, a, hi);
-                            std::fill_n(row + lo, a - lo, clip_pad);
-                            std::fill_n(row + b, hi - b, clip_pad);
-                        }
+        for (std::int64_t t = t0; t < y1; ++t) {
+            const T* fetch = nullptr;  // the source row prefetched at this step, fetch_n elements
+            if (const std::int64_t ahead = t + layout[0].lead + source_prefetch_rows; ahead >= 0 && ahead < height)
+                fetch = in.row(ahead) + inside_begin;
+            const std::int64_t fetch_n = fetch ? inside_end - inside_begin : 0;
+            for (std::size_t c = 0; c < count; ++c) {
+                const stage_step& k = steps[c];
+                if (t < k.begin || t >= k.end) continue;
+                const std::int64_t y = t + k.lead;
+                if (c == 0) {
+                    load_source(y);
+                    continue;
+                }
+                const combine_fn combine = k.combine;
+                const std::size_t reads = k.reads;
+                const T* const prefetch = c == fetch_stage ? fetch : nullptr;
+                const std::int64_t prefetch_n = c == fetch_stage ? fetch_n : 0;
+                if (c < last) {
+                    T* const row = k.cursors[0];
+                    T* const* const sources = k.cursors + 1;
+                    const std::int64_t n = k.n;
+                    combine(row, sources, reads, n, prefetch, prefetch_n);
+                    if (k.clip) {
+                        const std::int64_t left = x0 + layout[c].left;
+                        const std::int64_t a = std::clamp<std::int64_t>(-left, 0, n);
+                        const std::int64_t b = y < 0 || y >= height ? a : std::clamp(width - left, a, n);
+                        std::fill_n(row, a, clip_pad);
+                        std::fill_n(row + b, n - b, clip_pad);
                     }
+                    continue;
+                }
+                T* const* const sources = k.cursors;
+                T* const dst = out.row(y) + x0;
+                const std::int64_t full = (x1 - x0) / S * S;
+                // Past the cache from the first 64-byte boundary (numpy's large arrays start 16
+                // bytes past one); the elements before it and after the last whole strip through
+                // the tail buffer, so that no cache line is written both ways.
+                const auto address = reinterpret_cast<std::uintptr_t>(dst);
+                const auto aligned = static_cast<std::int64_t>((64 - address % 64) % 64 / sizeof(T));
+                if (address % sizeof(T) == 0 && full >= 2 * S) {
+                    const std::int64_t through = (full - aligned) / S * S;
+                    if (aligned > 0) {
+                        combine(tail, sources, reads, S, nullptr, 0);
+                        std::memcpy(dst, tail, aligned * sizeof(T));
+                    }
+                    shifted.assign(sources, sources + reads);
+                    for (auto& p : shifted) p += aligned;
+                    (maximum ? combine_any<max_op<T>, T, true> : combine_any<min_op<T>, T, true>)(
+                        dst + aligned, shifted.data(), shifted.size(), through, prefetch, prefetch_n);
+                    if (aligned + through < full) {
+                        for (auto& p : shifted) p += through;
+                        combine(tail, shifted.data(), shifted.size(), S, nullptr, 0);
+                        std::memcpy(dst + aligned + through, tail, (full - aligned - through) * sizeof(T));
+                    }
+                } else {
+                    combine(dst, sources, reads, full, prefetch, prefetch_n);
+                }
+                if (full < x1 - x0) {
+                    shifted.assign(sources, sources + reads);
+                    for (auto& p : shifted) p += full;
+                    combine(tail, shifted.data(), reads, S, nullptr, 0);
+                    std::memcpy(dst + full, tail, (x1 - x0 - full) * sizeof(T));
                 }
             }
+            for (std::size_t i = 0; i < cursor.size(); ++i)
+                cursor[i] = cursor[i] == last_row[i] ? cursor[i] - back_of[i] : cursor[i] + step_of[i];
         }
         stream_fence();  // the stores past the cache are visible before the task ends
     });
