@@ -321,6 +321,141 @@ __global__ void __launch_bounds__(sheared_threads, V::P == 1 ? 6 : 8) sheared_vh
     }
 }
 
+// ---- packed words (uint8, uint16): the sheared band staged in shared memory ----
+//
+// At position p the block's words are the row segment [block_c0 + p dx, + sheared_threads P) of
+// image row residue + p dy: contiguous, starting o = (block_c0 + p dx) mod P pixels past a word
+// boundary, the same o for the whole block. The block copies C positions at a time into a slab
+// of shared memory in virtual columns (each word funnel-shifted out of the two aligned words
+// around it, all tests per row or per slab), runs the engine on the slab with no address
+// arithmetic, tests or branches per position, writes the chunk's results over its a-rows and
+// stores them row by row as aligned words (each made of two neighbouring results), the
+// segment's partial end words pixel by pixel. Per-position loads and lane-realigned stores
+// straight from global memory left the uint8 diagonal latency-bound on branches and
+// instruction fetch (Nsight Compute, 8192^2 line:63:45: 0.41 ms, 207 instructions per word,
+// 14848 SASS instructions, 34% of stalls on instruction fetch).
+template <class T>
+using slab_rows = typename packed<T>::mem (*)[sheared_threads];
+
+// Positions first .. first + count - 1 into slab rows 0 .. count - 1: this thread's word of
+// each, pixels off the image `pad`.
+template <class V>
+__device__ __forceinline__ void stage_rows(slab_rows<typename V::elem> slab, int count, i64 first, i64 residue,
+                                           i64 block_c0, const sargs<typename V::elem>& a) {
+    using T = typename V::elem;
+    using mem = typename V::mem;
+    constexpr int P = V::P;
+    const i64 last = first + count - 1;
+    const i64 s0 = block_c0 + first * a.dx, s1 = block_c0 + last * a.dx;
+    if (first >= 0 && residue + last * a.dy < a.height && min(s0, s1) >= 0 &&
+        max(s0, s1) + sheared_threads * P <= a.width) {
+        // Every row's segment lies on the image: one or two aligned words per row (o != 0 reads
+        // the next word, which starts inside the segment's row), no tests.
+        const T* px = a.in + (residue + first * a.dy) * a.in_stride + s0 + threadIdx.x * P;
+        const i64 step = a.dy * a.in_stride + a.dx;
+#pragma unroll 8
+        for (int i = 0; i < count; ++i, px += step) {
+            const std::uintptr_t addr = reinterpret_cast<std::uintptr_t>(px);
+            const unsigned o = static_cast<unsigned>(addr & 3);
+            const mem* words = reinterpret_cast<const mem*>(addr - o);
+            const mem lo = load_ro(words), hi = o != 0 ? load_ro(words + 1) : lo;
+            slab[i][threadIdx.x] = __funnelshift_r(lo, hi, 8 * o);
+        }
+        return;
+    }
+    for (int i = 0; i < count; ++i) {
+        const i64 p = first + i, y = residue + p * a.dy;
+        const T* row = p >= 0 && y < a.height ? a.in + y * a.in_stride : nullptr;
+        slab[i][threadIdx.x] = sheared_load<V>(row, block_c0 + threadIdx.x * P + p * a.dx, a.width, a.pad);
+    }
+}
+
+// Results of output positions first .. first + count - 1 from slab rows 0 .. count - 1 to the
+// output, where they land on it.
+template <class V>
+__device__ __forceinline__ void store_rows(slab_rows<typename V::elem> slab, int count, i64 first, i64 residue,
+                                           i64 block_c0, const sargs<typename V::elem>& a) {
+    using T = typename V::elem;
+    using mem = typename V::mem;
+    constexpr int P = V::P;
+    const int t = static_cast<int>(threadIdx.x);
+    for (int i = 0; i < count; ++i) {
+        const i64 p = first + i, y = residue + p * a.dy - a.out_y0;
+        if (p < 0 || y < 0 || y >= a.out_h) continue;  // the same for the whole block
+        T* row = a.out + y * a.out_stride;
+        const i64 S = block_c0 + p * a.dx - a.out_x0;  // output column of the block's first pixel
+        const int o = static_cast<int>(S - floor_div(S, P) * P);
+        const mem v = slab[i][t];
+        // This thread writes the aligned word starting at S - o + (t + 1) P when o != 0: pixels
+        // P - o .. P - 1 of its result and 0 .. P - o - 1 of the next thread's.
+        const i64 x = S + t * P + (o != 0 ? P - o : 0);
+        mem word = v;
+        if (o != 0 && t + 1 < sheared_threads)
+            word = __funnelshift_r(v, slab[i][t + 1], static_cast<unsigned>(8 * sizeof(T) * (P - o)));
+        const bool whole = o == 0 || t + 1 < sheared_threads;
+        if (whole && x >= 0 && x + P <= a.out_w)
+            reinterpret_cast<mem*>(row + x)[0] = word;
+        else if (whole)
+            store_pixels<V>(row, x, a.out_w, word, 0, P);
+        else  // the segment's last partial word: pixels P - o .. P - 1 of this result
+            store_pixels<V>(row, S + t * P, a.out_w, v, P - o, P);
+        if (o != 0 && t == 0) store_pixels<V>(row, S, a.out_w, v, 0, P - o);  // its first partial word
+    }
+}
+
+// Grid and runs as sheared_vhgw_kernel's; K chunks per run.
+template <class V, bool Max, int C, int K>
+__global__ void __launch_bounds__(sheared_threads, 6) sheared_staged_kernel(const sargs<typename V::elem> a) {
+    using Op = word_op<V, Max>;
+    using word = typename V::word;
+    using mem = typename V::mem;
+    constexpr int P = V::P;
+    __shared__ mem slab_a[C][sheared_threads];
+    __shared__ mem slab_b[C][sheared_threads];
+    const int t = static_cast<int>(threadIdx.x);
+    const i64 w = static_cast<i64>(blockIdx.x) * sheared_threads + t;
+    const i64 residue = blockIdx.z;
+    const i64 block_c0 = a.c_begin + static_cast<i64>(blockIdx.x) * sheared_threads * P;
+    const i64 block_c1 = block_c0 + sheared_threads * P;  // exclusive
+    const i64 n_pos = (a.height - residue + a.dy - 1) / a.dy;
+    const i64 runs = (a.ca_max - a.ca_min + K) / K;
+    for (i64 run_index = blockIdx.y; run_index < runs; run_index += gridDim.y) {
+        const i64 ca0 = a.ca_min + run_index * K;
+        const int nchunks = static_cast<int>(min(static_cast<i64>(K), a.ca_max - ca0 + 1));
+        const i64 a_first = ca0 * C, b_first = (ca0 + a.m) * C;
+        // The run's outputs, positions p0 .. p1: skip it when none lands on the image.
+        const i64 p0 = max(a_first + a.before, i64{0}), p1 = min(a_first + a.before + nchunks * C - 1, n_pos - 1);
+        if (p0 > p1) continue;
+        const i64 s0 = min(p0 * a.dx, p1 * a.dx), s1 = max(p0 * a.dx, p1 * a.dx);
+        if (block_c1 - 1 + s1 < 0 || block_c0 + s0 >= a.width) continue;
+        word run = Op::identity();
+        if (a.r > 0) {  // the b-stream's first r positions
+            __syncthreads();
+            stage_rows<V>(slab_b, a.r, b_first, residue, block_c0, a);
+            __syncthreads();
+            for (int q = 0; q < a.r; ++q) run = Op::apply(run, V::unpack(slab_b[q][t]));
+        }
+#pragma unroll 1
+        for (int k = 0; k < nchunks; ++k) {
+            __syncthreads();  // the slabs' last readers are done
+            stage_rows<V>(slab_a, C, a_first + k * C, residue, block_c0, a);
+            stage_rows<V>(slab_b, C, b_first + a.r + k * C, residue, block_c0, a);
+            __syncthreads();
+            auto wload = [&] {
+                if (a.m < 2 || w >= a.n_words) return Op::identity();  // m = 1, or past the coarse rows' width
+                return V::unpack(load_ro(
+                    reinterpret_cast<const mem*>(a.W + (residue * a.n_coarse + ca0 + k - a.ca_min) * a.W_stride) + w));
+            };
+            // Each thread overwrites only its own column of slab_a, after reading all of it.
+            vhgw_chunk<Op, C>(
+                a.r, run, [&](int j) { return V::unpack(slab_a[j][t]); }, [&](int j) { return V::unpack(slab_b[j][t]); },
+                wload, [&](int j, word v) { slab_a[j][t] = V::pack(v); });
+            __syncthreads();
+            store_rows<V>(slab_a, C, a_first + k * C + a.before, residue, block_c0, a);
+        }
+    }
+}
+
 // Chunk minima for the coarse level (m >= 2), in virtual columns: row residue * n_coarse + k =
 // min over the positions of chunk ca_min + 1 + k.
 template <class V, bool Max, int C, int K>
@@ -330,9 +465,11 @@ __global__ void __launch_bounds__(sheared_threads) sheared_chunk_kernel(const sa
     using word = typename V::word;
     using mem = typename V::mem;
     constexpr int P = V::P;
-    __shared__ const T* rows[K * C];
-    __shared__ i64 shifts[K * C];
-    __shared__ const T* fast_rows[P == 1 ? K * C : 1];
+    constexpr int tables = P == 1 ? K * C : 1;  // packed words stage slabs instead
+    __shared__ const T* rows[tables];
+    __shared__ i64 shifts[tables];
+    __shared__ const T* fast_rows[tables];
+    __shared__ mem slab[P == 1 ? 1 : C][sheared_threads];
     const i64 w = static_cast<i64>(blockIdx.x) * sheared_threads + threadIdx.x;
     const i64 residue = blockIdx.z;
     const i64 c = a.c_begin + w * P;
@@ -341,31 +478,44 @@ __global__ void __launch_bounds__(sheared_threads) sheared_chunk_kernel(const sa
     const i64 runs = (a.n_coarse + K - 1) / K;
     for (i64 run = blockIdx.y; run < runs; run += gridDim.y) {
         const i64 first_chunk = run * K, first = (a.ca_min + 1 + first_chunk) * C;
-        __syncthreads();
-        bool fast = false;
-        if constexpr (P == 1)
-            fast = __syncthreads_and(fill_fast_sources<T>(fast_rows, K * C, first, residue, block_c0, block_c1, a)) != 0;
-        if (!fast) {
-            fill_sheared_rows<const T*>(rows, shifts, K * C, first, residue, a.in, a.in_stride, a);
-            __syncthreads();
-        }
-        if (w >= a.n_words) continue;
+        if constexpr (P > 1) {
 #pragma unroll 1
-        for (int k = 0; k < K; ++k) {
-            const i64 idx = first_chunk + k;
-            if (idx >= a.n_coarse) break;
-            word acc = Op::identity();
-            if (fast) {
+            for (int k = 0; k < K && first_chunk + k < a.n_coarse; ++k) {
+                __syncthreads();
+                stage_rows<V>(slab, C, first + k * C, residue, block_c0, a);
+                __syncthreads();
+                word acc = Op::identity();
 #pragma unroll
-                for (int j = 0; j < C; ++j)
-                    acc = Op::apply(acc, V::unpack(load_ro(reinterpret_cast<const mem*>(fast_rows[k * C + j]) + threadIdx.x)));
-            } else {
-#pragma unroll
-                for (int j = 0; j < C; ++j)
-                    acc = Op::apply(acc,
-                                    V::unpack(sheared_load<V>(rows[k * C + j], c + shifts[k * C + j], a.width, a.pad)));
+                for (int j = 0; j < C; ++j) acc = Op::apply(acc, V::unpack(slab[j][threadIdx.x]));
+                if (w < a.n_words)
+                    reinterpret_cast<mem*>(a.cm + (residue * a.n_coarse + first_chunk + k) * a.cm_stride)[w] = V::pack(acc);
             }
-            reinterpret_cast<mem*>(a.cm + (residue * a.n_coarse + idx) * a.cm_stride)[w] = V::pack(acc);
+        } else {
+            __syncthreads();
+            const bool fast =
+                __syncthreads_and(fill_fast_sources<T>(fast_rows, K * C, first, residue, block_c0, block_c1, a)) != 0;
+            if (!fast) {
+                fill_sheared_rows<const T*>(rows, shifts, K * C, first, residue, a.in, a.in_stride, a);
+                __syncthreads();
+            }
+            if (w >= a.n_words) continue;
+#pragma unroll 1
+            for (int k = 0; k < K; ++k) {
+                const i64 idx = first_chunk + k;
+                if (idx >= a.n_coarse) break;
+                word acc = Op::identity();
+                if (fast) {
+#pragma unroll
+                    for (int j = 0; j < C; ++j)
+                        acc = Op::apply(acc, V::unpack(load_ro(fast_rows[k * C + j] + threadIdx.x)));
+                } else {
+#pragma unroll
+                    for (int j = 0; j < C; ++j)
+                        acc = Op::apply(acc, V::unpack(sheared_load<V>(rows[k * C + j], c + shifts[k * C + j], a.width,
+                                                                       a.pad)));
+                }
+                reinterpret_cast<mem*>(a.cm + (residue * a.n_coarse + idx) * a.cm_stride)[w] = V::pack(acc);
+            }
         }
     }
 }
@@ -404,9 +554,16 @@ void run_sheared(sargs<typename V::elem> a, const line_geometry& g, cudaStream_t
             a.W_stride = cm.view().stride();
         }
     }
-    const dim3 grid(word_blocks, grid_rows((g.n_chunks() + K - 1) / K), dy);
-    sheared_vhgw_kernel<V, Max, C, K><<<grid, sheared_threads, 0, stream>>>(a);
-    check_launch("sheared_vhgw_kernel");
+    if constexpr (P > 1) {
+        constexpr int KS = std::max(1, tuning_policy::sheared_staged_rows / C);
+        const dim3 grid(word_blocks, grid_rows((g.n_chunks() + KS - 1) / KS), dy);
+        sheared_staged_kernel<V, Max, C, KS><<<grid, sheared_threads, 0, stream>>>(a);
+        check_launch("sheared_staged_kernel");
+    } else {
+        const dim3 grid(word_blocks, grid_rows((g.n_chunks() + K - 1) / K), dy);
+        sheared_vhgw_kernel<V, Max, C, K><<<grid, sheared_threads, 0, stream>>>(a);
+        check_launch("sheared_vhgw_kernel");
+    }
 }
 
 template <class V>

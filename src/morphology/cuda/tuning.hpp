@@ -31,6 +31,13 @@ struct tuning_policy {
     // with 64 rows per thread that pass took 60 us (12% occupancy) for 9 MB.
     static constexpr int vertical_min_blocks_per_sm = 8;
 
+    // Sheared pass over packed words (uint8, uint16; element_passes.cu): positions per block
+    // run, staged C at a time through shared memory.
+#ifndef GRANULA_SHEARED_ROWS
+#define GRANULA_SHEARED_ROWS 128
+#endif
+    static constexpr int sheared_staged_rows = GRANULA_SHEARED_ROWS;
+
     // Horizontal pass, tiled kernel (rows too wide for the whole-row kernel below): a block
     // holds 32 row groups (32 * P rows, P pixels per 4-byte word) and horizontal_warps * 32
     // window starts in shared memory; each thread handles 32 positions.
