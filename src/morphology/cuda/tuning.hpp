@@ -34,7 +34,7 @@ struct tuning_policy {
     // Sheared pass over packed words (uint8, uint16; element_passes.cu): positions per block
     // run, staged C at a time through shared memory.
 #ifndef GRANULA_SHEARED_ROWS
-#define GRANULA_SHEARED_ROWS 128
+#define GRANULA_SHEARED_ROWS 64
 #endif
     static constexpr int sheared_staged_rows = GRANULA_SHEARED_ROWS;
 
