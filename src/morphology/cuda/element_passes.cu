@@ -75,12 +75,12 @@ __global__ void pad_kernel(const T* in, i64 in_stride, i64 width, i64 height, T*
 //
 // The periodic line of step (dx, dy), dy >= 1, through the rows y = residue (mod dy): position i
 // of virtual column c is the pixel (c + i dx, residue + i dy). Along each virtual column this is
-// the vertical pass's two-level van Herk/Gil-Werman (vhgw.cuh) with the same row tables; one
-// thread owns P = 4 / sizeof(T) adjacent virtual columns, whose pixels at position i are P
-// adjacent pixels of one row, starting (c_begin + i dx) mod P past a word boundary for every
-// thread of the block. Loads funnel-shift the two aligned words around them; results are
-// realigned across lanes (__shfl_down_sync), so stores are aligned words except for the partial
-// words at the ends of a warp. Pixels off the image read `pad`; results off it are dropped.
+// the vertical pass's two-level van Herk/Gil-Werman (vhgw.cuh); one thread owns P = 4 /
+// sizeof(T) adjacent virtual columns, whose pixels at position i are P adjacent pixels of one
+// row, starting (c_begin + i dx) mod P past a word boundary for every thread of the block.
+// One-pixel words (float32, unaligned views) read through row tables (sheared_vhgw_kernel);
+// packed words through shared memory (sheared_staged_kernel). Pixels off the image read `pad`;
+// results off it are dropped.
 template <class T>
 struct sargs {
     const T* in = nullptr;
@@ -304,17 +304,19 @@ __global__ void __launch_bounds__(sheared_threads, 6) sheared_vhgw_kernel(const 
 // first block's thread 0 holds only columns off the image. Per-position loads and
 // lane-realigned stores straight from global memory left the uint8 diagonal latency-bound on
 // branches and instruction fetch (Nsight Compute, 8192^2 line:63:45: 0.41 ms, 207 instructions
-// per word, 14848 SASS instructions, 34% of stalls on instruction fetch).
+// per word, 14848 SASS instructions, 34% of stalls on instruction fetch); staged, 127
+// instructions per word, and 16384^2 uint8 (1, 1) L = 63 went from 1.28 to 0.52 ms (0.46 with
+// split words) on one H200. Storing partial end words pixel by pixel from 128-word blocks
+// instead took 0.70 ms (the row stores were 43% of the instructions).
 constexpr int staged_words = sheared_threads - 1;  // words a block stores per row
 constexpr int staged_rows = tuning_policy::max_chunk;
 
-template <class T>
-using slab_rows = std::uint32_t (*)[sheared_threads];
+using slab_rows = std::uint32_t (*)[sheared_threads];  // a slab's rows of 4-byte words
 
 // Positions first .. first + count - 1 into slab rows 0 .. count - 1: this thread's word of
 // each, pixels off the image `pad`.
 template <class V>
-__device__ __forceinline__ void stage_rows(slab_rows<typename V::elem> slab, int count, i64 first, i64 residue,
+__device__ __forceinline__ void stage_rows(slab_rows slab, int count, i64 first, i64 residue,
                                            i64 block_c0, const sargs<typename V::elem>& a) {
     using T = typename V::elem;
     constexpr int P = V::P;
@@ -348,7 +350,7 @@ __device__ __forceinline__ void stage_rows(slab_rows<typename V::elem> slab, int
 // output, where they land on it: thread t >= 1 writes the aligned word holding pixel P t of the
 // block's segment, pixels P - o .. P - 1 of result t - 1 and 0 .. P - o - 1 of result t.
 template <class V>
-__device__ __forceinline__ void store_rows(slab_rows<typename V::elem> slab, int count, i64 first, i64 residue,
+__device__ __forceinline__ void store_rows(slab_rows slab, int count, i64 first, i64 residue,
                                            i64 block_c0, const sargs<typename V::elem>& a) {
     using T = typename V::elem;
     constexpr int P = V::P;

@@ -23,8 +23,7 @@ namespace granula::cuda::detail {
 // One a-chunk ca: load_a(j) is its position j, load_b(j) the b-stream's position r + j past the
 // chunk's first (the b-stream's first r positions were folded into `run` before chunk 0),
 // wload() = W(ca) (the identity when m = 1), store(j, word) the result for the window starting
-// at j.
-// With DeferStores results wait in the suffix registers and are stored 16 at a time, so a store
+// at j. With DeferStores results wait in the suffix registers and are stored 16 at a time, so a store
 // path with branches no longer splits every step of the loop and 16 b-stream loads can issue
 // together (the sheared pass's one-pixel words; holding all 32 of a chunk spilled registers).
 template <class Op, int C, bool DeferStores = false, class LoadA, class LoadB, class WLoad, class Store>
