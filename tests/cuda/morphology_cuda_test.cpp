@@ -429,7 +429,7 @@ TYPED_TEST(MorphologyCuda, LargeImageElementsEqualCpu) {
 }
 
 // Lines at angles around the diagonals and axes, on images wider than the sheared pass's block
-// (512 uint8, 256 uint16 or 128 float32 columns, so interior blocks take its table-driven loads)
+// (512 uint8, 256 uint16 or 128 float32 columns, so interior blocks take its test-free paths)
 // with widths that are not multiples of it, aligned rows and misaligned views, against the CPU
 // (which the CPU tests hold to the reference); and images smaller than the line against the
 // reference.
