@@ -69,6 +69,23 @@ device_view_case<T> make_device_view(std::mt19937_64& rng, std::int64_t w, std::
     return c;
 }
 
+// A device view whose rows start one 4-byte word into a buffer (word aligned, not 16-byte
+// aligned), with a row stride one word longer than the row, guards around it as above.
+template <class T>
+device_view_case<T> make_word_aligned_view(std::mt19937_64& rng, std::int64_t w, std::int64_t h) {
+    constexpr std::int64_t P = 4 / static_cast<std::int64_t>(sizeof(T));
+    device_view_case<T> c;
+    c.stride = (w + P - 1) / P * P + P;
+    c.offset = c.stride + P;
+    const std::int64_t total = c.stride * (h + 2) + P;
+    c.buffer = device_image<T>(total, 1);
+    c.initial.resize(static_cast<std::size_t>(total));
+    for (auto& v : c.initial) v = random_pixel<T>(rng, 256);
+    copy<T>(host_view<const T>(c.initial.data(), total, 1), c.buffer.view());
+    c.view = device_view<T>(c.buffer.data() + c.offset, w, h, c.stride);
+    return c;
+}
+
 // Checks that nothing outside the view changed; returns the view's pixels.
 template <class T>
 host_image<T> download_checked(const device_view_case<T>& c, ::testing::AssertionResult& guard) {
@@ -412,7 +429,7 @@ TYPED_TEST(MorphologyCuda, LargeImageElementsEqualCpu) {
 }
 
 // Lines at angles around the diagonals and axes, on images wider than the sheared pass's block
-// (512 uint8, 256 uint16 or 128 float32 columns, so interior blocks take its table-driven loads)
+// (512 uint8, 256 uint16 or 128 float32 columns, so interior blocks take its test-free paths)
 // with widths that are not multiples of it, aligned rows and misaligned views, against the CPU
 // (which the CPU tests hold to the reference); and images smaller than the line against the
 // reference.
@@ -453,6 +470,48 @@ TYPED_TEST(MorphologyCuda, LinesAtAnglesEqualReference) {
                         ASSERT_TRUE(equal_images<T>(strided.view(), want.view())) << what << " strided";
                     }
                 }
+            }
+    }
+}
+
+// The sheared pass's staged kernel (packed words: blocks of 127 stored words, 32 positions per
+// stage): widths one off multiples of the block's 127 words, heights one off the stages, lines
+// whose steps have different periods, lengths across the chunk lengths (2 .. 1001), erosion and
+// dilation under ignore and constant borders (one sheared pass, in to out) and reflect (the
+// general path), word-aligned views that are not 16-byte aligned, against the reference (the
+// CPU for L = 1001, where the brute-force reference takes seconds an image).
+TYPED_TEST(MorphologyCuda, ShearedPassEdgesEqualReference) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    constexpr std::int64_t P = 4 / static_cast<std::int64_t>(sizeof(T));
+    const std::uint64_t seed = 127;
+    std::mt19937_64 rng(seed);
+    const std::int64_t sizes[][2] = {{127 * P - 1, 33}, {127 * P, 32}, {254 * P + 1, 31}, {130, 97}};
+    const double angles[] = {45, 135, 30, 63.43, 10, 100};
+    int trial = 0;
+    for (const auto& s : sizes) {
+        const std::int64_t w = s[0], h = s[1];
+        const auto img = random_image<T>(rng, w, h, 250);
+        for (const std::int64_t L : {2, 3, 9, 33, 64, 65, 130, 1001})
+            for (const double angle : angles) {
+                ++trial;
+                const auto se = structuring_element::line(L, angle);
+                const border_mode mode = trial % 3 == 0 ? border_mode::reflect
+                                         : trial % 3 == 1 ? border_mode::ignore
+                                                          : border_mode::constant;
+                const border bm = make_border<T>(mode);
+                const auto op = trial % 2 ? morphology_op::erosion : morphology_op::dilation;
+                const auto want = L > 130 ? run_cpu<T>(op, img.view(), se, bm)
+                                          : reference::morphology<T>(op, img.view(), se, bm);
+                auto in = make_word_aligned_view<T>(rng, w, h);
+                copy<T>(img.view(), in.view);
+                auto out = make_word_aligned_view<T>(rng, w, h);
+                morphology<T>(op, device_view<const T>(in.view), out.view, se, bm);
+                ::testing::AssertionResult guard = ::testing::AssertionSuccess();
+                const auto got = download_checked(out, guard);
+                const std::string what = describe(seed, trial, w, h, se, op, mode, true);
+                ASSERT_TRUE(guard) << what;
+                ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs reference: " << what;
             }
     }
 }

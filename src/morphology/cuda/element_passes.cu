@@ -44,6 +44,19 @@ __device__ __forceinline__ std::uint32_t pick_word(std::uint32_t a, std::uint32_
         return __float_as_uint(pick<float, Max>(__uint_as_float(a), __uint_as_float(b)));
 }
 
+// Words of the kernels whose engines read shared memory (runs_kernel, sheared_staged_kernel):
+// uint8 as two u16x2 halves, native min.u16x2 at the price of twice the registers, which those
+// kernels can spare (16384^2 uint8 line:63:45, the sheared pass alone on one H200: 0.52 ms with
+// __vminu4 words, 0.46 ms split).
+template <class T>
+struct smem_word {
+    using type = packed<T>;
+};
+template <>
+struct smem_word<std::uint8_t> {
+    using type = packed_u8_split;
+};
+
 unsigned grid_rows(i64 rows) { return static_cast<unsigned>(std::clamp<i64>(rows, 1, 65535)); }
 
 template <class T>
@@ -62,12 +75,12 @@ __global__ void pad_kernel(const T* in, i64 in_stride, i64 width, i64 height, T*
 //
 // The periodic line of step (dx, dy), dy >= 1, through the rows y = residue (mod dy): position i
 // of virtual column c is the pixel (c + i dx, residue + i dy). Along each virtual column this is
-// the vertical pass's two-level van Herk/Gil-Werman (vhgw.cuh) with the same row tables; one
-// thread owns P = 4 / sizeof(T) adjacent virtual columns, whose pixels at position i are P
-// adjacent pixels of one row, starting (c_begin + i dx) mod P past a word boundary for every
-// thread of the block. Loads funnel-shift the two aligned words around them; results are
-// realigned across lanes (__shfl_down_sync), so stores are aligned words except for the partial
-// words at the ends of a warp. Pixels off the image read `pad`; results off it are dropped.
+// the vertical pass's two-level van Herk/Gil-Werman (vhgw.cuh); one thread owns P = 4 /
+// sizeof(T) adjacent virtual columns, whose pixels at position i are P adjacent pixels of one
+// row, starting (c_begin + i dx) mod P past a word boundary for every thread of the block.
+// One-pixel words (float32, unaligned views) read through row tables (sheared_vhgw_kernel);
+// packed words through shared memory (sheared_staged_kernel). Pixels off the image read `pad`;
+// results off it are dropped.
 template <class T>
 struct sargs {
     const T* in = nullptr;
@@ -161,29 +174,23 @@ __device__ __forceinline__ void fill_output_rows(T** rows, i64* shifts, int coun
     }
 }
 
-// The store path of one output position: for the words w in [lo, hi] all P pixels lie inside
-// the row, and word w goes to the aligned word `tagged & ~3` + w, its pixels o = tagged & 3
-// realigned (P > 1): with o != 0 that aligned word starts P - o pixels into this lane's word.
-// tagged is 0 for a row off the image.
+// The store path of one output position (one-pixel words): pixel w goes to `row` + w for w in
+// [lo, hi], where it lies inside the output; row is null for a row off the output.
 struct fast_row {
-    std::uintptr_t tagged;
+    std::uintptr_t row;
     int lo, hi;
 };
 
-template <int P, class T>
-__device__ __forceinline__ void fill_fast_rows(fast_row* fast, int count, i64 first, i64 residue, T* base, i64 stride,
-                                               const sargs<T>& a) {
+template <class T>
+__device__ __forceinline__ void fill_fast_rows(fast_row* fast, int count, i64 first, i64 residue, const sargs<T>& a) {
     for (int t = threadIdx.x; t < count; t += blockDim.x) {
         const i64 p = first + t, y = residue + p * a.dy - a.out_y0;
         fast_row f{0, 1 << 30, -(1 << 30)};
         if (p >= 0 && y >= 0 && y < a.out_h) {
-            const i64 x0 = a.c_begin + p * a.dx - a.out_x0, A0 = floor_div(x0, P), o = x0 - A0 * P;
-            const i64 e = o != 0 ? 1 : 0;
-            const i64 lo = -(A0 + e);
-            const i64 hi = a.out_w / P - 1 - (A0 + e);
-            f.tagged = reinterpret_cast<std::uintptr_t>(base + y * stride + (A0 + e) * P) | static_cast<std::uintptr_t>(o);
-            f.lo = static_cast<int>(min(max(lo, i64{-1}), i64{1} << 30));
-            f.hi = static_cast<int>(min(max(hi, i64{-2}), i64{1} << 30));
+            const i64 x0 = a.c_begin + p * a.dx - a.out_x0;
+            f.row = reinterpret_cast<std::uintptr_t>(a.out + y * a.out_stride + x0);
+            f.lo = static_cast<int>(min(max(-x0, i64{-1}), i64{1} << 30));
+            f.hi = static_cast<int>(min(max(a.out_w - 1 - x0, i64{-2}), i64{1} << 30));
         }
         fast[t] = f;
     }
@@ -194,10 +201,7 @@ __device__ __forceinline__ void fill_fast_rows(fast_row* fast, int count, i64 fi
 // pixels lie on the image: then the loads need no tests, and with the stores deferred
 // (vhgw_run) a chunk's loads issue together, at 6 blocks per SM (80 registers). Measured on one
 // H200, 8192^2 float32 line:63:45 (this pass alone): 0.35 -> 0.27 ms with the table, 0.23 with
-// the deferred stores. Packed words keep the tested loads: the same table for them (two loads
-// and a funnel shift per word, the engine twice, spilling at 64 registers) left 16384^2 uint8
-// diagonals as slow (L = 63) or slower (8000^2 openings 0.52 -> 0.59 ms), and deferring their
-// stores slower still (1.13 -> 1.29 ms at L = 63).
+// the deferred stores. (Packed words: sheared_staged_kernel below.)
 template <class T>
 __device__ __forceinline__ bool fill_fast_sources(const T** sources, int count, i64 first, i64 residue, i64 block_c0,
                                                   i64 block_c1, const sargs<T>& a) {
@@ -212,12 +216,12 @@ __device__ __forceinline__ bool fill_fast_sources(const T** sources, int count, 
 }
 
 template <class V, bool Max, int C, int K>
-__global__ void __launch_bounds__(sheared_threads, V::P == 1 ? 6 : 8) sheared_vhgw_kernel(const sargs<typename V::elem> a) {
+__global__ void __launch_bounds__(sheared_threads, 6) sheared_vhgw_kernel(const sargs<typename V::elem> a) {
     using T = typename V::elem;
     using Op = word_op<V, Max>;
     using word = typename V::word;
     using mem = typename V::mem;
-    constexpr int P = V::P;
+    static_assert(V::P == 1, "one-pixel words; packed words take sheared_staged_kernel");
     __shared__ const T* rows_a[K * C];
     __shared__ i64 shift_a[K * C];
     __shared__ const T* rows_b[K * C + C];
@@ -225,14 +229,14 @@ __global__ void __launch_bounds__(sheared_threads, V::P == 1 ? 6 : 8) sheared_vh
     __shared__ T* rows_out[K * C];
     __shared__ i64 shift_out[K * C];
     __shared__ fast_row fast_out[K * C];
-    __shared__ const T* fast_a_rows[P == 1 ? K * C : 1];
-    __shared__ const T* fast_b_rows[P == 1 ? K * C + C : 1];
+    __shared__ const T* fast_a_rows[K * C];
+    __shared__ const T* fast_b_rows[K * C + C];
     const i64 w = static_cast<i64>(blockIdx.x) * sheared_threads + threadIdx.x;
     const int wi = static_cast<int>(w);
     const i64 residue = blockIdx.z;
-    const i64 c = a.c_begin + w * P;  // this thread's first virtual column
-    const i64 block_c0 = a.c_begin + static_cast<i64>(blockIdx.x) * sheared_threads * P;
-    const i64 block_c1 = block_c0 + sheared_threads * P;  // exclusive
+    const i64 c = a.c_begin + w;  // this thread's virtual column
+    const i64 block_c0 = a.c_begin + static_cast<i64>(blockIdx.x) * sheared_threads;
+    const i64 block_c1 = block_c0 + sheared_threads;  // exclusive
     const i64 n_pos = (a.height - residue + a.dy - 1) / a.dy;
     const i64 runs = (a.ca_max - a.ca_min + K) / K;
     for (i64 run = blockIdx.y; run < runs; run += gridDim.y) {
@@ -245,21 +249,18 @@ __global__ void __launch_bounds__(sheared_threads, V::P == 1 ? 6 : 8) sheared_vh
         const i64 s0 = min(p0 * a.dx, p1 * a.dx), s1 = max(p0 * a.dx, p1 * a.dx);
         if (block_c1 - 1 + s1 < 0 || block_c0 + s0 >= a.width) continue;
         __syncthreads();  // the previous run's tables are no longer read
-        bool fast = false;
-        if constexpr (P == 1) {
-            bool inside = fill_fast_sources<T>(fast_a_rows, K * C, a_first, residue, block_c0, block_c1, a);
-            inside = fill_fast_sources<T>(fast_b_rows, K * C + a.r, b_first, residue, block_c0, block_c1, a) && inside;
-            fast = __syncthreads_and(inside) != 0;
-        }
+        bool inside = fill_fast_sources<T>(fast_a_rows, K * C, a_first, residue, block_c0, block_c1, a);
+        inside = fill_fast_sources<T>(fast_b_rows, K * C + a.r, b_first, residue, block_c0, block_c1, a) && inside;
+        const bool fast = __syncthreads_and(inside) != 0;
         fill_output_rows<T>(rows_out, shift_out, K * C, a_first + a.before, residue, a);
-        fill_fast_rows<P>(fast_out, K * C, a_first + a.before, residue, a.out, a.out_stride, a);
+        fill_fast_rows<T>(fast_out, K * C, a_first + a.before, residue, a);
         if (!fast) {
             fill_sheared_rows<const T*>(rows_a, shift_a, K * C, a_first, residue, a.in, a.in_stride, a);
             fill_sheared_rows<const T*>(rows_b, shift_b, K * C + a.r, b_first, residue, a.in, a.in_stride, a);
         }
         __syncthreads();
-        auto fast_a = [&](int p) { return V::unpack(load_ro(reinterpret_cast<const mem*>(fast_a_rows[p]) + threadIdx.x)); };
-        auto fast_b = [&](int q) { return V::unpack(load_ro(reinterpret_cast<const mem*>(fast_b_rows[q]) + threadIdx.x)); };
+        auto fast_a = [&](int p) { return V::unpack(load_ro(fast_a_rows[p] + threadIdx.x)); };
+        auto fast_b = [&](int q) { return V::unpack(load_ro(fast_b_rows[q] + threadIdx.x)); };
         auto load_a = [&](int p) {
             return V::unpack(sheared_load<V>(rows_a[p], c + shift_a[p], a.width, a.pad));
         };
@@ -275,48 +276,176 @@ __global__ void __launch_bounds__(sheared_threads, V::P == 1 ? 6 : 8) sheared_vh
         auto store = [&](int k, int j, word v) {
             const int idx = k * C + j;
             const fast_row f = fast_out[idx];
-            if (f.tagged == 0) return;  // the same for the whole block
+            if (f.row == 0) return;  // the same for the whole block
             const mem m = V::pack(v);
-            if constexpr (P == 1) {
-                if (wi >= f.lo && wi <= f.hi)
-                    reinterpret_cast<mem*>(f.tagged)[wi] = m;
-                else
-                    store_pixels<V>(rows_out[idx], c + shift_out[idx], a.out_w, m, 0, P);
-            } else {
-                const int o = static_cast<int>(f.tagged & 3);
-                mem* aligned = reinterpret_cast<mem*>(f.tagged & ~std::uintptr_t{3});
-                if (o == 0) {
-                    if (wi >= f.lo && wi <= f.hi)
-                        aligned[wi] = m;
-                    else
-                        store_pixels<V>(rows_out[idx], c + shift_out[idx], a.out_w, m, 0, P);
-                    return;
-                }
-                // Realigned across lanes: lane l writes the aligned word made of its pixels
-                // P - o .. P - 1 and lane l + 1's pixels 0 .. P - o - 1; the warp's first and
-                // last lanes write their partial words pixel by pixel.
-                const mem next = __shfl_down_sync(0xffffffffu, m, 1);
-                const int lane = static_cast<int>(threadIdx.x & 31);
-                if (lane < 31) {
-                    const mem joined =
-                        __funnelshift_r(m, next, static_cast<unsigned>(8 * sizeof(T) * (P - o)));
-                    if (wi >= f.lo && wi <= f.hi)
-                        aligned[wi] = joined;
-                    else
-                        store_pixels<V>(rows_out[idx], c + shift_out[idx] + P - o, a.out_w, joined, 0, P);
-                }
-                if (lane == 0 || lane == 31)  // one divergent branch for both ends
-                    store_pixels<V>(rows_out[idx], c + shift_out[idx], a.out_w, m, lane == 0 ? 0 : P - o,
-                                    lane == 0 ? P - o : P);
-            }
-        };
-        if constexpr (P == 1) {
-            if (fast)
-                vhgw_run<Op, C, K, true>(nchunks, a.m, a.r, fast_a, fast_b, wload, store);
+            if (wi >= f.lo && wi <= f.hi)
+                reinterpret_cast<mem*>(f.row)[wi] = m;
             else
-                vhgw_run<Op, C, K, true>(nchunks, a.m, a.r, load_a, load_b, wload, store);
-        } else {
-            vhgw_run<Op, C, K>(nchunks, a.m, a.r, load_a, load_b, wload, store);
+                store_pixels<V>(rows_out[idx], c + shift_out[idx], a.out_w, m, 0, 1);
+        };
+        if (fast)
+            vhgw_run<Op, C, K, true>(nchunks, a.m, a.r, fast_a, fast_b, wload, store);
+        else
+            vhgw_run<Op, C, K, true>(nchunks, a.m, a.r, load_a, load_b, wload, store);
+    }
+}
+
+// ---- packed words (uint8, uint16): the sheared band staged in shared memory ----
+//
+// At position p a block's 128 words are the row segment [block_c0 + p dx, + 128 P) of image row
+// residue + p dy: contiguous, starting o = (block_c0 + p dx) mod P pixels past a word boundary,
+// the same o for the whole block. The block copies `staged_rows` positions at a time into a
+// slab of shared memory in virtual columns (each word funnel-shifted out of the two aligned
+// words around it), runs the engine on the slab with no address arithmetic, tests or branches
+// per position, writes the results over the a-rows, and stores them row by row as aligned
+// words, each made of two neighbouring results. Blocks step by 127 words and store 127 (thread
+// 0's result only completes thread 1's word), so every output word has one writer and none is
+// written in parts; the virtual columns start one word early (sheared_words) so that the
+// first block's thread 0 holds only columns off the image. Per-position loads and
+// lane-realigned stores straight from global memory left the uint8 diagonal latency-bound on
+// branches and instruction fetch (Nsight Compute, 8192^2 line:63:45: 0.41 ms, 207 instructions
+// per word, 14848 SASS instructions, 34% of stalls on instruction fetch); staged, 127
+// instructions per word, and 16384^2 uint8 (1, 1) L = 63 went from 1.28 to 0.52 ms (0.46 with
+// split words) on one H200. Storing partial end words pixel by pixel from 128-word blocks
+// instead took 0.70 ms (the row stores were 43% of the instructions).
+constexpr int staged_words = sheared_threads - 1;  // words a block stores per row
+constexpr int staged_rows = tuning_policy::max_chunk;
+
+using slab_rows = std::uint32_t (*)[sheared_threads];  // a slab's rows of 4-byte words
+
+// Positions first .. first + count - 1 into slab rows 0 .. count - 1: this thread's word of
+// each, pixels off the image `pad`.
+template <class V>
+__device__ __forceinline__ void stage_rows(slab_rows slab, int count, i64 first, i64 residue,
+                                           i64 block_c0, const sargs<typename V::elem>& a) {
+    using T = typename V::elem;
+    constexpr int P = V::P;
+    const i64 last = first + count - 1;
+    const i64 s0 = block_c0 + first * a.dx, s1 = block_c0 + last * a.dx;
+    if (first >= 0 && residue + last * a.dy < a.height && min(s0, s1) >= 0 &&
+        max(s0, s1) + sheared_threads * P <= a.width) {
+        // Every row's segment lies on the image: one or two aligned words per row (o != 0 also
+        // reads the next word, which starts inside the row), no tests.
+        const char* base = reinterpret_cast<const char*>(a.in + (residue + first * a.dy) * a.in_stride + s0 +
+                                                         threadIdx.x * P);
+        const i64 step = (a.dy * a.in_stride + a.dx) * static_cast<i64>(sizeof(T));
+        const char* px = base;
+#pragma unroll 8
+        for (int i = 0; i < count; ++i, px += step) {
+            const unsigned o = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(px) & 3);
+            const auto* words = reinterpret_cast<const std::uint32_t*>(px - o);
+            const std::uint32_t lo = load_ro(words), hi = o != 0 ? load_ro(words + 1) : lo;
+            slab[i][threadIdx.x] = __funnelshift_r(lo, hi, 8 * o);
+        }
+        return;
+    }
+    for (int i = 0; i < count; ++i) {
+        const i64 p = first + i, y = residue + p * a.dy;
+        const T* row = p >= 0 && y < a.height ? a.in + y * a.in_stride : nullptr;
+        slab[i][threadIdx.x] = V::bits(sheared_load<V>(row, block_c0 + threadIdx.x * P + p * a.dx, a.width, a.pad));
+    }
+}
+
+// Results of output positions first .. first + count - 1 from slab rows 0 .. count - 1 to the
+// output, where they land on it: thread t >= 1 writes the aligned word holding pixel P t of the
+// block's segment, pixels P - o .. P - 1 of result t - 1 and 0 .. P - o - 1 of result t.
+template <class V>
+__device__ __forceinline__ void store_rows(slab_rows slab, int count, i64 first, i64 residue,
+                                           i64 block_c0, const sargs<typename V::elem>& a) {
+    using T = typename V::elem;
+    constexpr int P = V::P;
+    const int t = static_cast<int>(threadIdx.x);
+    const i64 last = first + count - 1;
+    const i64 y0 = residue + first * a.dy - a.out_y0, y1 = residue + last * a.dy - a.out_y0;
+    const i64 s0 = block_c0 + first * a.dx - a.out_x0, s1 = block_c0 + last * a.dx - a.out_x0;
+    if (first >= 0 && y0 >= 0 && y1 < a.out_h && min(s0, s1) >= 0 && max(s0, s1) + sheared_threads * P <= a.out_w) {
+        // Every stored word lies on the output: no tests (thread 0 idles).
+        if (t == 0) return;
+        char* base = reinterpret_cast<char*>(a.out + y0 * a.out_stride + s0 + t * P);
+        const i64 step = (a.dy * a.out_stride + a.dx) * static_cast<i64>(sizeof(T));
+        char* px = base;
+#pragma unroll 8
+        for (int i = 0; i < count; ++i, px += step) {
+            const unsigned o = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(px) & 3);
+            // o = 0: the clamped shift (32) gives result t whole.
+            *reinterpret_cast<std::uint32_t*>(px - o) = __funnelshift_rc(slab[i][t - 1], slab[i][t], 32 - 8 * o);
+        }
+        return;
+    }
+    if (t == 0) return;
+    for (int i = 0; i < count; ++i) {
+        const i64 p = first + i, y = residue + p * a.dy - a.out_y0;
+        if (p < 0 || y < 0 || y >= a.out_h) continue;
+        const i64 S = block_c0 + p * a.dx - a.out_x0;  // output column of the block's first pixel
+        const int o = static_cast<int>(S - floor_div(S, P) * P);
+        const i64 x = S - o + t * P;
+        const std::uint32_t word =
+            __funnelshift_rc(slab[i][t - 1], slab[i][t], static_cast<unsigned>(8 * sizeof(T) * (P - o)));
+        T* row = a.out + y * a.out_stride;
+        if (x >= 0 && x + P <= a.out_w)
+            *reinterpret_cast<std::uint32_t*>(row + x) = word;
+        else
+            store_pixels<V>(row, x, a.out_w, V::from_bits(word), 0, P);
+    }
+}
+
+// Grid: x = blocks of staged_words words, y = runs of K chunks, z = residues. Each run stages
+// staged_rows positions (G chunks) of both streams at a time.
+template <class V, bool Max, int C, int K>
+__global__ void __launch_bounds__(sheared_threads, 6) sheared_staged_kernel(const sargs<typename V::elem> a) {
+    using Op = word_op<V, Max>;
+    using word = typename V::word;
+    constexpr int P = V::P;
+    constexpr int G = staged_rows / C, R = G * C;
+    static_assert(K % G == 0, "runs of whole stages");
+    __shared__ std::uint32_t slab_a[R][sheared_threads];
+    __shared__ std::uint32_t slab_b[R][sheared_threads];
+    const int t = static_cast<int>(threadIdx.x);
+    const i64 w = static_cast<i64>(blockIdx.x) * staged_words + t;
+    const i64 residue = blockIdx.z;
+    const i64 block_c0 = a.c_begin + static_cast<i64>(blockIdx.x) * staged_words * P;
+    const i64 block_c1 = block_c0 + sheared_threads * P;  // exclusive
+    const i64 n_pos = (a.height - residue + a.dy - 1) / a.dy;
+    const i64 runs = (a.ca_max - a.ca_min + K) / K;
+    auto load = [](std::uint32_t bits) { return V::unpack(V::from_bits(bits)); };
+    for (i64 run_index = blockIdx.y; run_index < runs; run_index += gridDim.y) {
+        const i64 ca0 = a.ca_min + run_index * K;
+        const int nchunks = static_cast<int>(min(static_cast<i64>(K), a.ca_max - ca0 + 1));
+        const i64 a_first = ca0 * C, b_first = (ca0 + a.m) * C;
+        // The run's outputs, positions p0 .. p1: skip it when none lands on the image.
+        const i64 p0 = max(a_first + a.before, i64{0}), p1 = min(a_first + a.before + nchunks * C - 1, n_pos - 1);
+        if (p0 > p1) continue;
+        const i64 s0 = min(p0 * a.dx, p1 * a.dx), s1 = max(p0 * a.dx, p1 * a.dx);
+        if (block_c1 - 1 + s1 < 0 || block_c0 + s0 >= a.width) continue;
+        word run = Op::identity();
+        if (a.r > 0) {  // the b-stream's first r positions
+            __syncthreads();
+            stage_rows<V>(slab_b, a.r, b_first, residue, block_c0, a);
+            __syncthreads();
+            for (int q = 0; q < a.r; ++q) run = Op::apply(run, load(slab_b[q][t]));
+        }
+#pragma unroll 1
+        for (int k0 = 0; k0 < nchunks; k0 += G) {
+            const int chunks = min(G, nchunks - k0);
+            __syncthreads();  // the slabs' last readers are done
+            stage_rows<V>(slab_a, chunks * C, a_first + k0 * C, residue, block_c0, a);
+            stage_rows<V>(slab_b, chunks * C, b_first + a.r + k0 * C, residue, block_c0, a);
+            __syncthreads();
+#pragma unroll 1
+            for (int g = 0; g < chunks; ++g) {
+                auto wload = [&] {
+                    if (a.m < 2 || w >= a.n_words) return Op::identity();  // m = 1, or past the coarse rows' width
+                    const i64 row = residue * a.n_coarse + ca0 + k0 + g - a.ca_min;
+                    return V::unpack(load_ro(reinterpret_cast<const typename V::mem*>(a.W + row * a.W_stride) + w));
+                };
+                // Each thread overwrites only its own column of slab_a, after reading all of it.
+                vhgw_chunk<Op, C>(
+                    a.r, run, [&](int j) { return load(slab_a[g * C + j][t]); },
+                    [&](int j) { return load(slab_b[g * C + j][t]); }, wload,
+                    [&](int j, word v) { slab_a[g * C + j][t] = V::bits(V::pack(v)); });
+            }
+            __syncthreads();
+            store_rows<V>(slab_a, chunks * C, a_first + k0 * C + a.before, residue, block_c0, a);
         }
     }
 }
@@ -330,9 +459,11 @@ __global__ void __launch_bounds__(sheared_threads) sheared_chunk_kernel(const sa
     using word = typename V::word;
     using mem = typename V::mem;
     constexpr int P = V::P;
-    __shared__ const T* rows[K * C];
-    __shared__ i64 shifts[K * C];
-    __shared__ const T* fast_rows[P == 1 ? K * C : 1];
+    constexpr int tables = P == 1 ? K * C : 1;  // packed words stage slabs instead
+    __shared__ const T* rows[tables];
+    __shared__ i64 shifts[tables];
+    __shared__ const T* fast_rows[tables];
+    __shared__ std::uint32_t slab[P == 1 ? 1 : C][sheared_threads];
     const i64 w = static_cast<i64>(blockIdx.x) * sheared_threads + threadIdx.x;
     const i64 residue = blockIdx.z;
     const i64 c = a.c_begin + w * P;
@@ -341,31 +472,44 @@ __global__ void __launch_bounds__(sheared_threads) sheared_chunk_kernel(const sa
     const i64 runs = (a.n_coarse + K - 1) / K;
     for (i64 run = blockIdx.y; run < runs; run += gridDim.y) {
         const i64 first_chunk = run * K, first = (a.ca_min + 1 + first_chunk) * C;
-        __syncthreads();
-        bool fast = false;
-        if constexpr (P == 1)
-            fast = __syncthreads_and(fill_fast_sources<T>(fast_rows, K * C, first, residue, block_c0, block_c1, a)) != 0;
-        if (!fast) {
-            fill_sheared_rows<const T*>(rows, shifts, K * C, first, residue, a.in, a.in_stride, a);
-            __syncthreads();
-        }
-        if (w >= a.n_words) continue;
+        if constexpr (P > 1) {
 #pragma unroll 1
-        for (int k = 0; k < K; ++k) {
-            const i64 idx = first_chunk + k;
-            if (idx >= a.n_coarse) break;
-            word acc = Op::identity();
-            if (fast) {
+            for (int k = 0; k < K && first_chunk + k < a.n_coarse; ++k) {
+                __syncthreads();
+                stage_rows<V>(slab, C, first + k * C, residue, block_c0, a);
+                __syncthreads();
+                word acc = Op::identity();
 #pragma unroll
-                for (int j = 0; j < C; ++j)
-                    acc = Op::apply(acc, V::unpack(load_ro(reinterpret_cast<const mem*>(fast_rows[k * C + j]) + threadIdx.x)));
-            } else {
-#pragma unroll
-                for (int j = 0; j < C; ++j)
-                    acc = Op::apply(acc,
-                                    V::unpack(sheared_load<V>(rows[k * C + j], c + shifts[k * C + j], a.width, a.pad)));
+                for (int j = 0; j < C; ++j) acc = Op::apply(acc, V::unpack(V::from_bits(slab[j][threadIdx.x])));
+                if (w < a.n_words)
+                    reinterpret_cast<mem*>(a.cm + (residue * a.n_coarse + first_chunk + k) * a.cm_stride)[w] = V::pack(acc);
             }
-            reinterpret_cast<mem*>(a.cm + (residue * a.n_coarse + idx) * a.cm_stride)[w] = V::pack(acc);
+        } else {
+            __syncthreads();
+            const bool fast =
+                __syncthreads_and(fill_fast_sources<T>(fast_rows, K * C, first, residue, block_c0, block_c1, a)) != 0;
+            if (!fast) {
+                fill_sheared_rows<const T*>(rows, shifts, K * C, first, residue, a.in, a.in_stride, a);
+                __syncthreads();
+            }
+            if (w >= a.n_words) continue;
+#pragma unroll 1
+            for (int k = 0; k < K; ++k) {
+                const i64 idx = first_chunk + k;
+                if (idx >= a.n_coarse) break;
+                word acc = Op::identity();
+                if (fast) {
+#pragma unroll
+                    for (int j = 0; j < C; ++j)
+                        acc = Op::apply(acc, V::unpack(load_ro(fast_rows[k * C + j] + threadIdx.x)));
+                } else {
+#pragma unroll
+                    for (int j = 0; j < C; ++j)
+                        acc = Op::apply(acc, V::unpack(sheared_load<V>(rows[k * C + j], c + shifts[k * C + j], a.width,
+                                                                       a.pad)));
+                }
+                reinterpret_cast<mem*>(a.cm + (residue * a.n_coarse + idx) * a.cm_stride)[w] = V::pack(acc);
+            }
         }
     }
 }
@@ -404,9 +548,17 @@ void run_sheared(sargs<typename V::elem> a, const line_geometry& g, cudaStream_t
             a.W_stride = cm.view().stride();
         }
     }
-    const dim3 grid(word_blocks, grid_rows((g.n_chunks() + K - 1) / K), dy);
-    sheared_vhgw_kernel<V, Max, C, K><<<grid, sheared_threads, 0, stream>>>(a);
-    check_launch("sheared_vhgw_kernel");
+    if constexpr (P > 1) {
+        constexpr int KS = std::max(staged_rows, tuning_policy::sheared_staged_rows) / C;
+        const unsigned blocks = static_cast<unsigned>((a.n_words + staged_words - 1) / staged_words);
+        const dim3 grid(blocks, grid_rows((g.n_chunks() + KS - 1) / KS), dy);
+        sheared_staged_kernel<V, Max, C, KS><<<grid, sheared_threads, 0, stream>>>(a);
+        check_launch("sheared_staged_kernel");
+    } else {
+        const dim3 grid(word_blocks, grid_rows((g.n_chunks() + K - 1) / K), dy);
+        sheared_vhgw_kernel<V, Max, C, K><<<grid, sheared_threads, 0, stream>>>(a);
+        check_launch("sheared_vhgw_kernel");
+    }
 }
 
 template <class V>
@@ -414,7 +566,9 @@ void sheared_words(device_view<const typename V::elem> in, device_view<typename 
                    const pass_params<typename V::elem>& p, int dx, int dy, const line_geometry& g, cudaStream_t stream) {
     constexpr int P = V::P;
     const i64 width = in.width(), drift = (g.n - 1) * (dx < 0 ? -dx : dx);
-    const i64 c_begin = floor_div(dx > 0 ? -drift : 0, P) * P, c_end = dx < 0 ? width + drift : width;
+    // Packed words start one word early: the staged kernel's first block stores from its second.
+    const i64 c_begin = (floor_div(dx > 0 ? -drift : 0, P) - (P > 1 ? 1 : 0)) * P;
+    const i64 c_end = dx < 0 ? width + drift : width;
     sargs<typename V::elem> a;
     a.in = in.data();
     a.in_stride = in.stride();
@@ -464,15 +618,6 @@ constexpr int runs_max_shared = 112 * 1024;
 template <class T>
 constexpr int runs_tile_w = runs_threads_x * (4 / static_cast<int>(sizeof(T)));
 
-template <class T>
-struct runs_word {
-    using type = packed<T>;
-};
-template <>
-struct runs_word<std::uint8_t> {
-    using type = packed_u8_split;
-};
-
 struct run_table {
     int count = 0;
     int levels = 0;                    // levels 0 .. levels - 1 are built
@@ -503,7 +648,7 @@ __device__ __forceinline__ std::uint32_t shared_word(const std::uint32_t* S, int
 
 template <class T, bool Max, bool Vertical>
 __global__ void __launch_bounds__(runs_block, 3) runs_kernel(const runs_args<T> a, const run_table t) {
-    using V = typename runs_word<T>::type;
+    using V = typename smem_word<T>::type;
     using Op = word_op<V, Max>;
     using word = typename V::word;
     constexpr int P = 4 / static_cast<int>(sizeof(T));
@@ -778,7 +923,7 @@ void sheared_pass(device_view<const T> in, device_view<T> out, const pass_params
             return;
         }
     }
-    sheared_words<packed<T>>(in, out, out_x0, out_y0, p, dx, dy, g, stream);
+    sheared_words<typename smem_word<T>::type>(in, out, out_x0, out_y0, p, dx, dy, g, stream);
 }
 
 template <class T>

@@ -31,6 +31,14 @@ struct tuning_policy {
     // with 64 rows per thread that pass took 60 us (12% occupancy) for 9 MB.
     static constexpr int vertical_min_blocks_per_sm = 8;
 
+    // Sheared pass over packed words (uint8, uint16; sheared_staged_kernel in element_passes.cu):
+    // positions per block run, staged 32 at a time through shared memory (at least one stage).
+    // The sheared pass alone on one H200, 16384^2 uint8 (__vminu4 words), 64 / 128 positions:
+    // 45 deg L = 63 0.52 / 0.58 ms, step (2, 1) L = 33 0.44 / 0.50, step (26, 15) L = 9 0.50 /
+    // 0.59; 8192^2 uint16 45 deg L = 63 0.24 / 0.29 ms. An earlier version (one chunk per stage,
+    // 128-word blocks) took 0.70 / 0.75 / 0.84 ms at 45 deg with 64 / 128 / 256.
+    static constexpr int sheared_staged_rows = 64;
+
     // Horizontal pass, tiled kernel (rows too wide for the whole-row kernel below): a block
     // holds 32 row groups (32 * P rows, P pixels per 4-byte word) and horizontal_warps * 32
     // window starts in shared memory; each thread handles 32 positions.

@@ -20,54 +20,65 @@
 
 namespace granula::cuda::detail {
 
+// One a-chunk ca: load_a(j) is its position j, load_b(j) the b-stream's position r + j past the
+// chunk's first (the b-stream's first r positions were folded into `run` before chunk 0),
+// wload() = W(ca) (the identity when m = 1), store(j, word) the result for the window starting
+// at j. With DeferStores results wait in the suffix registers and are stored 16 at a time, so a store
+// path with branches no longer splits every step of the loop and 16 b-stream loads can issue
+// together (the sheared pass's one-pixel words; holding all 32 of a chunk spilled registers).
+template <class Op, int C, bool DeferStores = false, class LoadA, class LoadB, class WLoad, class Store>
+__device__ __forceinline__ void vhgw_chunk(int r, typename Op::word& run, LoadA&& load_a, LoadB&& load_b, WLoad&& wload,
+                                           Store&& store) {
+    using word = typename Op::word;
+    const word id = Op::identity();
+    word s[C];
+#pragma unroll
+    for (int j = 0; j < C; ++j) s[j] = load_a(j);
+#pragma unroll
+    for (int j = C - 2; j >= 0; --j) s[j] = Op::apply(s[j], s[j + 1]);
+    const word m1 = wload();
+    word full = m1;
+    if (r == 0) run = id;  // the b-stream starts chunk ca + m afresh
+#pragma unroll
+    for (int j = 0; j < C; ++j) {
+        if (j == C - r) {  // b crosses into chunk ca + m + 1: run is the min of chunk ca + m
+            full = Op::apply(m1, run);
+            run = id;
+        }
+        run = Op::apply(run, load_b(j));
+        const word v = Op::apply(Op::apply(s[j], run), full);
+        if constexpr (DeferStores) {
+            constexpr int D = C < 16 ? C : 16;
+            s[j] = v;
+            if ((j + 1) % D == 0)
+#pragma unroll
+                for (int i = j + 1 - D; i <= j; ++i) store(i, s[i]);
+        } else {
+            store(j, v);
+        }
+    }
+}
+
 // Runs `nchunks` (<= K) consecutive a-chunks ca0, ca0 + 1, ... of one line. Positions are
 // passed as small offsets so that callers index registers, tables or shared memory directly:
 //   load_a(p):   the word at position ca0 * C + p            (p < K * C)
 //   load_b(q):   the word at position (ca0 + m) * C + q      (q < K * C + r)
 //   wload(k):    W(ca0 + k), the min of chunks ca0+k+1 .. ca0+k+m-1 (only called when m >= 2)
 //   store(k, j, word): the result for the window starting at position (ca0 + k) * C + j
-// With DeferStores results wait in the suffix registers and are stored 16 at a time, so a store
-// path with branches no longer splits every step of the loop and 16 b-stream loads can issue
-// together (the sheared pass's one-pixel words; holding all 32 of a chunk spilled registers).
 template <class Op, int C, int K, bool DeferStores = false, class LoadA, class LoadB, class WLoad, class Store>
 __device__ __forceinline__ void vhgw_run(int nchunks, int m, int r, LoadA&& load_a, LoadB&& load_b, WLoad&& wload,
                                          Store&& store) {
     using word = typename Op::word;
-    const word id = Op::identity();
-    word run = id;
+    word run = Op::identity();
     for (int t = 0; t < r; ++t) run = Op::apply(run, load_b(t));
     // Only the chunk body is unrolled: unrolling the K chunks too made the kernels large enough
     // to stall on instruction fetch (Nsight Compute, H200).
 #pragma unroll 1
     for (int k = 0; k < K; ++k) {
-        if (k < nchunks) {
-            word s[C];
-#pragma unroll
-            for (int j = 0; j < C; ++j) s[j] = load_a(k * C + j);
-#pragma unroll
-            for (int j = C - 2; j >= 0; --j) s[j] = Op::apply(s[j], s[j + 1]);
-            const word m1 = m >= 2 ? wload(k) : id;
-            word full = m1;
-            if (r == 0) run = id;  // the b-stream starts chunk ca + m afresh
-#pragma unroll
-            for (int j = 0; j < C; ++j) {
-                if (j == C - r) {  // b crosses into chunk ca + m + 1: run is the min of chunk ca + m
-                    full = Op::apply(m1, run);
-                    run = id;
-                }
-                run = Op::apply(run, load_b(r + k * C + j));
-                const word v = Op::apply(Op::apply(s[j], run), full);
-                if constexpr (DeferStores) {
-                    constexpr int D = C < 16 ? C : 16;
-                    s[j] = v;
-                    if ((j + 1) % D == 0)
-#pragma unroll
-                        for (int i = j + 1 - D; i <= j; ++i) store(k, i, s[i]);
-                } else {
-                    store(k, j, v);
-                }
-            }
-        }
+        if (k < nchunks)
+            vhgw_chunk<Op, C, DeferStores>(
+                r, run, [&](int j) { return load_a(k * C + j); }, [&](int j) { return load_b(r + k * C + j); },
+                [&] { return m >= 2 ? wload(k) : Op::identity(); }, [&](int j, word v) { store(k, j, v); });
     }
 }
 
