@@ -36,16 +36,17 @@
 // fir runs one kernel per axis, down the columns (fir_columns) and then along the rows
 // (fir_rows) through a float image between them: scipy's order, so constant borders give
 // scipy's result. Each block (down the columns) or warp (along the rows) stages its tile and
-// halo in shared memory; each thread computes 16 outputs along the filter direction from a
-// window of inputs held in registers, 4 taps per step, so every shared-memory load feeds many
-// FMAs. Taps too many for the tiles (over 511 per axis) fall back to fir_pass, one thread per
-// output pixel and axis. Both axes in one kernel (column strips stepping down through a ring of
-// input rows, no float image between the passes) was slower at every sigma: the strips' halo
-// columns filtered twice and fewer warps per SM cost more than the saved traffic (H200, sigma
-// 5: 0.49 -> 0.71 ms; docs/benchmarks.md, branch gauss-gpu-fused). Bands of rows with the
-// row pass of band b on a second stream beside the column pass of band b + 1 (the float image
-// reread from L2) were no faster either: 0.495 -> 0.496 ms at 1024 rows, slower with other band
-// heights or with the band's lines discarded from L2 after the row pass (docs/benchmarks.md).
+// halo in shared memory (float rows by bulk copy, fir_rows); each thread computes 16 outputs
+// along the filter direction from a window of inputs held in registers, 4 taps per step, so
+// every shared-memory load feeds many FMAs. Taps too many for the tiles (over 511 per axis)
+// fall back to fir_pass, one thread per output pixel and axis. Both axes in one kernel
+// (column strips stepping down through a ring of input rows, no float image between the
+// passes) was slower at every sigma: the strips' halo columns filtered twice and fewer warps
+// per SM cost more than the saved traffic (H200, sigma 5: 0.49 -> 0.71 ms; docs/benchmarks.md,
+// branch gauss-gpu-fused). Bands of rows with the row pass of band b on a second stream beside
+// the column pass of band b + 1 (the float image reread from L2) were no faster either: 0.495
+// -> 0.496 ms at 1024 rows, slower with other band heights or with the band's lines discarded
+// from L2 after the row pass (docs/benchmarks.md).
 #include "gaussian/cuda/gaussian_cuda.hpp"
 
 #include <cuda.h>
@@ -811,17 +812,19 @@ __global__ void __launch_bounds__(fir_threads, fir_min_blocks)
 // map's innermost extent, which the copy fills with zeros: the padded layout at no cost. A warp
 // takes row_rows rows and keeps row_stages copies in flight, so its FMAs run while the next
 // rows arrive; the copies cost one instruction per row where staging by the lanes cost two per
-// sample (H200, 8192^2, sigma 5: 1.31 -> ~1.08 k warp instructions per segment; the row pass
-// 0.262 -> 0.182 ms with the store change below). The copy reads whole lines from line 0 at
-// image column `delta` (lead makes a segment start on a line), so in segments at the row's ends
-// the lanes fill the columns outside [delta, delta + 16 lines) through the border mode. Other
-// rows (8- and 16-bit input, odd strides) are staged by the lanes.
+// sample (ncu, H200, 8192^2, sigma 5: 1310 -> 1073 warp instructions per segment, first version). The copy
+// reads whole lines from line 0 at image column `delta` (lead makes a segment start on a line),
+// so in segments at the row's ends the lanes fill the columns outside [delta, delta + N lines)
+// through the border mode. Other rows (8- and 16-bit input, odd strides) are staged by the lanes.
 //
 // Results leave through the tile: lane l writes its N outputs there and takes back outputs
 // 128 k + 4 l .. + 3, so each store instruction writes 512 contiguous bytes (position p at
 // p + 4 (p / 32): no bank conflicts either way). Stored straight from registers, each lane's
-// 64 contiguous bytes made every instruction write 16 bytes of 32 sectors: the row pass took
-// 0.27 ms against 0.22 (staged, same loads) and 0.21 without stores (H200, sigma 5).
+// 64 contiguous bytes made every instruction write 16 bytes of 32 sectors, and that held the
+// pass: H200, 8192^2 float32, sigma 5, rows only: 0.264 ms before, 0.22 with these stores and
+// the lanes' staging, 0.184 with the bulk copy too (which alone gained nothing below radius 32);
+// 3 copies in flight or 8-32 rows per warp were no faster (docs/benchmarks.md "fir rows by bulk
+// copy").
 template <class T, class U, class P>
 __global__ void __launch_bounds__(fir_threads, fir_min_blocks)
     fir_rows(const __grid_constant__ CUtensorMap map, int delta, std::int64_t lines, const T* in,
@@ -1173,7 +1176,8 @@ bool fir_axis(device_view<const T> in, device_view<U> out, const axis_plan& plan
                                         static_cast<int>(bytes)),
                    "cudaFuncSetAttribute (fir_rows)");
         const std::int64_t rows = fir_warps * (lines > 0 ? P::row_rows : 1);  // per block
-        const dim3 grid(grid_dim(w, 32 * P::row_outputs), static_cast<unsigned>(std::min(max_grid_y, (h + rows - 1) / rows)));
+        const dim3 grid(grid_dim(w, 32 * P::row_outputs),
+                        static_cast<unsigned>(std::min(max_grid_y, (h + rows - 1) / rows)));
         fir_rows<T, U, P><<<grid, fir_threads, bytes, s>>>(map, delta, lines, in.data(), in.stride(), out.data(),
                                                            out.stride(), w, h, t);
         check_launch("Gaussian fir_rows");
