@@ -31,10 +31,11 @@ using test_support::random_uniform_image;
 
 // Runs params on the GPU through strided device views and on the CPU; returns the largest
 // difference relative to the larger of the input's and the result's scale. odd_strides: rows
-// an odd number of elements apart, starting off any alignment (else the device's padded rows).
+// an odd number of elements apart, starting off any alignment (else the device's padded rows,
+// from column x0 of the buffer on).
 template <class T, class U>
 double gpu_vs_cpu(std::mt19937_64& rng, std::int64_t w, std::int64_t h, const gaussian_params& p,
-                  bool odd_strides = false) {
+                  bool odd_strides = false, std::int64_t x0 = 3) {
     const auto in = random_uniform_image<T>(rng, w, h);
     host_image<U> want(w, h);
     bool done = false;
@@ -57,7 +58,7 @@ double gpu_vs_cpu(std::mt19937_64& rng, std::int64_t w, std::int64_t h, const ga
     device_image<T> din_buffer(odd_strides ? in_stride * h + 3 : w + 5, odd_strides ? 1 : h + 2);
     device_image<U> dout_buffer(odd_strides ? out_stride * h + 1 : w + 3, odd_strides ? 1 : h + 1);
     const device_view<T> din = odd_strides ? device_view<T>(din_buffer.view().data() + 3, w, h, in_stride)
-                                           : din_buffer.view().subview(3, 1, w, h);
+                                           : din_buffer.view().subview(x0, 1, w, h);
     const device_view<U> dout = odd_strides ? device_view<U>(dout_buffer.view().data() + 1, w, h, out_stride)
                                             : dout_buffer.view().subview(1, 1, w, h);
     copy<T>(host_view<const T>(in.view()), din);
@@ -160,6 +161,36 @@ TEST(GaussianCuda, FirTileEdgesRadiiAndStrides) {
                         EXPECT_LE((gpu_vs_cpu<std::uint16_t, float>(rng, w, h, p)), 1e-5) << what;
                     }
                 }
+}
+
+// The row pass takes float rows 16-byte aligned (the image between the passes; a float input's
+// rows) by bulk copy, with the border's samples filled in at the rows' ends, others staged by
+// the lanes: rows alone from aligned and odd views, both axes from every type; widths one off
+// a segment (512) and a 16-float line, heights one off a block's rows (32), radius 1-3 (taps
+// behind 3-1 zero taps), 5, 20 and 255 (the largest tile).
+TEST(GaussianCuda, FirRowsBulkCopyEdgesRadiiAndLayouts) {
+    GRANULA_REQUIRE_GPU();
+    std::mt19937_64 rng(19);
+    const std::int64_t shapes[][2] = {{511, 33}, {512, 31}, {513, 65}, {1028, 3}, {1541, 2}, {12, 40}, {20, 1}};
+    const double sigmas[] = {0.3, 0.5, 0.7, 1.2, 5.0, 63.7};
+    for (auto [w, h] : shapes)
+        for (double s : sigmas)
+            for (border_mode m : modes) {
+                gaussian_params p;
+                p.method = gaussian_method::fir;
+                p.sigma = {0, s};
+                p.mode = {m, m};
+                p.cval = 2.5;
+                const std::string what = std::string(to_string(m)) + " sigma " + std::to_string(s) + " size " +
+                                         std::to_string(w) + "x" + std::to_string(h);
+                EXPECT_LE((gpu_vs_cpu<float, float>(rng, w, h, p, false, 4)), 1e-5) << what;
+                EXPECT_LE((gpu_vs_cpu<float, float>(rng, w, h, p, true)), 1e-5) << what;
+                EXPECT_LE((gpu_vs_cpu<std::uint8_t, float>(rng, w, h, p, false, 4)), 1e-5) << what;
+                p.sigma = {1.5, s};
+                EXPECT_LE((gpu_vs_cpu<float, float>(rng, w, h, p, true)), 1e-5) << what;
+                EXPECT_LE((gpu_vs_cpu<std::uint8_t, std::uint8_t>(rng, w, h, p)), 1.0) << what;
+                EXPECT_LE((gpu_vs_cpu<std::uint16_t, std::uint16_t>(rng, w, h, p, true)), 1.0) << what;
+            }
 }
 
 TEST(GaussianCuda, OneAxisLargeSigmaAndLargeImage) {

@@ -350,7 +350,7 @@ TEST(GaussianErrors, BadParametersAreRejectedWithAClearMessage) {
     EXPECT_EQ(resolve_gaussian_method(gaussian_method::automatic, 1.0), gaussian_method::fir);
     EXPECT_EQ(parse_gaussian_method("recursive6"), gaussian_method::recursive6);
     EXPECT_EQ(resolve_gaussian_method(gaussian_method::automatic, 10.0), gaussian_method::recursive6);
-    EXPECT_EQ(resolve_gaussian_method(gaussian_method::automatic, 8.0, device::cuda), gaussian_method::fir);
+    EXPECT_EQ(resolve_gaussian_method(gaussian_method::automatic, 9.0, device::cuda), gaussian_method::fir);
     EXPECT_EQ(resolve_gaussian_method(gaussian_method::automatic, gaussian_fir_max_sigma_cuda, device::cuda),
               gaussian_method::deriche);
     expect_invalid([&] {

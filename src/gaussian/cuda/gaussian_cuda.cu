@@ -36,23 +36,27 @@
 // fir runs one kernel per axis, down the columns (fir_columns) and then along the rows
 // (fir_rows) through a float image between them: scipy's order, so constant borders give
 // scipy's result. Each block (down the columns) or warp (along the rows) stages its tile and
-// halo in shared memory; each thread computes 16 outputs along the filter direction from a
-// window of inputs held in registers, 4 taps per step, so every shared-memory load feeds many
-// FMAs. Taps too many for the tiles (over 511 per axis) fall back to fir_pass, one thread per
-// output pixel and axis. Both axes in one kernel (column strips stepping down through a ring of
-// input rows, no float image between the passes) was slower at every sigma: the strips' halo
-// columns filtered twice and fewer warps per SM cost more than the saved traffic (H200, sigma
-// 5: 0.49 -> 0.71 ms; docs/benchmarks.md, branch gauss-gpu-fused). Bands of rows with the
-// row pass of band b on a second stream beside the column pass of band b + 1 (the float image
-// reread from L2) were no faster either: 0.495 -> 0.496 ms at 1024 rows, slower with other band
-// heights or with the band's lines discarded from L2 after the row pass (docs/benchmarks.md).
+// halo in shared memory (float rows by bulk copy, fir_rows); each thread computes 16 outputs
+// along the filter direction from a window of inputs held in registers, 4 taps per step, so
+// every shared-memory load feeds many FMAs. Taps too many for the tiles (over 511 per axis)
+// fall back to fir_pass, one thread per output pixel and axis. Both axes in one kernel
+// (column strips stepping down through a ring of input rows, no float image between the
+// passes) was slower at every sigma: the strips' halo columns filtered twice and fewer warps
+// per SM cost more than the saved traffic (H200, sigma 5: 0.49 -> 0.71 ms; docs/benchmarks.md,
+// branch gauss-gpu-fused). Bands of rows with the row pass of band b on a second stream beside
+// the column pass of band b + 1 (the float image reread from L2) were no faster either: 0.495
+// -> 0.496 ms at 1024 rows, slower with other band heights or with the band's lines discarded
+// from L2 after the row pass (docs/benchmarks.md).
 #include "gaussian/cuda/gaussian_cuda.hpp"
 
+#include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cmath>
 #include <type_traits>
 
@@ -604,17 +608,21 @@ __global__ void __launch_bounds__(tile_lines* tile_chunks, 3)  // 3 blocks per S
 struct fir_policy {
     static constexpr int col_outputs = 16, col_rows = 256;  // per thread, per block (32 columns wide)
     static constexpr int row_outputs = 16;                  // per thread (a warp: 32 x 16 of one row)
+    static constexpr int row_stages = 2;  // row segments a warp has in flight where they come by bulk copy
+    static constexpr int row_rows = 4;    // rows per warp there (more left the last wave's blocks longer)
 };
 constexpr int fir_threads = 256, fir_warps = fir_threads / 32, fir_min_blocks = 4;  // 64 registers
 constexpr int fir_max_taps = 512;  // with the zero padding to a multiple of 4: radius <= 255
 constexpr int fir_batch = 8;       // tile loads in flight per thread before the first store
 constexpr int fir_row_batch = 16;  // the same along the rows (a segment of 512 + halo: 2 rounds)
 
-// The taps of one axis, zero-padded to 4 * groups (zero taps read the zeros staged past the
-// radius, so no pixel outside it reaches a result).
+// The taps of one axis after `lead` zero taps (the row pass's tiles start 16-byte aligned, at
+// radius + lead samples before the first output), zero-padded to 4 * groups. A zero tap adds
+// nothing to a sum of finite samples (an infinite one turns the up to 3 outputs past the
+// radius on either side into NaN).
 struct fir_taps {
     float w[fir_max_taps];
-    int radius, groups;
+    int radius, groups, lead;
     border_mode mode;
     float cval;
 };
@@ -655,41 +663,74 @@ __device__ __forceinline__ void fir_window(const float4* taps, int n, Next4 next
     }
 }
 
-// Shared memory of the two passes, in floats: the taps, then the tile.
+// Shared memory of the two passes, in floats: the taps, then the tiles. Along the rows: the
+// warps' mbarriers (32 floats), the taps, then per warp `stages` tiles of 128-byte aligned
+// lines of N floats and 4 of padding (fir_rows).
 template <class P>
 __host__ __device__ std::size_t fir_columns_floats(const fir_taps& t) {
     return 4 * std::size_t(t.groups) + std::size_t(P::col_rows + 4 * t.groups) * 32;
 }
 template <class P>
-__host__ __device__ int fir_rows_warp_floats(const fir_taps& t) {
-    const int cols = 32 * P::row_outputs + 4 * t.groups;
-    return cols + 4 * ((cols + P::row_outputs - 1) / P::row_outputs);
+__host__ __device__ int fir_rows_lines(const fir_taps& t) {
+    constexpr int N = P::row_outputs;
+    return (32 * N + 4 * t.groups + N - 1) / N;
 }
 template <class P>
-__host__ __device__ std::size_t fir_rows_floats(const fir_taps& t) {
-    return 4 * std::size_t(t.groups) + fir_warps * std::size_t(fir_rows_warp_floats<P>(t));
+__host__ __device__ int fir_rows_warp_floats(const fir_taps& t) {
+    return ((P::row_outputs + 4) * fir_rows_lines<P>(t) + 31) / 32 * 32;
+}
+__host__ __device__ inline int fir_rows_taps_floats(const fir_taps& t) { return (4 * t.groups + 31) / 32 * 32; }
+template <class P>
+__host__ __device__ std::size_t fir_rows_floats(const fir_taps& t, int stages) {
+    return 32 + fir_rows_taps_floats(t) + std::size_t(fir_warps) * stages * fir_rows_warp_floats<P>(t);
 }
 
-// N results as U to 16-byte aligned q, 16 bytes per store.
-template <class U, int N>
-__device__ __forceinline__ void store_vectors(U* q, const float (&acc)[N]) {
+// Four results as U to d, aligned to 4 U, in one store.
+template <class U>
+__device__ __forceinline__ void store4(U* d, float4 v) {
     if constexpr (std::is_same_v<U, float>) {
-#pragma unroll
-        for (int k = 0; k < N / 4; ++k)
-            reinterpret_cast<float4*>(q)[k] = make_float4(acc[4 * k], acc[4 * k + 1], acc[4 * k + 2], acc[4 * k + 3]);
+        *reinterpret_cast<float4*>(d) = v;
     } else {
-        constexpr int per = 4 / sizeof(U), words = N / per;  // pixels per 32-bit word
-        unsigned w[words];
-#pragma unroll
-        for (int i = 0; i < words; ++i) {
-            w[i] = 0;
-#pragma unroll
-            for (int e = 0; e < per; ++e) w[i] |= unsigned(store_as<U>(acc[per * i + e])) << (8 * sizeof(U) * e);
-        }
-#pragma unroll
-        for (int k = 0; k < words / 4; ++k)
-            reinterpret_cast<uint4*>(q)[k] = make_uint4(w[4 * k], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]);
+        static_assert(sizeof(U) <= 2);
+        constexpr int bits = 8 * sizeof(U);
+        const unsigned lo = unsigned(store_as<U>(v.x)) | unsigned(store_as<U>(v.y)) << bits;
+        const unsigned hi = unsigned(store_as<U>(v.z)) | unsigned(store_as<U>(v.w)) << bits;
+        if constexpr (sizeof(U) == 1)
+            *reinterpret_cast<unsigned*>(d) = lo | hi << 16;
+        else
+            *reinterpret_cast<uint2*>(d) = make_uint2(lo, hi);
     }
+}
+
+// The row pass's bulk copies (Hopper's tensor memory accelerator): one lane starts a copy of a
+// box of the image into shared memory, and the warp waits on an mbarrier that counts its bytes.
+__device__ __forceinline__ std::uint32_t shared_address(const void* p) {
+    return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void mbarrier_init(std::uint32_t bar) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbarrier_wait(std::uint32_t bar, std::uint32_t parity) {
+    std::uint32_t done = 0;
+    do {
+        asm volatile(
+            "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+            : "=r"(done)
+            : "r"(bar), "r"(parity)
+            : "memory");
+    } while (!done);
+}
+// Box (0, line, y) of the 3-D tensor map to dst, completing `bytes` on bar. The fence orders
+// the warp's earlier reads and writes of dst (generic proxy) before the copy's writes.
+__device__ __forceinline__ void bulk_copy_box(std::uint32_t dst, const CUtensorMap& map, int line, int y,
+                                              std::uint32_t bar, std::uint32_t bytes) {
+    asm volatile(
+        "fence.proxy.async.shared::cta;\n\t"
+        "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%4], %5;\n\t"
+        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%6, %2, %3}], "
+        "[%4];" ::"r"(dst),
+        "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(line), "r"(y), "r"(bar), "r"(bytes), "r"(0)
+        : "memory");
 }
 
 // Down the columns: a block takes 32 columns (one per lane) and col_rows output rows; tile row
@@ -760,33 +801,138 @@ __global__ void __launch_bounds__(fir_threads, fir_min_blocks)
     }
 }
 
-// Along the rows: each warp takes one row segment of 32 * N outputs on its own (no barrier
-// across the block, so the warps' loads and FMAs overlap): lane l computes outputs N l ..
-// N l + N - 1 from a window in registers, float4 reads from the warp's tile, and stores them
-// straight from registers. The tile holds segment position j (image column first - radius + j)
-// at j + 4 (j / N): lane l's reads are then N + 4 floats apart, on distinct banks. The earlier
-// kernel (32 rows per block, lanes down the rows, results back through the tile) spent more
-// issue slots on staging and write-out than on its taps.
+// Along the rows: each warp takes row segments of S = 32 N outputs on its own (no barrier across
+// the block, so the warps' loads and FMAs overlap): lane l computes outputs N l .. N l + N - 1
+// from a window in registers, float4 reads from the warp's tile. The tile holds segment
+// position p (image column first - radius - lead + p) at p + 4 (p / N): lane l's reads are then
+// N + 4 floats apart, on distinct banks.
+//
+// Float rows 16-byte aligned (the float image between the passes always; `map` set) come by
+// bulk copy: the tile is a box of lines of N floats, each followed by 4 floats past the tensor
+// map's innermost extent, which the copy fills with zeros: the padded layout at no cost. A warp
+// takes row_rows rows and keeps row_stages copies in flight, so its FMAs run while the next
+// rows arrive; the copies cost one instruction per row where staging by the lanes cost two per
+// sample (ncu, H200, 8192^2, sigma 5: 1310 -> 1073 warp instructions per segment, first version). The copy
+// reads whole lines from line 0 at image column `delta` (lead makes a segment start on a line),
+// so in segments at the row's ends the lanes fill the columns outside [delta, delta + N lines)
+// through the border mode. Other rows (8- and 16-bit input, odd strides) are staged by the lanes.
+//
+// Results leave through the tile: lane l writes its N outputs there and takes back outputs
+// 128 k + 4 l .. + 3, so each store instruction writes 512 contiguous bytes (position p at
+// p + 4 (p / 32): no bank conflicts either way). Stored straight from registers, each lane's
+// 64 contiguous bytes made every instruction write 16 bytes of 32 sectors, and that held the
+// pass: H200, 8192^2 float32, sigma 5, rows only: 0.264 ms before, 0.22 with these stores and
+// the lanes' staging, 0.184 with the bulk copy too (which alone gained nothing below radius 32);
+// 3 copies in flight or 8-32 rows per warp were no faster (docs/benchmarks.md "fir rows by bulk
+// copy").
 template <class T, class U, class P>
 __global__ void __launch_bounds__(fir_threads, fir_min_blocks)
-    fir_rows(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t width,
-             std::int64_t height, fir_taps t) {
-    constexpr int N = P::row_outputs, S = 32 * N;
-    static_assert(N % 4 == 0 && 32 % N == 0 && (N * sizeof(U)) % 16 == 0);
-    extern __shared__ float4 smem4[];
-    float* taps = reinterpret_cast<float*>(smem4);
+    fir_rows(const __grid_constant__ CUtensorMap map, int delta, std::int64_t lines, const T* in,
+             std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t width, std::int64_t height,
+             fir_taps t) {
+    constexpr int N = P::row_outputs, S = 32 * N, stages = P::row_stages;
+    static_assert(N % 4 == 0 && 32 % N == 0 && S % 128 == 0);
+    extern __shared__ __align__(128) float4 smem4[];  // bulk copies write 128-byte aligned tiles
+    const bool bulk = std::is_same_v<T, float> && lines > 0;  // the host sets lines only where it can
+    std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(smem4);
+    float* taps = reinterpret_cast<float*>(smem4) + 32;
     for (int i = threadIdx.x; i < 4 * t.groups; i += fir_threads) taps[i] = t.w[i];
-    __syncthreads();
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    float* tile = taps + 4 * t.groups + warp * fir_rows_warp_floats<P>(t);
-    const int real = S + 2 * t.radius, cols = S + 4 * t.groups;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warp_floats = fir_rows_warp_floats<P>(t);
+    float* tiles = taps + fir_rows_taps_floats(t) + warp * (bulk ? stages : 1) * warp_floats;
+    const int ahead = t.radius + t.lead, real = S + 2 * t.radius, cols = S + 4 * t.groups;
     const std::int64_t first = blockIdx.x * std::int64_t{S};
-    const bool inside = first - t.radius >= 0 && first - t.radius + real <= width, full = first + S <= width;
+    const bool full = first + S <= width;
     const line_shape g{width, t.radius, width + 2 * std::int64_t{t.radius}, t.mode, t.cval};
-    float* dst0 = tile + lane + 4 * (lane / N);  // position lane + 32 b at dst0[(32 + 4 * 32 / N) b]
+    const std::int64_t ystep = gridDim.y * std::int64_t{fir_warps};
+    std::int64_t y = blockIdx.y * std::int64_t{fir_warps} + warp;
+    auto at = [](int p) { return p + 4 * (p / N); };  // tile position p
+    // Filter the tile to the row's outputs.
+    auto filter = [&](float* tile, std::int64_t row) {
+        float acc[N] = {};
+        const float4* src = reinterpret_cast<const float4*>(tile + (N + 4) * lane);
+        fir_window<false>(reinterpret_cast<const float4*>(taps), 4 * t.groups,
+                          [&](int q) { return src[q + q / (N / 4)]; }, acc);
+        __syncwarp();
+        float4* t4 = reinterpret_cast<float4*>(tile);
+#pragma unroll
+        for (int k = 0; k < N / 4; ++k) {
+            const int p = N * lane + 4 * k;
+            t4[(p + 4 * (p / 32)) / 4] = make_float4(acc[4 * k], acc[4 * k + 1], acc[4 * k + 2], acc[4 * k + 3]);
+        }
+        __syncwarp();
+        float4 o[N / 4];
+#pragma unroll
+        for (int k = 0; k < N / 4; ++k) {
+            const int p = 128 * k + 4 * lane;
+            o[k] = t4[(p + 4 * (p / 32)) / 4];
+        }
+        __syncwarp();  // the tile is free again
+        return [=](void) {
+            U* d = out + row * out_stride + first;
+            const bool vectors = full && reinterpret_cast<std::uintptr_t>(d) % (4 * sizeof(U)) == 0;
+#pragma unroll
+            for (int k = 0; k < N / 4; ++k) {
+                const int x = 128 * k + 4 * lane;
+                if (vectors) {
+                    store4(d + x, o[k]);
+                } else {
+                    const float v[4] = {o[k].x, o[k].y, o[k].z, o[k].w};
+                    for (int j = 0; j < 4; ++j)
+                        if (first + x + j < width) d[x + j] = store_as<U>(v[j]);
+                }
+            }
+        };
+    };
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+    if constexpr (std::is_same_v<T, float>) {
+        if (bulk) {
+            static_assert(stages * fir_warps <= 16);  // mbarriers in the first 128 bytes
+            const std::uint32_t bar0 = shared_address(bars + stages * warp);
+            if (lane == 0) {
+                for (int i = 0; i < stages; ++i) mbarrier_init(bar0 + 8 * i);
+                asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+            }
+            __syncthreads();  // the taps
+            const int line = static_cast<int>((first - ahead - delta) / N);
+            const auto bytes = static_cast<std::uint32_t>((N + 4) * sizeof(float) * fir_rows_lines<P>(t));
+            // Segment samples q (image column q0 + q) outside the copied columns [delta, end) come
+            // through the border mode: q < left and q >= right.
+            const std::int64_t q0 = first - t.radius, end = delta + N * lines;
+            const int left = static_cast<int>(std::clamp<std::int64_t>(delta - q0, 0, real));
+            const int right = static_cast<int>(std::clamp<std::int64_t>(end - q0, 0, real));
+            const int border = left + real - right, tail = ahead + S + t.radius;  // tail: the first zero after them
+            const std::uint32_t tiles_at = shared_address(tiles);
+            auto issue = [&](std::int64_t row, int i) {
+                const std::uint32_t tile_at = tiles_at + i * warp_floats * sizeof(float);
+                if (lane == 0) bulk_copy_box(tile_at, map, line, static_cast<int>(row), bar0 + 8 * i, bytes);
+            };
+            for (int i = 0; i < stages; ++i)
+                if (y + i * ystep < height) issue(y + i * ystep, i);
+            for (int k = 0; y < height; y += ystep, ++k) {
+                const int i = k % stages;
+                float* tile = tiles + i * warp_floats;
+                mbarrier_wait(bar0 + 8 * i, (k / stages) & 1);
+                // Zeros before and after the real samples (the copy brought image columns there).
+                if (lane < t.lead) tile[lane] = 0.0f;
+                if (lane >= 4 && lane - 4 < cols - tail) tile[at(tail + lane - 4)] = 0.0f;
+                for (int j = lane; j < border; j += 32) {
+                    const int q = j < left ? j : right + j - left;
+                    tile[at(t.lead + q)] = load(in + y * stride, 1, first + q, g);
+                }
+                __syncwarp();
+                const auto store = filter(tile, y);
+                if (y + stages * ystep < height) issue(y + stages * ystep, i);
+                store();
+            }
+            return;
+        }
+    }
+#endif
+    __syncthreads();  // the taps
+    float* dst0 = tiles + at(lane);  // position lane + 32 b at dst0[(32 + 4 * 32 / N) b]
     constexpr int dst_step = 32 + 4 * 32 / N;
-    const float4* src = reinterpret_cast<const float4*>(tile + (N + 4) * lane);
-    for (std::int64_t y = blockIdx.y * std::int64_t{fir_warps} + warp; y < height; y += gridDim.y * std::int64_t{fir_warps}) {
+    const bool inside = first - t.radius >= 0 && first - t.radius + real <= width;
+    for (; y < height; y += ystep) {
         const T* row = in + y * stride;
         // Blocks clear of the borders read the row directly, the others through the border logic.
         auto stage = [&](auto fetch) {
@@ -794,8 +940,8 @@ __global__ void __launch_bounds__(fir_threads, fir_min_blocks)
                 float v[fir_row_batch];
 #pragma unroll
                 for (int b = 0; b < fir_row_batch; ++b) {
-                    const int j = c0 + lane + 32 * b;
-                    v[b] = j < real ? fetch(j) : 0.0f;
+                    const int j = c0 + lane + 32 * b - t.lead;
+                    v[b] = j >= 0 && j < real ? fetch(j) : 0.0f;
                 }
 #pragma unroll
                 for (int b = 0; b < fir_row_batch; ++b)
@@ -809,17 +955,7 @@ __global__ void __launch_bounds__(fir_threads, fir_min_blocks)
             stage([&](int j) { return load(row, 1, first + j, g); });
         }
         __syncwarp();
-        float acc[N] = {};
-        fir_window<false>(reinterpret_cast<const float4*>(taps), 2 * t.radius + 1,
-                          [&](int q) { return src[q + q / (N / 4)]; }, acc);
-        __syncwarp();  // the next row's staging overwrites the tile
-        const std::int64_t x = first + N * lane;
-        U* d = out + y * out_stride + x;
-        if (full && reinterpret_cast<std::uintptr_t>(d) % 16 == 0)
-            store_vectors(d, acc);
-        else
-            for (int o = 0; o < N; ++o)
-                if (x + o < width) d[o] = store_as<U>(acc[o]);
+        filter(tiles, y)();
     }
 }
 
@@ -963,6 +1099,42 @@ deriche_params make_deriche_params(const deriche_coeffs& c, std::int64_t n, bord
     return p;
 }
 
+// cuTensorMapEncodeTiled from the driver (the runtime has no wrapper), or null.
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+    static const auto encode = [] {
+        void* f = nullptr;
+        cudaDriverEntryPointQueryResult found{};
+        const bool ok = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault,
+                                                         &found) == cudaSuccess &&
+                        found == cudaDriverEntryPointSuccess;
+        return ok ? reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f) : nullptr;
+    }();
+    return encode;
+}
+
+// The row pass's tensor map: the rows as lines of N floats from column delta, a box being a
+// tile's lines of N + 4 floats (fir_rows). Returns the whole lines per row, 0 where the rows
+// cannot come by bulk copy (not float, not 16-byte aligned, no whole line, before sm_90).
+template <class T, class P>
+std::int64_t fir_rows_map(device_view<const T> in, const fir_taps& t, int delta, int device, CUtensorMap& map) {
+    constexpr int N = P::row_outputs;
+    const std::int64_t lines = (in.width() - delta) / N;
+    int major = 0;
+    check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
+    if (!std::is_same_v<T, float> || major < 9 || lines <= 0 || in.height() > INT32_MAX ||
+        reinterpret_cast<std::uintptr_t>(in.data()) % 16 != 0 || in.stride() % 4 != 0)
+        return 0;
+    const auto encode = tensor_map_encoder();
+    const cuuint64_t dims[3] = {N, static_cast<cuuint64_t>(lines), static_cast<cuuint64_t>(in.height())};
+    const cuuint64_t strides[2] = {N * sizeof(float), static_cast<cuuint64_t>(in.stride()) * sizeof(float)};
+    const cuuint32_t box[3] = {N + 4, static_cast<cuuint32_t>(fir_rows_lines<P>(t)), 1}, steps[3] = {1, 1, 1};
+    const bool ok = encode && encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, const_cast<T*>(in.data() + delta), dims,
+                                     strides, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                                     CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+    return ok ? lines : 0;
+}
+
 // fir along one axis (0: down the columns, 1: along the rows); false when the taps do not fit
 // the tile kernels (more than fir_max_taps, or a tile over the device's shared memory).
 template <class T, class U, class P = fir_policy>
@@ -971,18 +1143,19 @@ bool fir_axis(device_view<const T> in, device_view<U> out, const axis_plan& plan
     if (n > fir_max_taps) return false;
     fir_taps t{};
     t.radius = static_cast<int>(n / 2);
-    t.groups = static_cast<int>((n + 3) / 4);
-    std::copy(plan.taps.begin(), plan.taps.end(), t.w);
+    t.lead = axis == 0 ? 0 : (4 - t.radius % 4) % 4;  // at most 3: lead + n <= fir_max_taps
+    t.groups = static_cast<int>((t.lead + n + 3) / 4);
+    std::copy(plan.taps.begin(), plan.taps.end(), t.w + t.lead);
     t.mode = plan.mode;
     t.cval = plan.cval;
-    const std::size_t bytes = (axis == 0 ? fir_columns_floats<P>(t) : fir_rows_floats<P>(t)) * sizeof(float);
     int device = 0, limit = 0;
     check_cuda(cudaGetDevice(&device), "cudaGetDevice");
     check_cuda(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "cudaDeviceGetAttribute");
-    if (bytes > static_cast<std::size_t>(limit)) return false;
     const std::int64_t w = in.width(), h = in.height();
     constexpr std::int64_t max_grid_y = 65535;  // further row blocks are taken in turn
     if (axis == 0) {
+        const std::size_t bytes = fir_columns_floats<P>(t) * sizeof(float);
+        if (bytes > static_cast<std::size_t>(limit)) return false;
         check_cuda(cudaFuncSetAttribute(fir_columns<T, U, P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(bytes)),
                    "cudaFuncSetAttribute (fir_columns)");
@@ -990,12 +1163,23 @@ bool fir_axis(device_view<const T> in, device_view<U> out, const axis_plan& plan
         fir_columns<T, U, P><<<grid, fir_threads, bytes, s>>>(in.data(), in.stride(), out.data(), out.stride(), w, h, t);
         check_launch("Gaussian fir_columns");
     } else {
+        const int delta = (P::row_outputs - (t.radius + t.lead) % P::row_outputs) % P::row_outputs;
+        CUtensorMap map{};
+        std::int64_t lines = fir_rows_map<T, P>(in, t, delta, device, map);
+        std::size_t bytes = fir_rows_floats<P>(t, lines > 0 ? P::row_stages : 1) * sizeof(float);
+        if (lines > 0 && bytes > static_cast<std::size_t>(limit)) {  // the lanes stage, in one tile per warp
+            lines = 0;
+            bytes = fir_rows_floats<P>(t, 1) * sizeof(float);
+        }
+        if (bytes > static_cast<std::size_t>(limit)) return false;
         check_cuda(cudaFuncSetAttribute(fir_rows<T, U, P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(bytes)),
                    "cudaFuncSetAttribute (fir_rows)");
+        const std::int64_t rows = fir_warps * (lines > 0 ? P::row_rows : 1);  // per block
         const dim3 grid(grid_dim(w, 32 * P::row_outputs),
-                        static_cast<unsigned>(std::min(max_grid_y, (h + fir_warps - 1) / fir_warps)));
-        fir_rows<T, U, P><<<grid, fir_threads, bytes, s>>>(in.data(), in.stride(), out.data(), out.stride(), w, h, t);
+                        static_cast<unsigned>(std::min(max_grid_y, (h + rows - 1) / rows)));
+        fir_rows<T, U, P><<<grid, fir_threads, bytes, s>>>(map, delta, lines, in.data(), in.stride(), out.data(),
+                                                           out.stride(), w, h, t);
         check_launch("Gaussian fir_rows");
     }
     return true;
@@ -1083,8 +1267,10 @@ void gaussian(device_view<const T> in, device_view<U> out, const axis_plan& rows
     const cudaStream_t s = granula::detail::to_cuda(st.native_handle());
     if (cols_axis.kind == gaussian_kind::identity) return axis_pass<T, U>(in, out, rows_axis, 0, s);
     if (rows_axis.kind == gaussian_kind::identity) return axis_pass<T, U>(in, out, cols_axis, 1, s);
-    stream_buffer between(static_cast<std::size_t>(in.width() * in.height()) * sizeof(float), s, scratch_what);
-    const device_view<float> mid(between.as<float>(), in.width(), in.height());
+    // Rows 128-byte aligned, so that the row pass can take them by bulk copy (fir_rows).
+    const std::int64_t mid_stride = (in.width() + 31) / 32 * 32;
+    stream_buffer between(static_cast<std::size_t>(mid_stride * in.height()) * sizeof(float), s, scratch_what);
+    const device_view<float> mid(between.as<float>(), in.width(), in.height(), mid_stride);
     axis_pass<T, float>(in, mid, rows_axis, 0, s);
     axis_pass<float, U>(device_view<const float>(mid), out, cols_axis, 1, s);
 }
