@@ -193,6 +193,34 @@ TEST(GaussianCuda, FirRowsBulkCopyEdgesRadiiAndLayouts) {
             }
 }
 
+// Down the columns float images 16-byte aligned take their tiles (128 rows, 4 tiles per block)
+// by bulk copy, rows outside the image filled in through the border mode; others are staged by
+// the threads: columns alone from aligned and odd views and from uint8, both axes from float;
+// heights one off a tile and a block's tiles, several blocks down a column, widths one off 32,
+// radius 1, 5, 20, 100 and 255 (tiles of 1 to 3 boxes).
+TEST(GaussianCuda, FirColumnsBulkCopyEdgesRadiiAndLayouts) {
+    GRANULA_REQUIRE_GPU();
+    std::mt19937_64 rng(23);
+    const std::int64_t shapes[][2] = {{31, 127}, {33, 129}, {64, 512}, {20, 513}, {100, 1}, {40, 1100}};
+    const double sigmas[] = {0.3, 1.2, 5.0, 25.0, 63.7};
+    for (auto [w, h] : shapes)
+        for (double s : sigmas)
+            for (border_mode m : modes) {
+                gaussian_params p;
+                p.method = gaussian_method::fir;
+                p.sigma = {s, 0};
+                p.mode = {m, m};
+                p.cval = -1.5;
+                const std::string what = std::string(to_string(m)) + " sigma " + std::to_string(s) + " size " +
+                                         std::to_string(w) + "x" + std::to_string(h);
+                EXPECT_LE((gpu_vs_cpu<float, float>(rng, w, h, p, false, 4)), 1e-5) << what;
+                EXPECT_LE((gpu_vs_cpu<float, float>(rng, w, h, p, true)), 1e-5) << what;
+                EXPECT_LE((gpu_vs_cpu<std::uint8_t, float>(rng, w, h, p, false, 4)), 1e-5) << what;
+                p.sigma = {s, 1.5};
+                EXPECT_LE((gpu_vs_cpu<float, float>(rng, w, h, p, false, 4)), 1e-5) << what;
+            }
+}
+
 TEST(GaussianCuda, OneAxisLargeSigmaAndLargeImage) {
     GRANULA_REQUIRE_GPU();
     std::mt19937_64 rng(12);

@@ -610,6 +610,8 @@ struct fir_policy {
     static constexpr int row_outputs = 16;                  // per thread (a warp: 32 x 16 of one row)
     static constexpr int row_stages = 2;  // row segments a warp has in flight where they come by bulk copy
     static constexpr int row_rows = 4;    // rows per warp there (more left the last wave's blocks longer)
+    // Where the columns come by bulk copy: output rows per tile (two tiles in flight), row blocks per block.
+    static constexpr int col_bulk_rows = 128, col_bulk_blocks = 4;
 };
 constexpr int fir_threads = 256, fir_warps = fir_threads / 32, fir_min_blocks = 4;  // 64 registers
 constexpr int fir_max_taps = 512;  // with the zero padding to a multiple of 4: radius <= 255
@@ -663,12 +665,17 @@ __device__ __forceinline__ void fir_window(const float4* taps, int n, Next4 next
     }
 }
 
-// Shared memory of the two passes, in floats: the taps, then the tiles. Along the rows: the
-// warps' mbarriers (32 floats), the taps, then per warp `stages` tiles of 128-byte aligned
-// lines of N floats and 4 of padding (fir_rows).
+// Shared memory of the passes, in floats: down the columns the taps, then a tile of col_rows + 4
+// groups rows of 32; by bulk copy 32 for the mbarriers, the taps, then two tiles of `boxes` boxes
+// of box_rows rows; along the rows the mbarriers, the taps, then per warp `stages` tiles of
+// 128-byte aligned lines of N floats and 4 of padding (fir_rows).
+__host__ __device__ inline int fir_taps_floats(const fir_taps& t) { return (4 * t.groups + 31) / 32 * 32; }
 template <class P>
 __host__ __device__ std::size_t fir_columns_floats(const fir_taps& t) {
     return 4 * std::size_t(t.groups) + std::size_t(P::col_rows + 4 * t.groups) * 32;
+}
+__host__ __device__ inline std::size_t fir_columns_bulk_floats(const fir_taps& t, int boxes, int box_rows) {
+    return 32 + fir_taps_floats(t) + 2 * 32 * std::size_t(boxes) * box_rows;
 }
 template <class P>
 __host__ __device__ int fir_rows_lines(const fir_taps& t) {
@@ -679,10 +686,9 @@ template <class P>
 __host__ __device__ int fir_rows_warp_floats(const fir_taps& t) {
     return ((P::row_outputs + 4) * fir_rows_lines<P>(t) + 31) / 32 * 32;
 }
-__host__ __device__ inline int fir_rows_taps_floats(const fir_taps& t) { return (4 * t.groups + 31) / 32 * 32; }
 template <class P>
 __host__ __device__ std::size_t fir_rows_floats(const fir_taps& t, int stages) {
-    return 32 + fir_rows_taps_floats(t) + std::size_t(fir_warps) * stages * fir_rows_warp_floats<P>(t);
+    return 32 + fir_taps_floats(t) + std::size_t(fir_warps) * stages * fir_rows_warp_floats<P>(t);
 }
 
 // Four results as U to d, aligned to 4 U, in one store.
@@ -720,16 +726,29 @@ __device__ __forceinline__ void mbarrier_wait(std::uint32_t bar, std::uint32_t p
             : "memory");
     } while (!done);
 }
-// Box (0, line, y) of the 3-D tensor map to dst, completing `bytes` on bar. The fence orders
-// the warp's earlier reads and writes of dst (generic proxy) before the copy's writes.
-__device__ __forceinline__ void bulk_copy_box(std::uint32_t dst, const CUtensorMap& map, int line, int y,
-                                              std::uint32_t bar, std::uint32_t bytes) {
+// The next phase of bar completes when `bytes` have arrived. The fence orders the block's
+// earlier reads and writes of the tiles (generic proxy) before the copies' writes.
+__device__ __forceinline__ void mbarrier_expect(std::uint32_t bar, std::uint32_t bytes) {
     asm volatile(
         "fence.proxy.async.shared::cta;\n\t"
-        "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%4], %5;\n\t"
-        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%6, %2, %3}], "
-        "[%4];" ::"r"(dst),
-        "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(line), "r"(y), "r"(bar), "r"(bytes), "r"(0)
+        "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
+        "r"(bytes)
+        : "memory");
+}
+// The box of a 2-D / 3-D tensor map at (x, y(, z)) to dst, counted on bar.
+__device__ __forceinline__ void bulk_copy(std::uint32_t dst, const CUtensorMap& map, int x, int y, std::uint32_t bar) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::
+            "r"(dst),
+        "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(x), "r"(y), "r"(bar)
+        : "memory");
+}
+__device__ __forceinline__ void bulk_copy(std::uint32_t dst, const CUtensorMap& map, int x, int y, int z,
+                                          std::uint32_t bar) {
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+        "[%5];" ::"r"(dst),
+        "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(x), "r"(y), "r"(z), "r"(bar)
         : "memory");
 }
 
@@ -738,12 +757,44 @@ __device__ __forceinline__ void bulk_copy_box(std::uint32_t dst, const CUtensorM
 // Row blocks past gridDim.y are taken in turn (tall images). Warp w stages rows w, w + 8, ...
 // of its lane's column; blocks clear of the top and bottom borders step a pointer down the
 // column (the per-element index and border arithmetic made the first version issue-bound).
+// fir_columns_bulk takes float images by bulk copy.
+//
+// Output rows [first, first + rows) of the block's columns from the tile.
+template <class U, class P>
+__device__ __forceinline__ void fir_columns_filter(const float* tile, const float* taps, const fir_taps& t, U* out,
+                                                   std::int64_t out_stride, std::int64_t x, bool column,
+                                                   std::int64_t height, std::int64_t first, int rows) {
+    constexpr int N = P::col_outputs;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const float4* taps4 = reinterpret_cast<const float4*>(taps);
+    for (int o0 = warp * N; o0 < rows; o0 += fir_warps * N) {
+        float acc[N] = {};
+        const float* src = tile + o0 * 32 + lane;
+        fir_window<true>(taps4, 2 * t.radius + 1,
+                         [&](int q) {
+                             const float* p = src + 4 * q * 32;
+                             return make_float4(p[0], p[32], p[64], p[96]);
+                         },
+                         acc);
+        const std::int64_t y = first + o0;
+        U* q = out + y * out_stride + x;
+        if (column && y + N <= height) {
+#pragma unroll
+            for (int o = 0; o < N; ++o, q += out_stride) *q = store_as<U>(acc[o]);
+        } else if (column) {
+#pragma unroll
+            for (int o = 0; o < N; ++o, q += out_stride)
+                if (y + o < height) *q = store_as<U>(acc[o]);
+        }
+    }
+}
+
 template <class T, class U, class P>
 __global__ void __launch_bounds__(fir_threads, fir_min_blocks)
     fir_columns(const T* in, std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t width,
                 std::int64_t height, fir_taps t) {
-    constexpr int R = P::col_rows, N = P::col_outputs;
-    static_assert(R % N == 0);
+    constexpr int R = P::col_rows;
+    static_assert(R % P::col_outputs == 0);
     extern __shared__ float4 smem4[];
     float* taps = reinterpret_cast<float*>(smem4);
     float* tile = taps + 4 * t.groups;
@@ -776,29 +827,74 @@ __global__ void __launch_bounds__(fir_threads, fir_min_blocks)
         }
         for (; row < tile_rows; row += fir_warps, dst += fir_warps * 32) *dst = 0.0f;
         __syncthreads();
-        const float4* taps4 = reinterpret_cast<const float4*>(taps);
-        for (int o0 = warp * N; o0 < R; o0 += fir_warps * N) {
-            float acc[N] = {};
-            const float* src = tile + o0 * 32 + lane;
-            fir_window<true>(taps4, 2 * t.radius + 1,
-                             [&](int q) {
-                                 const float* p = src + 4 * q * 32;
-                                 return make_float4(p[0], p[32], p[64], p[96]);
-                             },
-                             acc);
-            const std::int64_t y = by * R + o0;
-            U* q = out + y * out_stride + x;
-            if (column && y + N <= height) {
-#pragma unroll
-                for (int o = 0; o < N; ++o, q += out_stride) *q = store_as<U>(acc[o]);
-            } else if (column) {
-#pragma unroll
-                for (int o = 0; o < N; ++o, q += out_stride)
-                    if (y + o < height) *q = store_as<U>(acc[o]);
-            }
-        }
+        fir_columns_filter<U, P>(tile, taps, t, out, out_stride, x, column, height, by * R, R);
         __syncthreads();  // the next row block reuses the tile
     }
+}
+
+// Down the columns, float images 16-byte aligned with rows 16 bytes apart: tiles of
+// col_bulk_rows output rows come by bulk copy, each `boxes` boxes of box_rows rows x 32 columns
+// of a 2-D tensor map (rows and columns past the image arrive as zeros; the threads then fill
+// the rows outside it through the border mode), two tiles in flight (an mbarrier each), a block
+// taking col_bulk_blocks row blocks. H200, 8192^2 float32, sigma 5, columns only (a harness,
+// docs/benchmarks.md "fir rows by bulk copy"): 0.234 -> 0.175 ms; tiles of 256 rows (77 KB for
+// two: 2 blocks per SM) 0.187. In fir_columns behind a branch it spilled 44 bytes.
+template <class U, class P>
+__global__ void __launch_bounds__(fir_threads, fir_min_blocks)
+    fir_columns_bulk(const __grid_constant__ CUtensorMap map, int boxes, int box_rows, const float* in,
+                     std::int64_t stride, U* out, std::int64_t out_stride, std::int64_t width, std::int64_t height,
+                     fir_taps t) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+    constexpr int R = P::col_bulk_rows;
+    static_assert(R % P::col_outputs == 0);
+    extern __shared__ __align__(128) float4 smem4[];  // bulk copies write 128-byte aligned tiles
+    std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(smem4);
+    float* taps = reinterpret_cast<float*>(smem4) + 32;
+    float* tiles = taps + fir_taps_floats(t);
+    for (int i = threadIdx.x; i < 4 * t.groups; i += fir_threads) taps[i] = t.w[i];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const std::int64_t x = blockIdx.x * std::int64_t{32} + lane;
+    const bool column = x < width;
+    const float* col = in + (column ? x : width - 1);
+    const int real_rows = R + 2 * t.radius, tile_rows = R + 4 * t.groups, tile_floats = 32 * boxes * box_rows;
+    const std::int64_t row_blocks = (height + R - 1) / R;
+    const std::uint32_t bar0 = shared_address(bars), tiles_at = shared_address(tiles);
+    if (threadIdx.x == 0) {
+        mbarrier_init(bar0);
+        mbarrier_init(bar0 + 8);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();  // the taps and mbarriers
+    auto issue = [&](std::int64_t by, int i) {
+        if (threadIdx.x == 0) {
+            mbarrier_expect(bar0 + 8 * i, tile_floats * sizeof(float));
+            for (int k = 0; k < boxes; ++k)
+                bulk_copy(tiles_at + (i * tile_floats + 32 * k * box_rows) * sizeof(float), map,
+                          static_cast<int>(blockIdx.x * 32), static_cast<int>(by * R - t.radius + k * box_rows),
+                          bar0 + 8 * i);
+        }
+    };
+    std::int64_t by = blockIdx.y;
+    for (int i = 0; i < 2; ++i)
+        if (by + i * gridDim.y < row_blocks) issue(by + i * gridDim.y, i);
+    for (int k = 0; by < row_blocks; by += gridDim.y, ++k) {
+        const int i = k & 1;
+        float* tile = tiles + i * tile_floats;
+        mbarrier_wait(bar0 + 8 * i, (k >> 1) & 1);
+        for (int row = real_rows + warp; row < tile_rows; row += fir_warps) tile[row * 32 + lane] = 0.0f;
+        const std::int64_t y0 = by * R - t.radius;
+        if (y0 < 0 || y0 + real_rows > height)
+            for (int row = warp; row < real_rows; row += fir_warps) {
+                const std::int64_t y = granula::detail::border_index(y0 + row, height, t.mode);
+                if (y < 0 || y != y0 + row)  // y = -1 (constant's padding) can equal row -1's own index
+                    tile[row * 32 + lane] = y < 0 ? t.cval : col[y * stride];
+            }
+        __syncthreads();
+        fir_columns_filter<U, P>(tile, taps, t, out, out_stride, x, column, height, by * R, R);
+        __syncthreads();  // the tile is free again
+        if (by + 2 * gridDim.y < row_blocks) issue(by + 2 * gridDim.y, i);
+    }
+#endif
 }
 
 // Along the rows: each warp takes row segments of S = 32 N outputs on its own (no barrier across
@@ -838,7 +934,7 @@ __global__ void __launch_bounds__(fir_threads, fir_min_blocks)
     float* taps = reinterpret_cast<float*>(smem4) + 32;
     for (int i = threadIdx.x; i < 4 * t.groups; i += fir_threads) taps[i] = t.w[i];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warp_floats = fir_rows_warp_floats<P>(t);
-    float* tiles = taps + fir_rows_taps_floats(t) + warp * (bulk ? stages : 1) * warp_floats;
+    float* tiles = taps + fir_taps_floats(t) + warp * (bulk ? stages : 1) * warp_floats;
     const int ahead = t.radius + t.lead, real = S + 2 * t.radius, cols = S + 4 * t.groups;
     const std::int64_t first = blockIdx.x * std::int64_t{S};
     const bool full = first + S <= width;
@@ -904,7 +1000,10 @@ __global__ void __launch_bounds__(fir_threads, fir_min_blocks)
             const std::uint32_t tiles_at = shared_address(tiles);
             auto issue = [&](std::int64_t row, int i) {
                 const std::uint32_t tile_at = tiles_at + i * warp_floats * sizeof(float);
-                if (lane == 0) bulk_copy_box(tile_at, map, line, static_cast<int>(row), bar0 + 8 * i, bytes);
+                if (lane == 0) {
+                    mbarrier_expect(bar0 + 8 * i, bytes);
+                    bulk_copy(tile_at, map, 0, line, static_cast<int>(row), bar0 + 8 * i);
+                }
             };
             for (int i = 0; i < stages; ++i)
                 if (y + i * ystep < height) issue(y + i * ystep, i);
@@ -1112,27 +1211,38 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
     return encode;
 }
 
+// Whether an image can come by bulk copy: float, 16-byte aligned rows 16 bytes apart, sizes
+// that fit the copies' int coordinates, sm_90 or later.
+template <class T>
+bool bulk_copy_possible(device_view<const T> in, int device) {
+    int major = 0;
+    check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
+    return std::is_same_v<T, float> && major >= 9 && reinterpret_cast<std::uintptr_t>(in.data()) % 16 == 0 &&
+           in.stride() % 4 == 0 && in.width() <= INT32_MAX && in.height() <= INT32_MAX;
+}
+
+// A tensor map of floats (rank 2 or 3; zeros past the extents); false where the driver refuses it.
+bool float_tensor_map(CUtensorMap& map, int rank, const void* base, const cuuint64_t* dims, const cuuint64_t* strides,
+                      const cuuint32_t* box) {
+    const auto encode = tensor_map_encoder();
+    const cuuint32_t steps[3] = {1, 1, 1};
+    return encode && encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, rank, const_cast<void*>(base), dims, strides, box,
+                            steps, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
 // The row pass's tensor map: the rows as lines of N floats from column delta, a box being a
 // tile's lines of N + 4 floats (fir_rows). Returns the whole lines per row, 0 where the rows
-// cannot come by bulk copy (not float, not 16-byte aligned, no whole line, before sm_90).
+// cannot come by bulk copy.
 template <class T, class P>
 std::int64_t fir_rows_map(device_view<const T> in, const fir_taps& t, int delta, int device, CUtensorMap& map) {
     constexpr int N = P::row_outputs;
     const std::int64_t lines = (in.width() - delta) / N;
-    int major = 0;
-    check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
-    if (!std::is_same_v<T, float> || major < 9 || lines <= 0 || in.height() > INT32_MAX ||
-        reinterpret_cast<std::uintptr_t>(in.data()) % 16 != 0 || in.stride() % 4 != 0)
-        return 0;
-    const auto encode = tensor_map_encoder();
+    if (lines <= 0 || !bulk_copy_possible(in, device)) return 0;
     const cuuint64_t dims[3] = {N, static_cast<cuuint64_t>(lines), static_cast<cuuint64_t>(in.height())};
     const cuuint64_t strides[2] = {N * sizeof(float), static_cast<cuuint64_t>(in.stride()) * sizeof(float)};
-    const cuuint32_t box[3] = {N + 4, static_cast<cuuint32_t>(fir_rows_lines<P>(t)), 1}, steps[3] = {1, 1, 1};
-    const bool ok = encode && encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, const_cast<T*>(in.data() + delta), dims,
-                                     strides, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                                     CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
-    return ok ? lines : 0;
+    const cuuint32_t box[3] = {N + 4, static_cast<cuuint32_t>(fir_rows_lines<P>(t)), 1};
+    return float_tensor_map(map, 3, in.data() + delta, dims, strides, box) ? lines : 0;
 }
 
 // fir along one axis (0: down the columns, 1: along the rows); false when the taps do not fit
@@ -1154,6 +1264,28 @@ bool fir_axis(device_view<const T> in, device_view<U> out, const axis_plan& plan
     const std::int64_t w = in.width(), h = in.height();
     constexpr std::int64_t max_grid_y = 65535;  // further row blocks are taken in turn
     if (axis == 0) {
+        if constexpr (std::is_same_v<T, float>) {
+            // A tile's rows in boxes of at most 256 (the copy's limit).
+            const int tile_rows = P::col_bulk_rows + 4 * t.groups, boxes = (tile_rows + 255) / 256;
+            const int box_rows = (tile_rows + boxes - 1) / boxes;
+            const std::size_t bytes = fir_columns_bulk_floats(t, boxes, box_rows) * sizeof(float);
+            const cuuint64_t dims[2] = {static_cast<cuuint64_t>(w), static_cast<cuuint64_t>(h)};
+            const cuuint64_t strides[1] = {static_cast<cuuint64_t>(in.stride()) * sizeof(float)};
+            const cuuint32_t box[2] = {32, static_cast<cuuint32_t>(box_rows)};
+            CUtensorMap map{};
+            if (bytes <= static_cast<std::size_t>(limit) && bulk_copy_possible(in, device) &&
+                float_tensor_map(map, 2, in.data(), dims, strides, box)) {
+                check_cuda(cudaFuncSetAttribute(fir_columns_bulk<U, P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                static_cast<int>(bytes)),
+                           "cudaFuncSetAttribute (fir_columns_bulk)");
+                const std::int64_t rows = std::int64_t{P::col_bulk_rows} * P::col_bulk_blocks;  // per block
+                const dim3 grid(grid_dim(w, 32), static_cast<unsigned>(std::min(max_grid_y, (h + rows - 1) / rows)));
+                fir_columns_bulk<U, P><<<grid, fir_threads, bytes, s>>>(map, boxes, box_rows, in.data(), in.stride(),
+                                                                       out.data(), out.stride(), w, h, t);
+                check_launch("Gaussian fir_columns_bulk");
+                return true;
+            }
+        }
         const std::size_t bytes = fir_columns_floats<P>(t) * sizeof(float);
         if (bytes > static_cast<std::size_t>(limit)) return false;
         check_cuda(cudaFuncSetAttribute(fir_columns<T, U, P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
