@@ -40,7 +40,7 @@ def gaussian(image, sigma, order=0, mode="reflect", cval=0.0, truncate=4.0, radi
     radius : None, int or pair of int
         fir radius per axis, overriding ``truncate``.
     method : str
-        'auto' (fir below sigma 3 on the CPU and below 9.5 on the GPU; above, recursive6 on the
+        'auto' (fir below sigma 3 on the CPU and below 10 on the GPU; above, recursive6 on the
         CPU and deriche on the GPU), 'fir' (exact), 'deriche' (recursive, 4th order, cost
         independent of sigma, relative l2 error <= 1e-3), 'recursive6' (recursive, 6th order,
         relative l2 error about 4e-6 for order 0; CPU only for now), 'yvv' / 'yvv1995' / 'yvv2002'

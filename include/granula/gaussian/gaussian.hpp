@@ -74,10 +74,11 @@ gaussian_split parse_gaussian_split(std::string_view name);
 
 // automatic uses fir for sigma below this on the CPU (measured: docs/gaussian.md) and below
 // gaussian_fir_max_sigma_cuda on the GPU, where fir stays faster than the recursion up to a
-// larger sigma (H200, 8192x8192 float32, truncate 4: fir 0.564 ms at sigma 9 against
-// deriche's 0.573, 0.605 against 0.577 at 10; docs/benchmarks.md "Issue 5: fir rows by bulk copy").
+// larger sigma (H200, 8192x8192 float32, truncate 4, both passes by bulk copy: fir 0.501 ms at
+// sigma 8 against deriche's 0.588, 0.589 against 0.591 at 10, 0.643 against 0.587 at 11;
+// docs/benchmarks.md "Issue 5: fir rows by bulk copy").
 inline constexpr double gaussian_fir_max_sigma = 3.0;
-inline constexpr double gaussian_fir_max_sigma_cuda = 9.5;
+inline constexpr double gaussian_fir_max_sigma_cuda = 10.0;
 
 struct gaussian_params {
     std::array<double, 2> sigma{0.0, 0.0};  // per axis (rows, columns); >= 0
