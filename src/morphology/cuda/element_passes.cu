@@ -44,19 +44,6 @@ __device__ __forceinline__ std::uint32_t pick_word(std::uint32_t a, std::uint32_
         return __float_as_uint(pick<float, Max>(__uint_as_float(a), __uint_as_float(b)));
 }
 
-// Words of the kernels whose engines read shared memory (runs_kernel, sheared_staged_kernel):
-// uint8 as two u16x2 halves, native min.u16x2 at the price of twice the registers, which those
-// kernels can spare (16384^2 uint8 line:63:45, the sheared pass alone on one H200: 0.52 ms with
-// __vminu4 words, 0.46 ms split).
-template <class T>
-struct smem_word {
-    using type = packed<T>;
-};
-template <>
-struct smem_word<std::uint8_t> {
-    using type = packed_u8_split;
-};
-
 unsigned grid_rows(i64 rows) { return static_cast<unsigned>(std::clamp<i64>(rows, 1, 65535)); }
 
 template <class T>
@@ -648,7 +635,7 @@ __device__ __forceinline__ std::uint32_t shared_word(const std::uint32_t* S, int
 
 template <class T, bool Max, bool Vertical>
 __global__ void __launch_bounds__(runs_block, 3) runs_kernel(const runs_args<T> a, const run_table t) {
-    using V = typename smem_word<T>::type;
+    using V = typename split_word<T>::type;
     using Op = word_op<V, Max>;
     using word = typename V::word;
     constexpr int P = 4 / static_cast<int>(sizeof(T));
@@ -923,7 +910,7 @@ void sheared_pass(device_view<const T> in, device_view<T> out, const pass_params
             return;
         }
     }
-    sheared_words<typename smem_word<T>::type>(in, out, out_x0, out_y0, p, dx, dy, g, stream);
+    sheared_words<typename split_word<T>::type>(in, out, out_x0, out_y0, p, dx, dy, g, stream);
 }
 
 template <class T>

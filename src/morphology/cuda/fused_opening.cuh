@@ -209,7 +209,7 @@ struct fused_row_stage {
 template <class T, bool Max1>
 __global__ void __launch_bounds__(tuning_policy::horizontal_row_threads, 1)
     fused_row_kernel(const rargs<T> a, const fused_row_stage<T> b) {
-    using V = typename hword<T>::type;
+    using V = typename split_word<T>::type;
     using Op1 = word_op<V, Max1>;
     using Op2 = word_op<V, !Max1>;
     using mem = typename V::mem;

@@ -62,17 +62,6 @@ struct hargs {
     bool in_aligned = false, out_aligned = false;
 };
 
-// The word type of the horizontal pass: uint8 as two u16x2 halves (native min.u16x2),
-// measured 4-10% faster here than __vminu4 words; the others as in the vertical pass.
-template <class T>
-struct hword {
-    using type = packed<T>;
-};
-template <>
-struct hword<std::uint8_t> {
-    using type = packed_u8_split;
-};
-
 constexpr int pitch = 33;  // shared words per column
 __device__ __forceinline__ int sidx(int col, int g) { return col * pitch + g; }
 
@@ -90,7 +79,7 @@ struct task_lanes {
 // keep enough bytes in flight.
 template <class T>
 __device__ void load_span(const hargs<T>& a, i64 row0, i64 c_lo, i64 c_hi, int s_off, std::uint32_t* sm) {
-    using V = typename hword<T>::type;
+    using V = typename split_word<T>::type;
     constexpr int P = V::P;
     constexpr int batch = tuning_policy::horizontal_loads_in_flight / P;
     const task_lanes<P> lane;
@@ -153,7 +142,7 @@ __device__ void load_span(const hargs<T>& a, i64 row0, i64 c_lo, i64 c_hi, int s
 // Stores output columns [x_lo, x_hi) (inside the image) from shared-memory columns x - shift.
 template <class T>
 __device__ void store_span(const hargs<T>& a, i64 row0, i64 x_lo, i64 x_hi, i64 shift, const std::uint32_t* sm) {
-    using V = typename hword<T>::type;
+    using V = typename split_word<T>::type;
     constexpr int P = V::P;
     if (x_lo >= x_hi) return;
     const task_lanes<P> lane;
@@ -220,7 +209,7 @@ __host__ __device__ inline span_layout make_layout(int m, int r, int C) {
 
 template <class T, bool Max, int C>
 __global__ void __launch_bounds__(warps * 32, 4) horizontal_vhgw_kernel(const hargs<T> a) {
-    using V = typename hword<T>::type;
+    using V = typename split_word<T>::type;
     using Op = word_op<V, Max>;
     using word = typename V::word;
     using mem = typename V::mem;
@@ -268,7 +257,7 @@ __global__ void __launch_bounds__(warps * 32, 4) horizontal_vhgw_kernel(const ha
 // image row, the min of columns (ca_min + 1 + k) * C + [0, C).
 template <class T, bool Max, int C>
 __global__ void __launch_bounds__(warps * 32) horizontal_chunk_kernel(const hargs<T> a) {
-    using V = typename hword<T>::type;
+    using V = typename split_word<T>::type;
     using Op = word_op<V, Max>;
     using word = typename V::word;
     using mem = typename V::mem;
@@ -300,7 +289,7 @@ __global__ void __launch_bounds__(warps * 32) horizontal_chunk_kernel(const harg
 
 template <class T, bool Max, int C>
 void run_horizontal(hargs<T> a, const line_geometry& geo, cudaStream_t stream) {
-    constexpr int P = hword<T>::type::P;
+    constexpr int P = split_word<T>::type::P;
     constexpr int K = positions / C;
     const i64 bands = (a.height + 32 * P - 1) / (32 * P);
     const unsigned grid_y = static_cast<unsigned>(std::min<i64>(bands, 65535));
@@ -394,8 +383,8 @@ struct rargs {
 
 // Loads columns [c0, c0 + row_run) of rows row0 .. row0 + P - 1 as column words.
 template <class T>
-__device__ __forceinline__ void load_unit(const rargs<T>& a, i64 row0, int c0, typename hword<T>::type::mem* cw) {
-    using V = typename hword<T>::type;
+__device__ __forceinline__ void load_unit(const rargs<T>& a, i64 row0, int c0, typename split_word<T>::type::mem* cw) {
+    using V = typename split_word<T>::type;
     constexpr int P = V::P, per_row = row_run / P;  // 4-byte words of one row in the unit
     if (a.in_aligned && c0 + row_run <= a.n && row0 + P <= a.height) {
         std::uint32_t rw[P][per_row];
@@ -437,8 +426,8 @@ __device__ __forceinline__ void load_unit(const rargs<T>& a, i64 row0, int c0, t
 // each lane writing its own 64 bytes, float32 rows went out as half sectors and the kernel was
 // bound by L2 write requests (84% L2, 14% DRAM throughput, Nsight Compute).
 template <class T>
-__device__ __forceinline__ void store_unit(const rargs<T>& a, i64 row0, int x0, const typename hword<T>::type::mem* cw) {
-    using V = typename hword<T>::type;
+__device__ __forceinline__ void store_unit(const rargs<T>& a, i64 row0, int x0, const typename split_word<T>::type::mem* cw) {
+    using V = typename split_word<T>::type;
     constexpr int P = V::P, per_row = row_run / P, Q = per_row / 4;  // Q vectors per row
     std::uint32_t rw[P][per_row];
 #pragma unroll
@@ -585,8 +574,8 @@ __device__ __forceinline__ void block_carries(typename V::word& s, int sf, typen
 // Row group row0 (rows row0 .. row0 + P - 1 as column words) into the extended row `ext`, its
 // border words straight from the image (no barrier between the row and its border).
 template <class T>
-__device__ __forceinline__ void load_row_group(const rargs<T>& a, i64 row0, typename hword<T>::type::mem* ext) {
-    using V = typename hword<T>::type;
+__device__ __forceinline__ void load_row_group(const rargs<T>& a, i64 row0, typename split_word<T>::type::mem* ext) {
+    using V = typename split_word<T>::type;
     using mem = typename V::mem;
     constexpr int P = V::P, E = row_run;
     const int n = a.n, before = a.before, tid = threadIdx.x;
@@ -702,7 +691,7 @@ __device__ __forceinline__ void row_stage(const typename V::mem* ext, int n, int
 
 template <class T, bool Max>
 __global__ void __launch_bounds__(tuning_policy::horizontal_row_threads, 1) horizontal_row_kernel(const rargs<T> a) {
-    using V = typename hword<T>::type;
+    using V = typename split_word<T>::type;
     using Op = word_op<V, Max>;
     using mem = typename V::mem;
     constexpr int P = V::P;
@@ -754,7 +743,7 @@ bool launch_rows(Kernel kernel, std::size_t smem, const rargs<T>& a, cudaStream_
     check_cuda(cudaGetDevice(&device), "cudaGetDevice");
     check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "cudaDeviceGetAttribute");
     check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-    if (smem + sizeof(scan_scratch<typename hword<T>::type>) > static_cast<std::size_t>(optin)) return false;
+    if (smem + sizeof(scan_scratch<typename split_word<T>::type>) > static_cast<std::size_t>(optin)) return false;
     check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
                "cudaFuncSetAttribute");
     // The fewest threads per block (down to 256; no more than one tile of the row needs) that
@@ -772,7 +761,7 @@ bool launch_rows(Kernel kernel, std::size_t smem, const rargs<T>& a, cudaStream_
         }
     }
     if (best == 0) return false;
-    constexpr int P = hword<T>::type::P;
+    constexpr int P = split_word<T>::type::P;
     const i64 groups = (a.height + P - 1) / P;
     const unsigned grid = static_cast<unsigned>(std::min<i64>(groups, i64{sms} * 64));
     kernel<<<grid, threads, smem, stream>>>(a, args...);
@@ -783,7 +772,7 @@ bool launch_rows(Kernel kernel, std::size_t smem, const rargs<T>& a, cudaStream_
 template <class T, bool Max>
 bool run_rows(device_view<const T> in, device_view<T> out, const pass_params<T>& p, i64 before, i64 after,
               cudaStream_t stream) {
-    static_assert(row_run % (4 * hword<T>::type::P) == 0, "a run is whole 16-byte vectors of every row");
+    static_assert(row_run % (4 * split_word<T>::type::P) == 0, "a run is whole 16-byte vectors of every row");
     if (in.width() + before + after + 1 > (i64{1} << 24)) return false;
     const rargs<T> a = row_args<T>(in, out, p.mode, p.pad, before, after);
     return launch_rows<T>(horizontal_row_kernel<T, Max>, row_words(a.NE) * 4, a, stream);
