@@ -221,6 +221,63 @@ TEST(GaussianCuda, FirColumnsBulkCopyEdgesRadiiAndLayouts) {
             }
 }
 
+// An infinite or NaN sample reaches exactly the outputs within the radius, as on the CPU (scipy's
+// sum over the 2r + 1 taps): the tile kernels' zero taps past the radius (up to 3 a side) read
+// samples there too, and 0 x inf must not turn the outputs beside that reach into NaN. +inf and
+// NaN pixels in the middle, near the ends and at the corners; each axis alone and both; radii
+// 1-3 (1-3 lead zeros along the rows), 20 and 22; bulk copies (aligned rows) and the lanes'
+// staging (odd strides); orders 0-2 (order 1's centre tap is 0: 0 x inf there is NaN on both).
+TEST(GaussianCuda, FirNonFiniteSamplesReachOnlyTheirRadius) {
+    GRANULA_REQUIRE_GPU();
+    std::mt19937_64 rng(29);
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    const std::int64_t shapes[][2] = {{600, 300}, {45, 530}};
+    const double sigmas[] = {0.3, 0.5, 0.7, 5.0, 5.6};
+    for (auto [w, h] : shapes) {
+        auto in = random_uniform_image<float>(rng, w, h);
+        const std::int64_t at[][3] = {{w / 2, h / 2, 0}, {w / 3, h / 5, 1}, {0, 0, 0}, {w - 1, h - 1, 1},
+                                      {w - 2, 7, 0},     {5, h - 3, 0}};
+        for (auto [x, y, is_nan] : at) in.view()(y, x) = is_nan ? nan : inf;
+        for (double s : sigmas)
+            for (int axes = 0; axes < 3; ++axes)
+                for (int order = 0; order <= 2; ++order)
+                    for (bool odd : {false, true}) {
+                        gaussian_params p;
+                        p.method = gaussian_method::fir;
+                        p.sigma = {axes == 1 ? 0.0 : s, axes == 0 ? 0.0 : s};
+                        p.order = {order, order};
+                        p.mode = {border_mode::reflect, border_mode::constant};
+                        p.cval = 0.5;
+                        const auto want = gaussian<float>(host_view<const float>(in.view()), p);
+                        const std::int64_t stride = odd ? w + 3 : (w + 31) / 32 * 32;
+                        device_image<float> buffer(stride * h + 1, 1);
+                        const device_view<float> din(buffer.view().data() + (odd ? 1 : 0), w, h, stride);
+                        device_image<float> dout(w, h);
+                        copy<float>(host_view<const float>(in.view()), din);
+                        gaussian<float, float>(device_view<const float>(din), dout.view(), p);
+                        const auto got = download<float>(device_view<const float>(dout.view()));
+                        double scale = 10;  // the inputs' (finite) range, or the result's where larger
+                        for (std::int64_t yy = 0; yy < h; ++yy)
+                            for (std::int64_t xx = 0; xx < w; ++xx)
+                                if (std::isfinite(want.view()(yy, xx)))
+                                    scale = std::max(scale, std::abs(double(want.view()(yy, xx))));
+                        int wrong = 0, nans = 0;
+                        for (std::int64_t yy = 0; yy < h; ++yy)
+                            for (std::int64_t xx = 0; xx < w; ++xx) {
+                                const float g = got.view()(yy, xx), e = want.view()(yy, xx);
+                                nans += std::isnan(e);
+                                const bool same = std::isnan(e) || std::isinf(e)
+                                                      ? (std::isnan(g) && std::isnan(e)) || g == e
+                                                      : std::abs(double(g) - double(e)) <= 1e-5 * scale;
+                                wrong += !same;
+                            }
+                        EXPECT_EQ(wrong, 0) << w << "x" << h << " sigma " << s << " axes " << axes << " order "
+                                            << order << (odd ? " odd stride" : " aligned");
+                        EXPECT_GT(nans, 0);  // the NaN pixels reach the result
+                    }
+    }
+}
+
 TEST(GaussianCuda, OneAxisLargeSigmaAndLargeImage) {
     GRANULA_REQUIRE_GPU();
     std::mt19937_64 rng(12);

@@ -620,8 +620,8 @@ constexpr int fir_row_batch = 16;  // the same along the rows (a segment of 512 
 
 // The taps of one axis after `lead` zero taps (the row pass's tiles start 16-byte aligned, at
 // radius + lead samples before the first output), zero-padded to 4 * groups. A zero tap adds
-// nothing to a sum of finite samples (an infinite one turns the up to 3 outputs past the
-// radius on either side into NaN).
+// nothing to a sum of finite samples; where it meets an infinite or NaN sample outside the
+// radius, keep_radius takes its NaN back out.
 struct fir_taps {
     float w[fir_max_taps];
     int radius, groups, lead;
@@ -663,6 +663,26 @@ __device__ __forceinline__ void fir_window(const float4* taps, int n, Next4 next
 #pragma unroll
         for (int o = 0; o < N; ++o) acc[o] = fmaf(w, win[o], acc[o]);
     }
+}
+
+// The zero taps multiply samples up to 3 past the radius on either side, and 0 x inf is NaN where
+// the sampled Gaussian (scipy, the CPU) never reads that sample. A NaN among the N outputs shows
+// in their sum (one add each, never taken for finite inputs); those outputs are then summed again
+// over the real taps alone, in fir_window's order, so they come out as the padding would have left
+// them. sample(o, m): the sample tap m (counted from the lead zeros) weights in output o.
+template <int N, class Sample>
+__device__ __forceinline__ void keep_radius(const float* taps, const fir_taps& t, Sample sample, float (&acc)[N]) {
+    float all = 0.0f;
+#pragma unroll
+    for (int o = 0; o < N; ++o) all += acc[o];
+    if (!isnan(all)) return;
+#pragma unroll
+    for (int o = 0; o < N; ++o)
+        if (isnan(acc[o])) {
+            float v = 0.0f;
+            for (int m = t.lead; m <= t.lead + 2 * t.radius; ++m) v = fmaf(taps[m], sample(o, m), v);
+            acc[o] = v;
+        }
 }
 
 // Shared memory of the passes, in floats: down the columns the taps, then a tile of col_rows + 4
@@ -776,6 +796,7 @@ __device__ __forceinline__ void fir_columns_filter(const float* tile, const floa
                              return make_float4(p[0], p[32], p[64], p[96]);
                          },
                          acc);
+        keep_radius(taps, t, [&](int o, int m) { return src[(o + m) * 32]; }, acc);
         const std::int64_t y = first + o0;
         U* q = out + y * out_stride + x;
         if (column && y + N <= height) {
@@ -948,6 +969,7 @@ __global__ void __launch_bounds__(fir_threads, fir_min_blocks)
         const float4* src = reinterpret_cast<const float4*>(tile + (N + 4) * lane);
         fir_window<false>(reinterpret_cast<const float4*>(taps), 4 * t.groups,
                           [&](int q) { return src[q + q / (N / 4)]; }, acc);
+        keep_radius(taps, t, [&](int o, int m) { return tile[at(N * lane + o + m)]; }, acc);
         __syncwarp();
         float4* t4 = reinterpret_cast<float4*>(tile);
 #pragma unroll
