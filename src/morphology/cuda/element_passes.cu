@@ -595,12 +595,18 @@ void sheared_words(device_view<const typename V::elem> in, device_view<typename 
 // output tile (128 threads x P pixels wide, 32 rows) and the terms' reach in shared memory,
 // then builds the doubling levels level_k(p) = min of 2^k pixels from p in place, one level at
 // a time, and takes each term of length l from level k = floor(log2 l) at its start and at
-// start + l - 2^k. Pair levels (pair_levels.hpp) may follow the top doubling level: level
+// start + l - 2^k. Pair levels (pair_levels.hpp) may follow the doubling levels: level
 // j + 1 = min of level j at p and at p + step, which reads two of its lookups at once (a line
 // at an angle: its period's runs along a staircase). A thread owns P = 4 / sizeof(T) adjacent
 // pixels of 16 rows: every lookup is one 32-bit word (two, funnel-shifted, when the term's
 // start is not word aligned; the shift is the same for the whole block), min/max on packed
 // lanes (uint8 as two u16x2 halves).
+// Tile height, measured on one H200 (16384^2 uint8 erosion, with the pair levels): 64-row tiles
+// (runs_threads_y = 4, __launch_bounds__(512, 2), 64 registers, no spills) took line:255:30 from
+// 1.885 to 1.599 ms and line:1001:60 from 3.270 to 2.591 (the reach's extra rows staged and
+// built once per 64 rows), but fewer elements fit runs_max_shared (the others take the padded
+// general path): largest uint8 disk 72 -> 59, float32 lines at L 63..1001 every 0.5 deg 2123
+// -> 2026 of 2160. Kept at 32 rows; 64 where the tile fits wants the height chosen per launch.
 constexpr int runs_threads_x = 128, runs_threads_y = 2, runs_rows = 16, runs_tile_h = runs_threads_y * runs_rows;
 constexpr int runs_block = runs_threads_x * runs_threads_y;
 constexpr int max_run_terms = 96, max_doubling_levels = 12;
@@ -859,7 +865,7 @@ run_table make_run_table(const run_launch& l) {
         }
     }
     // Building a level costs about one lookup per staged pixel of the output tile, plus its
-    // barriers.
+    // barriers (an estimate, not tuned: line:255:30 gets 3 pair levels and 11 lookups, was 27).
     const i64 tile = runs_threads_x * l.P() * runs_tile_h;
     const pair_levels pairs = plan_pair_levels(anchors, static_cast<int>((sw * l.sh() + tile - 1) / tile) + 1);
     run_table t;
