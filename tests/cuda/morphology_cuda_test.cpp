@@ -516,6 +516,42 @@ TYPED_TEST(MorphologyCuda, ShearedPassEdgesEqualReference) {
     }
 }
 
+// The runs kernel's pair levels (pair_levels.hpp): lines at angles whose periods differ (steps
+// pointing left and right, horizontal and vertical runs, one to four pair levels over level 0
+// or a doubling level), on images one off its tiles (128 words wide, 32 rows), erosion,
+// dilation and opening under every border mode the general path takes, aligned rows and
+// strided views, against the reference (the CPU for L = 255).
+TYPED_TEST(MorphologyCuda, RunsPairLevelsEqualReference) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    constexpr std::int64_t P = 4 / static_cast<std::int64_t>(sizeof(T));
+    const std::uint64_t seed = 2026;
+    std::mt19937_64 rng(seed);
+    const std::int64_t sizes[][2] = {{128 * P + 1, 33}, {256 * P - 1, 31}, {37, 65}};
+    const double angles[] = {5, 20, 30, 37, 60, 80, 100, 120, 150, 165};
+    int trial = 0;
+    for (const auto& s : sizes) {
+        const std::int64_t w = s[0], h = s[1];
+        const auto img = random_image<T>(rng, w, h, 250);
+        for (const std::int64_t L : {17, 41, 101, 255})
+            for (const double angle : angles) {
+                ++trial;
+                const auto se = structuring_element::line(L, angle);
+                const auto mode = all_modes[trial % std::size(all_modes)];
+                const border bm = make_border<T>(mode);
+                const auto op = trial % 3 == 0 ? morphology_op::opening
+                                : trial % 3 == 1 ? morphology_op::erosion
+                                                 : morphology_op::dilation;
+                const auto want = L > 101 ? run_cpu<T>(op, img.view(), se, bm) : reference::morphology<T>(op, img.view(), se, bm);
+                ::testing::AssertionResult guard = ::testing::AssertionSuccess();
+                const auto got = run_cuda<T>(op, img.view(), se, bm, rng, trial % 2 == 0, guard);
+                const std::string what = describe(seed, trial, w, h, se, op, mode, trial % 2 == 0);
+                ASSERT_TRUE(guard) << what;
+                ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs reference: " << what;
+            }
+    }
+}
+
 // Openings and closings (and top-hats) by one horizontal line, and by one vertical line for
 // float32, take one fused kernel under ignore and constant borders (fused_opening.cuh): sizes
 // one off its 256-row bands and 16-column strips, images shorter than the line's reach, odd and

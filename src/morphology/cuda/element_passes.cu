@@ -14,6 +14,7 @@
 #include "core/cuda/check.cuh"
 #include "granula/core/device.hpp"
 #include "morphology/cuda/line_pass.cuh"
+#include "morphology/cuda/pair_levels.hpp"
 #include "morphology/cuda/tuning.hpp"
 #include "morphology/cuda/vhgw.cuh"
 
@@ -594,23 +595,35 @@ void sheared_words(device_view<const typename V::elem> in, device_view<typename 
 // output tile (128 threads x P pixels wide, 32 rows) and the terms' reach in shared memory,
 // then builds the doubling levels level_k(p) = min of 2^k pixels from p in place, one level at
 // a time, and takes each term of length l from level k = floor(log2 l) at its start and at
-// start + l - 2^k. A thread owns P = 4 / sizeof(T) adjacent pixels of 16 rows: every lookup is
-// one 32-bit word (two, funnel-shifted, when the term's start is not word aligned; the shift is
-// the same for the whole block), min/max on packed lanes (uint8 as two u16x2 halves).
+// start + l - 2^k. Pair levels (pair_levels.hpp) may follow the doubling levels: level
+// j + 1 = min of level j at p and at p + step, which reads two of its lookups at once (a line
+// at an angle: its period's runs along a staircase). A thread owns P = 4 / sizeof(T) adjacent
+// pixels of 16 rows: every lookup is one 32-bit word (two, funnel-shifted, when the term's
+// start is not word aligned; the shift is the same for the whole block), min/max on packed
+// lanes (uint8 as two u16x2 halves).
+// Tile height, measured on one H200 (16384^2 uint8 erosion, with the pair levels): 64-row tiles
+// (runs_threads_y = 4, __launch_bounds__(512, 2), 64 registers, no spills) took line:255:30 from
+// 1.885 to 1.599 ms and line:1001:60 from 3.270 to 2.591 (the reach's extra rows staged and
+// built once per 64 rows), but fewer elements fit runs_max_shared (the others take the padded
+// general path): largest uint8 disk 72 -> 59, float32 lines at L 63..1001 every 0.5 deg 2123
+// -> 2026 of 2160. Kept at 32 rows; 64 where the tile fits wants the height chosen per launch.
 constexpr int runs_threads_x = 128, runs_threads_y = 2, runs_rows = 16, runs_tile_h = runs_threads_y * runs_rows;
 constexpr int runs_block = runs_threads_x * runs_threads_y;
-constexpr int max_run_terms = 96, max_run_levels = 12;
+constexpr int max_run_terms = 96, max_doubling_levels = 12;
+constexpr int max_run_levels = max_doubling_levels + static_cast<int>(pair_levels_max_levels);
+// Entries of one or two lookups: a term's at most below the pair levels, one per lookup of theirs.
+constexpr int max_run_entries = max_run_terms + static_cast<int>(pair_levels_max_anchors);
 constexpr int runs_max_shared = 112 * 1024;
 
 template <class T>
 constexpr int runs_tile_w = runs_threads_x * (4 / static_cast<int>(sizeof(T)));
 
 struct run_table {
-    int count = 0;
     int levels = 0;                    // levels 0 .. levels - 1 are built
-    int level_end[max_run_levels]{};   // terms [level_end[k - 1], level_end[k]) read level k
-    int offset[max_run_terms]{};       // shared-memory byte offset of a term's first lookup
-    int second[max_run_terms]{};       // of its second lookup (-1: none, the length is 2^k)
+    int step[max_run_levels]{};        // level k >= 1: min of level k - 1 at p and p + step (bytes)
+    int level_end[max_run_levels]{};   // entries [level_end[k - 1], level_end[k]) read level k
+    int offset[max_run_entries]{};     // shared-memory byte offset of an entry's first lookup
+    int second[max_run_entries]{};     // of its second lookup (-1: none)
 };
 
 template <class T>
@@ -633,7 +646,7 @@ __device__ __forceinline__ std::uint32_t shared_word(const std::uint32_t* S, int
     return shift == 0 ? S[w] : __funnelshift_r(S[w], S[w + 1], shift);
 }
 
-template <class T, bool Max, bool Vertical>
+template <class T, bool Max>
 __global__ void __launch_bounds__(runs_block, 3) runs_kernel(const runs_args<T> a, const run_table t) {
     using V = typename split_word<T>::type;
     using Op = word_op<V, Max>;
@@ -687,9 +700,10 @@ __global__ void __launch_bounds__(runs_block, 3) runs_kernel(const runs_args<T> 
         for (int i = 0; i < runs_rows; ++i) acc[i] = Op::identity();
         for (int k = 0; k < t.levels; ++k) {
             if (k > 0) {
-                // level k from level k - 1, in place in increasing order: a chunk reads only
-                // entries no earlier chunk wrote, and writes after every thread has read it.
-                const int hb = (1 << (k - 1)) * (Vertical ? SW : 1) * static_cast<int>(sizeof(T));
+                // level k from level k - 1, in place in increasing order (steps point forward): a
+                // chunk reads only entries no earlier chunk wrote, and writes after every thread
+                // has read it.
+                const int hb = t.step[k];
                 const int q = hb >> 2, limit = total_words - q;
                 const unsigned shift = static_cast<unsigned>(hb & 3) * 8;
                 constexpr int B = 8;
@@ -807,7 +821,7 @@ std::vector<run_launch> plan_run_launches(const std::vector<run_term>& terms, i6
             for (const auto& t : l.terms) {
                 const i64 ex = t.x + (vertical ? 0 : t.length - 1), ey = t.y + (vertical ? t.length - 1 : 0);
                 x0 = std::min(x0, t.x), x1 = std::max(x1, ex), y0 = std::min(y0, t.y), y1 = std::max(y1, ey);
-                if (level_of(t.length) >= max_run_levels) return {};
+                if (level_of(t.length) >= max_doubling_levels) return {};
             }
             if (x1 - x0 > 4096 || y1 - y0 > 4096) return {};
             l.rx0 = static_cast<int>(x0), l.rx1 = static_cast<int>(x1), l.ry0 = static_cast<int>(y0),
@@ -817,6 +831,62 @@ std::vector<run_launch> plan_run_launches(const std::vector<run_term>& terms, i6
         }
     }
     return launches;
+}
+
+// The launch's lookups by level. Doubling levels 1 .. s, then pair levels (pair_levels.hpp)
+// over the anchors of level s: a run of length l >= 2^s read at its start, every 2^s pixels
+// and at start + l - 2^s (at s = top, its start and start + l - 2^top). s is the lowest level
+// whose anchors fit the pair levels' search (a line at an angle: 0, each pixel of its period's
+// runs an anchor; a disk: top, its runs' lookups then taken one each). A run shorter than 2^s is
+// read at its own level k = floor(log2 l), at its start and at start + l - 2^k. Offsets in bytes
+// of the staged tile.
+run_table make_run_table(const run_launch& l) {
+    const i64 sw = l.sw(), bpp = l.bytes_per_pixel;
+    int top = 0;
+    for (const auto& rt : l.terms) top = std::max(top, level_of(rt.length));
+    const auto anchor_count = [&](int s) {
+        std::size_t n = 0;
+        for (const auto& rt : l.terms)
+            if (level_of(rt.length) >= s) n += static_cast<std::size_t>((rt.length + (i64{1} << s) - 1) >> s);
+        return n;
+    };
+    int s = 0;
+    while (s < top && anchor_count(s) > pair_levels_max_anchors) ++s;
+    std::vector<std::vector<tile_point>> lookups(static_cast<std::size_t>(s));
+    std::vector<tile_point> anchors;
+    for (const auto& rt : l.terms) {
+        const int k = std::min(level_of(rt.length), s);
+        const i64 piece = i64{1} << k;
+        auto& to = k == s ? anchors : lookups[static_cast<std::size_t>(k)];
+        for (i64 off = 0;; off = std::min(off + piece, rt.length - piece)) {
+            to.push_back({static_cast<int>(rt.x - l.rx0 + (l.vertical ? 0 : off)),
+                          static_cast<int>(rt.y - l.ry0 + (l.vertical ? off : 0))});
+            if (off == rt.length - piece) break;
+        }
+    }
+    // Building a level costs about one lookup per staged pixel of the output tile, plus its
+    // barriers (an estimate, not tuned: line:255:30 gets 3 pair levels and 11 lookups, was 27).
+    const i64 tile = runs_threads_x * l.P() * runs_tile_h;
+    const pair_levels pairs = plan_pair_levels(anchors, static_cast<int>((sw * l.sh() + tile - 1) / tile) + 1);
+    run_table t;
+    for (int k = 1; k <= s; ++k) t.step[k] = static_cast<int>((i64{1} << (k - 1)) * (l.vertical ? sw : 1) * bpp);
+    for (std::size_t j = 0; j < pairs.steps.size(); ++j)
+        t.step[static_cast<std::size_t>(s) + 1 + j] = static_cast<int>((pairs.steps[j].y * sw + pairs.steps[j].x) * bpp);
+    lookups.insert(lookups.end(), pairs.lookups.begin(), pairs.lookups.end());
+    t.levels = static_cast<int>(lookups.size());
+    int n = 0;
+    for (std::size_t k = 0; k < lookups.size(); ++k) {
+        const auto& at = lookups[k];
+        for (std::size_t i = 0; i < at.size(); i += 2) {  // two lookups per entry
+            if (n == max_run_entries) throw std::logic_error("granula bug: run lookups past the table");
+            const auto offset = [&](tile_point p) { return static_cast<int>((p.y * sw + p.x) * bpp); };
+            t.offset[n] = offset(at[i]);
+            t.second[n] = i + 1 < at.size() ? offset(at[i + 1]) : -1;
+            ++n;
+        }
+        t.level_end[k] = n;
+    }
+    return t;
 }
 
 constexpr int max_shifts_per_launch = 32;
@@ -945,22 +1015,7 @@ void runs_pass(device_view<const T> in, border_mode mode, T pad, device_view<T> 
         a.ry0 = l.ry0;
         a.sw = static_cast<int>(l.sw());
         a.sh = static_cast<int>(l.sh());
-        run_table t;
-        t.count = static_cast<int>(l.terms.size());
-        for (int j = 0; j < t.count; ++j) {
-            const run_term& rt = l.terms[static_cast<std::size_t>(j)];
-            const int k = level_of(rt.length);
-            t.levels = std::max(t.levels, k + 1);
-            const i64 first = (rt.y - l.ry0) * a.sw + (rt.x - l.rx0);
-            const i64 gap = (rt.length - (i64{1} << k)) * (l.vertical ? a.sw : 1);
-            t.offset[j] = static_cast<int>(first * static_cast<i64>(sizeof(T)));
-            t.second[j] = gap == 0 ? -1 : static_cast<int>((first + gap) * static_cast<i64>(sizeof(T)));
-        }
-        for (int k = 0; k < max_run_levels; ++k) {
-            int end = 0;
-            while (end < t.count && level_of(l.terms[static_cast<std::size_t>(end)].length) <= k) ++end;
-            t.level_end[k] = end;
-        }
+        const run_table t = make_run_table(l);
         const std::size_t bytes = static_cast<std::size_t>(l.shared_bytes());
         const dim3 block(runs_threads_x, runs_threads_y);
         const dim3 grid(static_cast<unsigned>((out.width() + runs_tile_w<T> - 1) / runs_tile_w<T>),
@@ -973,9 +1028,9 @@ void runs_pass(device_view<const T> in, border_mode mode, T pad, device_view<T> 
             kernel<<<grid, block, bytes, stream>>>(a, t);
         };
         if (maximum)
-            l.vertical ? launch(runs_kernel<T, true, true>) : launch(runs_kernel<T, true, false>);
+            launch(runs_kernel<T, true>);
         else
-            l.vertical ? launch(runs_kernel<T, false, true>) : launch(runs_kernel<T, false, false>);
+            launch(runs_kernel<T, false>);
         check_launch("runs_kernel");
         prior_data = out.data();  // later launches fold in what the earlier ones wrote
         prior_stride = out.stride();
