@@ -592,7 +592,7 @@ void sheared_words(device_view<const typename V::elem> in, device_view<typename 
 // out(x, y) = min (max) over the terms t of the run of t.length pixels from (x, y) + t.start
 // along x (or y), of the input extended by its border rule, with the output pixel (x, y) at
 // input (x + org_x, y + org_y); min (max) with prior(x, y) where given. A block stages its
-// output tile (128 threads x P pixels wide, 32 rows) and the terms' reach in shared memory,
+// output tile (128 threads x P pixels wide, 64 rows, or 32 where that does not fit) and the terms' reach in shared memory,
 // then builds the doubling levels level_k(p) = min of 2^k pixels from p in place, one level at
 // a time, and takes each term of length l from level k = floor(log2 l) at its start and at
 // start + l - 2^k. Pair levels (pair_levels.hpp) may follow the doubling levels: level
@@ -601,14 +601,13 @@ void sheared_words(device_view<const typename V::elem> in, device_view<typename 
 // pixels of 16 rows: every lookup is one 32-bit word (two, funnel-shifted, when the term's
 // start is not word aligned; the shift is the same for the whole block), min/max on packed
 // lanes (uint8 as two u16x2 halves).
-// Tile height, measured on one H200 (16384^2 uint8 erosion, with the pair levels): 64-row tiles
-// (runs_threads_y = 4, __launch_bounds__(512, 2), 64 registers, no spills) took line:255:30 from
-// 1.885 to 1.599 ms and line:1001:60 from 3.270 to 2.591 (the reach's extra rows staged and
-// built once per 64 rows), but fewer elements fit runs_max_shared (the others take the padded
-// general path): largest uint8 disk 72 -> 59, float32 lines at L 63..1001 every 0.5 deg 2123
-// -> 2026 of 2160. Kept at 32 rows; 64 where the tile fits wants the height chosen per launch.
-constexpr int runs_threads_x = 128, runs_threads_y = 2, runs_rows = 16, runs_tile_h = runs_threads_y * runs_rows;
-constexpr int runs_block = runs_threads_x * runs_threads_y;
+// Tile height, chosen per launch: 64 rows (ThreadsY = 4, __launch_bounds__(512, 2), 64 registers,
+// no spills) where that tile fits runs_max_shared, else 32 (ThreadsY = 2). One H200, 16384^2
+// uint8 erosion, with the pair levels: 64-row tiles took line:255:30 from 1.885 to 1.599 ms and
+// line:1001:60 from 3.270 to 2.591 (the reach's extra rows staged and built once per 64 rows),
+// but at 64 rows alone fewer elements fit (the others take the padded general path): largest
+// uint8 disk 72 -> 59, float32 lines at L 63..1001 every 0.5 deg 2123 -> 2026 of 2160.
+constexpr int runs_threads_x = 128, runs_rows = 16;
 constexpr int max_run_terms = 96, max_doubling_levels = 12;
 constexpr int max_run_levels = max_doubling_levels + static_cast<int>(pair_levels_max_levels);
 // Entries of one or two lookups: a term's at most below the pair levels, one per lookup of theirs.
@@ -646,8 +645,10 @@ __device__ __forceinline__ std::uint32_t shared_word(const std::uint32_t* S, int
     return shift == 0 ? S[w] : __funnelshift_r(S[w], S[w + 1], shift);
 }
 
-template <class T, bool Max>
-__global__ void __launch_bounds__(runs_block, 3) runs_kernel(const runs_args<T> a, const run_table t) {
+template <class T, bool Max, int ThreadsY>
+__global__ void __launch_bounds__(runs_threads_x * ThreadsY, ThreadsY == 2 ? 3 : 2)
+    runs_kernel(const runs_args<T> a, const run_table t) {
+    constexpr int runs_threads_y = ThreadsY, runs_block = runs_threads_x * ThreadsY, runs_tile_h = ThreadsY * runs_rows;
     using V = typename split_word<T>::type;
     using Op = word_op<V, Max>;
     using word = typename V::word;
@@ -789,9 +790,11 @@ struct run_launch {
     bool vertical = false;
     int rx0 = 0, rx1 = 0, ry0 = 0, ry1 = 0;
     i64 bytes_per_pixel = 1;
+    int threads_y = 4;  // the kernel's ThreadsY: 4 (64-row tiles) where that fits, else 2
     i64 P() const { return 4 / bytes_per_pixel; }
+    i64 tile_h() const { return threads_y * runs_rows; }
     i64 sw() const { return (runs_threads_x * P() + rx1 - rx0 + P() - 1) / P() * P(); }
-    i64 sh() const { return runs_tile_h + ry1 - ry0; }
+    i64 sh() const { return tile_h() + ry1 - ry0; }
     i64 shared_bytes() const { return sw() * sh() * bytes_per_pixel + 16; }  // + the last word's neighbour
 };
 
@@ -826,6 +829,7 @@ std::vector<run_launch> plan_run_launches(const std::vector<run_term>& terms, i6
             if (x1 - x0 > 4096 || y1 - y0 > 4096) return {};
             l.rx0 = static_cast<int>(x0), l.rx1 = static_cast<int>(x1), l.ry0 = static_cast<int>(y0),
             l.ry1 = static_cast<int>(y1);
+            if (l.shared_bytes() > runs_max_shared) l.threads_y = 2;
             if (l.shared_bytes() > runs_max_shared) return {};
             launches.push_back(std::move(l));
         }
@@ -866,7 +870,7 @@ run_table make_run_table(const run_launch& l) {
     }
     // Building a level costs about one lookup per staged pixel of the output tile, plus its
     // barriers (an estimate, not tuned: line:255:30 gets 3 pair levels and 11 lookups, was 27).
-    const i64 tile = runs_threads_x * l.P() * runs_tile_h;
+    const i64 tile = runs_threads_x * l.P() * l.tile_h();
     const pair_levels pairs = plan_pair_levels(anchors, static_cast<int>((sw * l.sh() + tile - 1) / tile) + 1);
     run_table t;
     for (int k = 1; k <= s; ++k) t.step[k] = static_cast<int>((i64{1} << (k - 1)) * (l.vertical ? sw : 1) * bpp);
@@ -1017,9 +1021,9 @@ void runs_pass(device_view<const T> in, border_mode mode, T pad, device_view<T> 
         a.sh = static_cast<int>(l.sh());
         const run_table t = make_run_table(l);
         const std::size_t bytes = static_cast<std::size_t>(l.shared_bytes());
-        const dim3 block(runs_threads_x, runs_threads_y);
+        const dim3 block(runs_threads_x, static_cast<unsigned>(l.threads_y));
         const dim3 grid(static_cast<unsigned>((out.width() + runs_tile_w<T> - 1) / runs_tile_w<T>),
-                        grid_rows((out.height() + runs_tile_h - 1) / runs_tile_h));
+                        grid_rows((out.height() + l.tile_h() - 1) / l.tile_h()));
         const auto launch = [&](auto kernel) {
             if (bytes > 48 * 1024)
                 granula::detail::check_cuda(
@@ -1027,10 +1031,10 @@ void runs_pass(device_view<const T> in, border_mode mode, T pad, device_view<T> 
                     "cudaFuncSetAttribute");
             kernel<<<grid, block, bytes, stream>>>(a, t);
         };
-        if (maximum)
-            launch(runs_kernel<T, true>);
+        if (l.threads_y == 4)
+            maximum ? launch(runs_kernel<T, true, 4>) : launch(runs_kernel<T, false, 4>);
         else
-            launch(runs_kernel<T, false>);
+            maximum ? launch(runs_kernel<T, true, 2>) : launch(runs_kernel<T, false, 2>);
         check_launch("runs_kernel");
         prior_data = out.data();  // later launches fold in what the earlier ones wrote
         prior_stride = out.stride();
