@@ -592,8 +592,8 @@ void sheared_words(device_view<const typename V::elem> in, device_view<typename 
 // out(x, y) = min (max) over the terms t of the run of t.length pixels from (x, y) + t.start
 // along x (or y), of the input extended by its border rule, with the output pixel (x, y) at
 // input (x + org_x, y + org_y); min (max) with prior(x, y) where given. A block stages its
-// output tile (128 threads x P pixels wide, 64 rows, or 32 where that does not fit) and the terms' reach in shared memory,
-// then builds the doubling levels level_k(p) = min of 2^k pixels from p in place, one level at
+// output tile (128 threads x P pixels wide, 64 rows, or 32 where that does not fit) and the
+// terms' reach in shared memory, then builds the doubling levels level_k(p) = min of 2^k pixels from p in place, one level at
 // a time, and takes each term of length l from level k = floor(log2 l) at its start and at
 // start + l - 2^k. Pair levels (pair_levels.hpp) may follow the doubling levels: level
 // j + 1 = min of level j at p and at p + step, which reads two of its lookups at once (a line
@@ -601,12 +601,13 @@ void sheared_words(device_view<const typename V::elem> in, device_view<typename 
 // pixels of 16 rows: every lookup is one 32-bit word (two, funnel-shifted, when the term's
 // start is not word aligned; the shift is the same for the whole block), min/max on packed
 // lanes (uint8 as two u16x2 halves).
-// Tile height, chosen per launch: 64 rows (ThreadsY = 4, __launch_bounds__(512, 2), 64 registers,
-// no spills) where that tile fits runs_max_shared, else 32 (ThreadsY = 2). One H200, 16384^2
-// uint8 erosion, with the pair levels: 64-row tiles took line:255:30 from 1.885 to 1.599 ms and
-// line:1001:60 from 3.270 to 2.591 (the reach's extra rows staged and built once per 64 rows),
-// but at 64 rows alone fewer elements fit (the others take the padded general path): largest
-// uint8 disk 72 -> 59, float32 lines at L 63..1001 every 0.5 deg 2123 -> 2026 of 2160.
+// Tile height, chosen per launch: 64 rows (ThreadsY = 4, __launch_bounds__(512, 2), 64 registers;
+// uint8 spills 76 bytes) where that tile fits runs_max_shared, else 32 (ThreadsY = 2). One H200,
+// 16384^2 uint8 erosion, with the pair levels: 64-row tiles took line:255:30 from 1.886 to 1.597
+// ms, line:1001:60 from 3.271 to 2.589 and disk:31 from 5.247 to 4.591 (the reach's extra rows
+// staged and built once per 64 rows); at 64 rows alone fewer elements would fit (the others take
+// the padded general path): largest uint8 disk 72 -> 59, float32 lines at L 63..1001 every 0.5
+// deg 2123 -> 2026 of 2160.
 constexpr int runs_threads_x = 128, runs_rows = 16;
 constexpr int max_run_terms = 96, max_doubling_levels = 12;
 constexpr int max_run_levels = max_doubling_levels + static_cast<int>(pair_levels_max_levels);
