@@ -24,6 +24,10 @@ void gaussian(host_view<const T> in, host_view<U> out, const detail::axis_plan& 
         GRANULA_SIMD_DISPATCH_AVX512(gaussian_horizontal_pass<T GRANULA_COMMA U>, in, out, cols_axis);
         return;
     }
+    if (rows_axis.kind == gaussian_kind::fir && cols_axis.kind == gaussian_kind::fir) {
+        GRANULA_SIMD_DISPATCH_AVX512(gaussian_fir_both<T GRANULA_COMMA U>, in, out, rows_axis, cols_axis);
+        return;
+    }
     if constexpr (std::is_same_v<U, float>) {
         // Each pass reads all of a work item's lines before writing them, so the row pass can
         // run in place on the column pass's result: no temporary image (whose first touch cost
