@@ -784,7 +784,8 @@ void fir_horizontal(host_view<const T> in, host_view<U> out, const axis_plan& p)
 //     tap pair: twice the loads, half of them split over two cache lines); the results are
 //     transposed back into the output rows.
 constexpr std::int64_t fir_band_rows = 64;
-constexpr std::int64_t fir_chunk = 128;  // 2 rv + 2 staged pieces of 512 bytes stay in L1 for rv <= 30
+constexpr std::int64_t fir_chunk = 128;
+constexpr std::int64_t fir_vertical_block = 3 * lane_width;  // one fir_pair_block<3>
 
 // Taps t[0 .. r] (t[j] weights the samples j away, splatted) for outputs i and i + 1 of lines
 // that run across "rows" `stride` floats apart, n floats (a multiple of lane_width) of each: s is
@@ -878,16 +879,22 @@ void fir_both(host_view<const T> in, host_view<U> out, const axis_plan& pv, cons
                 for (std::int64_t o = 0; x0 + C < w && o < C * std::int64_t(sizeof(T)); o += 64)
                     __builtin_prefetch(next + o, 0, 2);
             }
-            for (std::int64_t i = 0; i < nr; i += R) {
-                for (std::int64_t k = 0; k < R; k += 2)
-                    pair_v(tv.data(), rv, stage + (i + k + rv) * C, C, tile + k * C, tile + (k + 1) * C, cwr);
-                for (std::int64_t q = 0; q < R; q += W)
-                    for (std::int64_t c0 = 0; c0 < cwr; c0 += W) {
-                        lanes v[W];
-                        for (std::int64_t l = 0; l < W; ++l) v[l] = vload<lanes>(tile + (q + l) * C + c0);
-                        transpose(v);
-                        for (std::int64_t c = 0; c < W; ++c) vstore(lt + (rc + x0 + c0 + c) * nr + i + q, v[c]);
-                    }
+            // Blocks of fir_vertical_block columns down all the band's rows: their staged pieces
+            // stay in L1, and so do the lines of their columns of lanes being filled.
+            for (std::int64_t b0 = 0; b0 < cwr; b0 += fir_vertical_block) {
+                const std::int64_t bw = std::min(fir_vertical_block, cwr - b0);
+                for (std::int64_t i = 0; i < nr; i += R) {
+                    for (std::int64_t k = 0; k < R; k += 2)
+                        pair_v(tv.data(), rv, stage + (i + k + rv) * C + b0, C, tile + k * C, tile + (k + 1) * C, bw);
+                    for (std::int64_t q = 0; q < R; q += W)
+                        for (std::int64_t c0 = 0; c0 < bw; c0 += W) {
+                            lanes v[W];
+                            for (std::int64_t l = 0; l < W; ++l) v[l] = vload<lanes>(tile + (q + l) * C + c0);
+                            transpose(v);
+                            for (std::int64_t c = 0; c < W; ++c)
+                                vstore(lt + (rc + x0 + b0 + c0 + c) * nr + i + q, v[c]);
+                        }
+                }
             }
         }
         for (std::int64_t k = 0; k < 2 * rc; ++k) {
