@@ -109,6 +109,64 @@ TEST(GaussianFir, RadiusAndTruncateAndOneAxis) {
     check_against_reference<float>(rng, 11, 40, p, r2, 2e-6, "radius");
 }
 
+// Both axes fir run as one pass over bands of 64 rows, staged 128 columns at a time: sizes
+// around those (one band and more, an odd last band, one chunk and more), widths below a SIMD
+// vector and below the radius, heights below 2r + 1, a radius of 20 (sigma 5), every mode
+// (constant with a cval), orders 0 to 2 on either axis, the three input types.
+TEST(GaussianFir, BothAxesInOnePassAtItsEdges) {
+    std::mt19937_64 rng(11);
+    const std::int64_t edge_sizes[][2] = {{3, 200}, {300, 5}, {129, 131}, {7, 7}, {260, 67}, {131, 64}, {5, 41}};
+    for (bool simd : {true, false}) {
+        set_simd_enabled(simd);
+        for (auto [w, h] : edge_sizes)
+            for (border_mode m : modes)
+                for (int o0 = 0; o0 <= 2; ++o0) {
+                    gaussian_params p;
+                    p.method = gaussian_method::fir;
+                    p.sigma = {5.0, 2.5};
+                    p.order = {o0, (o0 + 2) % 3};
+                    p.mode = {m, modes[(static_cast<int>(m) + 2) % 5]};
+                    p.cval = -1.5;
+                    std::int64_t r[2] = {20, 10};
+                    check_against_reference<float>(rng, w, h, p, r, 2e-6, "fused fir float32");
+                    std::swap(p.sigma[0], p.sigma[1]);
+                    std::swap(r[0], r[1]);
+                    check_against_reference<std::uint8_t>(rng, w, h, p, r, 2e-6, "fused fir uint8");
+                    check_against_reference<std::uint16_t>(rng, w, h, p, r, 2e-6, "fused fir uint16");
+                }
+    }
+    set_simd_enabled(true);
+}
+
+// scipy's rule: a NaN makes exactly the outputs within the radius on both axes NaN, an inf
+// makes them non-finite; over the parallel threshold, so bands run on both threads.
+TEST(GaussianFir, BothAxesNanAndInfReachExactlyTheRadius) {
+    const std::int64_t w = 700, h = 400, rv = 20, rc = 12;
+    for (float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()})
+        for (int threads : {1, 2}) {
+            host_image<float> in(w, h);
+            fill(in.view(), 1.0f);
+            const std::int64_t ys[] = {100, 127, 128}, xs[] = {300, 127, 600};  // across bands and chunks
+            for (int i = 0; i < 3; ++i) in.view()(ys[i], xs[i]) = bad;
+            gaussian_params p;
+            p.method = gaussian_method::fir;
+            p.sigma = {5.0, 3.0};
+            set_num_threads(threads);
+            const auto out = gaussian<float>(host_view<const float>(in.view()), p);
+            set_num_threads(0);
+            for (std::int64_t y = 0; y < h; ++y)
+                for (std::int64_t x = 0; x < w; ++x) {
+                    bool near = false;
+                    for (int i = 0; i < 3; ++i) near |= std::abs(y - ys[i]) <= rv && std::abs(x - xs[i]) <= rc;
+                    const float v = out.view()(y, x);
+                    if (std::isnan(bad))
+                        ASSERT_EQ(std::isnan(v), near) << y << " " << x << " threads " << threads;
+                    else
+                        ASSERT_EQ(!std::isfinite(v), near) << y << " " << x << " threads " << threads;
+                }
+        }
+}
+
 // The recursive filters against the exact sampled Gaussian with a radius their responses
 // have died out by: the error is the method's approximation error, bounded per method.
 TEST(GaussianRecursive, MatchesSampledGaussianEveryModeAndSize) {

@@ -72,9 +72,11 @@ std::string_view to_string(gaussian_split split);
 // Parses "one_way", "two_way", "two_way_exact"; throws invalid_argument listing the names.
 gaussian_split parse_gaussian_split(std::string_view name);
 
-// automatic uses fir for sigma below this on the CPU (measured: docs/gaussian.md) and below
-// gaussian_fir_max_sigma_cuda on the GPU, where fir stays faster than the recursion up to a
-// larger sigma (H200, 8192x8192 float32, truncate 4, both passes by bulk copy: fir 0.501 ms at
+// automatic uses fir for sigma below this on the CPU and below gaussian_fir_max_sigma_cuda on
+// the GPU. CPU (Zen 3 build VM, 4096x4096 float32, both axes in one fir pass): fir level with
+// recursive6 at sigma 2.5 (22-24 ms on 2 threads), slower from 3 (26-30 against 23-24 ms), on
+// one thread slower from 3 as well (docs/benchmarks.md, "both axes fir in one pass"). On the
+// GPU fir stays faster than the recursion up to a larger sigma (H200, 8192x8192 float32, truncate 4, both passes by bulk copy: fir 0.501 ms at
 // sigma 8 against deriche's 0.588, 0.589 against 0.591 at 10, 0.643 against 0.587 at 11;
 // docs/benchmarks.md "Issue 5: fir rows by bulk copy").
 inline constexpr double gaussian_fir_max_sigma = 3.0;

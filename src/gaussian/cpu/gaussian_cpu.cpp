@@ -12,6 +12,13 @@ using detail::gaussian_kind;
 // Lets a two-argument template name pass through GRANULA_SIMD_DISPATCH as one macro argument.
 #define GRANULA_COMMA ,
 
+// Both axes fir run as one pass (gaussian_fir_both) from this sum of the two radii on; below it
+// the two passes are faster: the fused pass's staging and transposes cost more than the image
+// traffic it saves when the kernels are short. Measured at 4096x4096 float32 (Zen 3 build VM,
+// docs/benchmarks.md): sigma 1 (radii 4 + 4) two passes 11-13 ms against 14 on 2 threads,
+// sigma 1.5 (6 + 6) level, sigma 2 (8 + 8) 23-26 ms against 20-21.
+constexpr std::int64_t fir_fused_min_radii = 14;
+
 // rows_axis filters along axis 0 (each column is a line), cols_axis along axis 1.
 template <class T, class U>
 void gaussian(host_view<const T> in, host_view<U> out, const detail::axis_plan& rows_axis,
@@ -22,6 +29,11 @@ void gaussian(host_view<const T> in, host_view<U> out, const detail::axis_plan& 
     }
     if (rows_axis.kind == gaussian_kind::identity) {
         GRANULA_SIMD_DISPATCH_AVX512(gaussian_horizontal_pass<T GRANULA_COMMA U>, in, out, cols_axis);
+        return;
+    }
+    if (rows_axis.kind == gaussian_kind::fir && cols_axis.kind == gaussian_kind::fir &&
+        static_cast<std::int64_t>(rows_axis.taps.size() / 2 + cols_axis.taps.size() / 2) >= fir_fused_min_radii) {
+        GRANULA_SIMD_DISPATCH_AVX512(gaussian_fir_both<T GRANULA_COMMA U>, in, out, rows_axis, cols_axis);
         return;
     }
     if constexpr (std::is_same_v<U, float>) {

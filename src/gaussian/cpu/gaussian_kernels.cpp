@@ -9,7 +9,8 @@
 //  - horizontal (along rows): strips of NV vectors of rows; tiles of W x W pixels are
 //    transposed in registers into "rows of lanes" (sample k of every row of the strip side by
 //    side), the recursion runs over them, and the final tiles are transposed back.
-// FIR reads the image directly (fir_vertical, fir_horizontal). Young-van Vliet runs one
+// FIR reads the image directly (fir_vertical, fir_horizontal), or runs both axes in one pass
+// (fir_both) through a staged band and "columns of lanes". Young-van Vliet runs one
 // lane-parallel filter over a "rows of lanes" buffer (the line's border extension included):
 // vertical gathers a band of columns row by row, horizontal transposes a strip of rows into
 // the buffer and back.
@@ -114,6 +115,20 @@ template <class V>
 template <class V>
 V splat(float c) {
     return V{} + c;
+}
+
+// a * b + c, rounded once where the copy has FMA (the kernels build as ISO C++, under which
+// GCC contracts no multiply-add by itself).
+[[gnu::always_inline]] inline lanes fmadd(lanes a, lanes b, lanes c) {
+#if defined(GRANULA_SIMD_SCALAR)
+    return a * b + c;
+#elif defined(__AVX512F__)
+    return (lanes)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
+#elif defined(__FMA__)
+    return (lanes)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
+#else
+    return a * b + c;
+#endif
 }
 
 // One register of pixels converted to float, and back (rounded and clamped for integers).
@@ -611,9 +626,11 @@ void yvv_lanes(const detail::yvv_coeffs& c, const float* x, float* y, std::vecto
 // FIR: correlation with symmetric (orders 0, 2) or antisymmetric (order 1) taps, taps[r + j]
 // weighting the sample j pixels ahead, straight from the image: blocks of fir_vectors lane
 // vectors of output pixels accumulate in registers, t_0 x_i first, then each tap pair
-// t_j (x_{i+j} +- x_{i-j}) in one FMA, j = 1 .. r. Vertical: the 2r + 1 source rows of a band
-// of output rows stay in L2, so the image is read and written once. Horizontal: one row at a
-// time, copied with its border extension into a float buffer that the taps read at offsets.
+// t_j (x_{i+j} +- x_{i-j}), j = 1 .. r (a multiply and an add: fmadd measured no faster in this
+// load-bound loop, 4096x4096 axis 0 on 2 threads). Vertical: the 2r + 1 source rows of a band
+// of output rows stay in L2, so the image is read and written once. Horizontal (fir_rows): one
+// row at a time, copied with its border extension into a float buffer that the taps read at
+// offsets.
 constexpr int fir_vectors = 4;
 constexpr std::int64_t fir_rows_per_task = 32;
 
@@ -667,31 +684,249 @@ void fir_vertical(host_view<const T> in, host_view<U> out, const axis_plan& p) {
     });
 }
 
+// Horizontal taps t[0 .. r] along the float line c (its extension at c[-r .. -1] and c[w ..]
+// readable up to the next multiple of lane_width past w + r) into out[0 .. w).
+template <bool Odd, int NV, class U>
+[[gnu::always_inline]] inline void fir_row_block(const float* t, std::int64_t r, const float* c, U* out,
+                                                 std::int64_t n) {
+    constexpr std::int64_t W = lane_width;
+    lanes acc[NV];
+    const lanes t0 = splat<lanes>(t[0]);
+#pragma GCC unroll 8
+    for (int g = 0; g < NV; ++g) acc[g] = t0 * vload<lanes>(c + g * W);
+    for (std::int64_t j = 1; j <= r; ++j) {
+        const lanes tj = splat<lanes>(t[j]);
+#pragma GCC unroll 8
+        for (int g = 0; g < NV; ++g) {
+            const lanes a = vload<lanes>(c + g * W + j), b = vload<lanes>(c + g * W - j);
+            acc[g] = fmadd(tj, Odd ? a - b : a + b, acc[g]);
+        }
+    }
+#pragma GCC unroll 8
+    for (int g = 0; g < NV; ++g) {
+        if (n >= (g + 1) * W)
+            store_lanes(out + g * W, acc[g]);
+        else if (n > g * W)
+            store_lanes_partial(out + g * W, acc[g], n - g * W);
+    }
+}
+
+template <bool Odd, class U>
+void fir_row(const float* t, std::int64_t r, const float* c, U* out, std::int64_t w) {
+    constexpr int NV = 4;
+    std::int64_t x = 0;
+    for (; x + NV * lane_width <= w; x += NV * lane_width) fir_row_block<Odd, NV>(t, r, c + x, out + x, NV * lane_width);
+    for (; x < w; x += lane_width) fir_row_block<Odd, 1>(t, r, c + x, out + x, w - x);
+}
+
+// The horizontal fir of rows of width w: a row is copied as floats into a line buffer, extended
+// here by the mode, and filtered into the output.
+template <class U>
+class fir_rows {
+public:
+    fir_rows(const axis_plan& p, std::int64_t w)
+        : w_(w), r_(static_cast<std::int64_t>(p.taps.size() / 2)), cval_(p.cval),
+          taps_(p.taps.begin() + r_, p.taps.end()), ext_(static_cast<std::size_t>(2 * r_)),
+          row_(p.order == 1 ? fir_row<true, U> : fir_row<false, U>) {
+        for (std::int64_t k = 0; k < r_; ++k) {
+            ext_[static_cast<std::size_t>(k)] = source(k - r_, w, p.mode);
+            ext_[static_cast<std::size_t>(r_ + k)] = source(w + k, w, p.mode);
+        }
+    }
+    std::int64_t radius() const { return r_; }
+    // Floats a line buffer takes (its row at line + radius()).
+    std::int64_t line_floats() const { return (w_ + lane_width - 1) / lane_width * lane_width + 2 * r_ + lane_width; }
+    // c[0 .. w) holds the row: extends it and writes the filtered row to out.
+    void operator()(float* c, U* out) const {
+        for (std::int64_t k = 0; k < r_; ++k) {
+            const std::int64_t lo = ext_[static_cast<std::size_t>(k)], hi = ext_[static_cast<std::size_t>(r_ + k)];
+            c[k - r_] = lo < 0 ? cval_ : c[lo];
+            c[w_ + k] = hi < 0 ? cval_ : c[hi];
+        }
+        row_(taps_.data(), r_, c, out, w_);
+    }
+
+private:
+    std::int64_t w_, r_;
+    float cval_;
+    std::vector<float> taps_;          // taps_[j]: the columns j away
+    std::vector<std::int64_t> ext_;  // sources of the extension, -1: cval
+    void (*row_)(const float*, std::int64_t, const float*, U*, std::int64_t);
+};
+
 template <class T, class U>
 void fir_horizontal(host_view<const T> in, host_view<U> out, const axis_plan& p) {
-    const std::int64_t w = in.width(), h = in.height(), r = static_cast<std::int64_t>(p.taps.size() / 2);
-    std::vector<std::int64_t> ext(static_cast<std::size_t>(2 * r));  // sources of the extension
-    for (std::int64_t k = 0; k < r; ++k) {
-        ext[static_cast<std::size_t>(k)] = source(k - r, w, p.mode);
-        ext[static_cast<std::size_t>(r + k)] = source(w + k, w, p.mode);
-    }
+    const std::int64_t w = in.width(), h = in.height();
+    const fir_rows<U> rows(p, w);
     detail::parallel_for((h + fir_rows_per_task - 1) / fir_rows_per_task, w * h, [&](std::int64_t task) {
         flush_denormals ftz;
         std::vector<float>& line = thread_buffers().x;
-        line.resize(static_cast<std::size_t>(w + 2 * r));
-        float* const centre = line.data() + r;
-        std::vector<const float*> src(static_cast<std::size_t>(2 * r + 1));
-        for (std::int64_t k = -r; k <= r; ++k) src[static_cast<std::size_t>(r + k)] = centre + k;
+        line.resize(static_cast<std::size_t>(rows.line_floats()));
+        float* const centre = line.data() + rows.radius();
         const std::int64_t y1 = std::min(h, (task + 1) * fir_rows_per_task);
         for (std::int64_t y = task * fir_rows_per_task; y < y1; ++y) {
             const T* row = in.row(y);
-            for (std::int64_t k = 0; k < r; ++k) {
-                const std::int64_t lo = ext[static_cast<std::size_t>(k)], hi = ext[static_cast<std::size_t>(r + k)];
-                line[static_cast<std::size_t>(k)] = lo < 0 ? p.cval : static_cast<float>(row[lo]);
-                centre[w + k] = hi < 0 ? p.cval : static_cast<float>(row[hi]);
-            }
             for (std::int64_t x = 0; x < w; ++x) centre[x] = static_cast<float>(row[x]);
-            fir_line<float, U>(p.taps, p.order == 1, p.cval, src.data(), out.row(y), w);
+            rows(centre, out.row(y));
+        }
+    });
+}
+
+// Both axes fir in one pass (issue 5): the image is read once and the result written once, where
+// the two passes above each take the whole image through memory. A work item is a band of
+// fir_band_rows output rows:
+//  1. its source rows (the band and rv rows either side) are staged fir_chunk columns at a time
+//     as floats into a contiguous buffer (the image rows' 16 KiB stride would map a chunk's
+//     2 rv + 2 rows onto one L1 set; the copy also converts the pixel type and holds the border
+//     rows and cval);
+//  2. the vertical taps run over the staged rows two output rows at a time (fir_pair), and the
+//     results are transposed in registers into "columns of lanes" (column x of all the band's
+//     rows side by side);
+//  3. the extension columns are copied in by the mode, and the horizontal taps run over the
+//     columns with the same kernel (along rows, the taps' windows are unaligned loads, two per
+//     tap pair: twice the loads, half of them split over two cache lines); the results are
+//     transposed back into the output rows.
+constexpr std::int64_t fir_band_rows = 64;
+constexpr std::int64_t fir_chunk = 128;
+constexpr std::int64_t fir_vertical_block = 3 * lane_width;  // one fir_pair_block<3>
+
+// Taps t[0 .. r] (t[j] weights the samples j away, splatted) for outputs i and i + 1 of lines
+// that run across "rows" `stride` floats apart, n floats (a multiple of lane_width) of each: s is
+// output i's centre sample. Each vector loaded feeds both outputs' pair sums, x[i+j] +- x[i-j]
+// and x[i+1+j] +- x[i+1-j], so a tap pair costs one load per output vector.
+template <bool Odd, int NV>
+[[gnu::always_inline]] inline void fir_pair_block(const lanes* t, std::int64_t r, const float* s, std::int64_t stride,
+                                                  float* o0, float* o1) {
+    constexpr std::int64_t W = lane_width;
+    lanes acc0[NV], acc1[NV], up[NV], dn[NV];
+#pragma GCC unroll 8
+    for (int g = 0; g < NV; ++g) {
+        dn[g] = vload<lanes>(s + g * W), up[g] = vload<lanes>(s + stride + g * W);
+        acc0[g] = t[0] * dn[g], acc1[g] = t[0] * up[g];
+    }
+    for (std::int64_t j = 1; j <= r; ++j) {
+        const float *a = s + (1 + j) * stride, *b = s - j * stride;
+#pragma GCC unroll 8
+        for (int g = 0; g < NV; ++g) {
+            const lanes va = vload<lanes>(a + g * W), vb = vload<lanes>(b + g * W);
+            acc0[g] = fmadd(t[j], Odd ? up[g] - vb : up[g] + vb, acc0[g]);
+            acc1[g] = fmadd(t[j], Odd ? va - dn[g] : va + dn[g], acc1[g]);
+            up[g] = va, dn[g] = vb;
+        }
+    }
+#pragma GCC unroll 8
+    for (int g = 0; g < NV; ++g) vstore(o0 + g * W, acc0[g]), vstore(o1 + g * W, acc1[g]);
+}
+
+template <bool Odd>
+void fir_pair(const lanes* t, std::int64_t r, const float* s, std::int64_t stride, float* o0, float* o1,
+              std::int64_t n) {
+    // 3 vectors: 6 accumulators and 6 carried loads fill AVX2's 16 registers without spilling (4 spill).
+    constexpr std::int64_t V3 = 3 * lane_width;
+    std::int64_t c = 0;
+    for (; c + V3 <= n; c += V3) fir_pair_block<Odd, 3>(t, r, s + c, stride, o0 + c, o1 + c);
+    if (n - c == 2 * lane_width)
+        fir_pair_block<Odd, 2>(t, r, s + c, stride, o0 + c, o1 + c);
+    else if (n > c)
+        fir_pair_block<Odd, 1>(t, r, s + c, stride, o0 + c, o1 + c);
+}
+
+std::vector<lanes> splat_taps(const axis_plan& p) {
+    const auto r = static_cast<std::int64_t>(p.taps.size() / 2);
+    std::vector<lanes> t(static_cast<std::size_t>(r + 1));
+    for (std::int64_t j = 0; j <= r; ++j) t[static_cast<std::size_t>(j)] = splat<lanes>(p.taps[static_cast<std::size_t>(r + j)]);
+    return t;
+}
+
+template <class T, class U>
+void fir_both(host_view<const T> in, host_view<U> out, const axis_plan& pv, const axis_plan& ph) {
+    constexpr std::int64_t W = lane_width, C = fir_chunk;
+    constexpr std::int64_t R = W < 2 ? 2 : W;  // rows (and columns) per transposed block; fir_pair makes 2
+    const std::int64_t w = in.width(), h = in.height();
+    const auto rv = static_cast<std::int64_t>(pv.taps.size() / 2), rc = static_cast<std::int64_t>(ph.taps.size() / 2);
+    const std::vector<lanes> tv = splat_taps(pv), th = splat_taps(ph);
+    std::vector<std::int64_t> ext(static_cast<std::size_t>(2 * rc));  // sources of the extension columns
+    for (std::int64_t k = 0; k < rc; ++k) {
+        ext[static_cast<std::size_t>(k)] = source(k - rc, w, ph.mode);
+        ext[static_cast<std::size_t>(rc + k)] = source(w + k, w, ph.mode);
+    }
+    const auto pair_v = pv.order == 1 ? fir_pair<true> : fir_pair<false>;
+    const auto pair_h = ph.order == 1 ? fir_pair<true> : fir_pair<false>;
+    // Columns of lanes: the interior at rc .. rc + w, room for the last block's reads past it.
+    const std::int64_t columns = (w + R - 1) / R * R + 2 * rc + R;
+    detail::parallel_for((h + fir_band_rows - 1) / fir_band_rows, w * h, [&](std::int64_t item) {
+        flush_denormals ftz;
+        buffers& buf = thread_buffers();
+        const std::int64_t y0 = item * fir_band_rows, nb = std::min(fir_band_rows, h - y0);
+        const std::int64_t nr = (nb + R - 1) / R * R, staged = nr + 2 * rv;  // rows past nb: computed, not stored
+        buf.x.resize(static_cast<std::size_t>(staged * C + std::max(R * C, R * nr)));
+        buf.y.resize(static_cast<std::size_t>(columns * nr));
+        float* const stage = buf.x.data();
+        float* const tile = stage + staged * C;  // R rows of a chunk, or R columns of the output
+        float* const lt = buf.y.data();          // column p's nr rows at lt + p * nr
+        for (std::int64_t x0 = 0; x0 < w; x0 += C) {
+            const std::int64_t cw = std::min(C, w - x0), cwr = (cw + W - 1) / W * W;
+            for (std::int64_t k = 0; k < staged; ++k) {
+                float* d = stage + k * C;
+                const std::int64_t row = source(y0 - rv + k, h, pv.mode);
+                if (row < 0) {
+                    std::fill_n(d, cwr, pv.cval);
+                    continue;
+                }
+                const T* s = in.row(row) + x0;
+                for (std::int64_t l = 0; l < cw; ++l) d[l] = static_cast<float>(s[l]);
+                std::fill(d + cw, d + cwr, 0.0f);  // lanes past the width: results land past the interior
+                // The row's next piece into L2 while this chunk is filtered: pieces of rows 16 KiB
+                // apart, which the hardware prefetchers do not follow.
+                const auto* next = reinterpret_cast<const char*>(s + C);
+                for (std::int64_t o = 0; x0 + C < w && o < C * std::int64_t(sizeof(T)); o += 64)
+                    __builtin_prefetch(next + o, 0, 2);
+            }
+            // Blocks of fir_vertical_block columns down all the band's rows: their staged pieces
+            // stay in L1, and so do the lines of their columns of lanes being filled.
+            for (std::int64_t b0 = 0; b0 < cwr; b0 += fir_vertical_block) {
+                const std::int64_t bw = std::min(fir_vertical_block, cwr - b0);
+                for (std::int64_t i = 0; i < nr; i += R) {
+                    for (std::int64_t k = 0; k < R; k += 2)
+                        pair_v(tv.data(), rv, stage + (i + k + rv) * C + b0, C, tile + k * C, tile + (k + 1) * C, bw);
+                    for (std::int64_t q = 0; q < R; q += W)
+                        for (std::int64_t c0 = 0; c0 < bw; c0 += W) {
+                            lanes v[W];
+                            for (std::int64_t l = 0; l < W; ++l) v[l] = vload<lanes>(tile + (q + l) * C + c0);
+                            transpose(v);
+                            for (std::int64_t c = 0; c < W; ++c)
+                                vstore(lt + (rc + x0 + b0 + c0 + c) * nr + i + q, v[c]);
+                        }
+                }
+            }
+        }
+        for (std::int64_t k = 0; k < 2 * rc; ++k) {
+            float* d = lt + (k < rc ? k : w + k) * nr;
+            const std::int64_t src = ext[static_cast<std::size_t>(k)];
+            if (src < 0)
+                std::fill_n(d, nr, ph.cval);
+            else
+                std::memcpy(d, lt + (rc + src) * nr, static_cast<std::size_t>(nr) * sizeof(float));
+        }
+        float* const ot = tile;  // R output columns of the band's rows
+        for (std::int64_t x = 0; x < w; x += R) {
+            for (std::int64_t k = 0; k < R; k += 2)
+                pair_h(th.data(), rc, lt + (rc + x + k) * nr, nr, ot + k * nr, ot + (k + 1) * nr, nr);
+            for (std::int64_t q = 0; q < R && x + q < w; q += W) {
+                const std::int64_t n = std::min(W, w - x - q);
+                for (std::int64_t i = 0; i < nb; i += W) {
+                    lanes v[W];
+                    for (std::int64_t l = 0; l < W; ++l) v[l] = vload<lanes>(ot + (q + l) * nr + i);
+                    transpose(v);
+                    for (std::int64_t l = 0; l < W && i + l < nb; ++l) {
+                        U* o = out.row(y0 + i + l) + x + q;
+                        if (n == W)
+                            store_lanes(o, v[l]);
+                        else
+                            store_lanes_partial(o, v[l], n);
+                    }
+                }
+            }
         }
     });
 }
@@ -805,9 +1040,15 @@ void gaussian_horizontal_pass(host_view<const T> in, host_view<U> out, const axi
     });
 }
 
+template <class T, class U>
+void gaussian_fir_both(host_view<const T> in, host_view<U> out, const axis_plan& rows_axis, const axis_plan& cols_axis) {
+    fir_both(in, out, rows_axis, cols_axis);
+}
+
 #define GRANULA_INSTANTIATE_PAIR(T, U)                                                                      \
     template void gaussian_vertical_pass<T, U>(host_view<const T>, host_view<U>, const axis_plan&);         \
-    template void gaussian_horizontal_pass<T, U>(host_view<const T>, host_view<U>, const axis_plan&);
+    template void gaussian_horizontal_pass<T, U>(host_view<const T>, host_view<U>, const axis_plan&);       \
+    template void gaussian_fir_both<T, U>(host_view<const T>, host_view<U>, const axis_plan&, const axis_plan&);
 GRANULA_INSTANTIATE_PAIR(std::uint8_t, std::uint8_t)
 GRANULA_INSTANTIATE_PAIR(std::uint8_t, float)
 GRANULA_INSTANTIATE_PAIR(float, std::uint8_t)
