@@ -117,8 +117,7 @@ V splat(float c) {
     return V{} + c;
 }
 
-// a * b + c, rounded once where the copy has FMA (the kernels build as ISO C++, under which
-// GCC contracts no multiply-add by itself).
+// a * b + c, rounded once where the copy has FMA, whatever the compiler would contract.
 [[gnu::always_inline]] inline lanes fmadd(lanes a, lanes b, lanes c) {
 #if defined(GRANULA_SIMD_SCALAR)
     return a * b + c;
@@ -626,8 +625,8 @@ void yvv_lanes(const detail::yvv_coeffs& c, const float* x, float* y, std::vecto
 // FIR: correlation with symmetric (orders 0, 2) or antisymmetric (order 1) taps, taps[r + j]
 // weighting the sample j pixels ahead, straight from the image: blocks of fir_vectors lane
 // vectors of output pixels accumulate in registers, t_0 x_i first, then each tap pair
-// t_j (x_{i+j} +- x_{i-j}), j = 1 .. r (a multiply and an add: fmadd measured no faster in this
-// load-bound loop, 4096x4096 axis 0 on 2 threads). Vertical: the 2r + 1 source rows of a band
+// t_j (x_{i+j} +- x_{i-j}), j = 1 .. r (as the compiler contracts it: fmadd measured no faster
+// in this load-bound loop, 4096x4096 axis 0 on 2 threads). Vertical: the 2r + 1 source rows of a band
 // of output rows stay in L2, so the image is read and written once. Horizontal (fir_rows): one
 // row at a time, copied with its border extension into a float buffer that the taps read at
 // offsets.
