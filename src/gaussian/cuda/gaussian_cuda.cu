@@ -667,9 +667,10 @@ __device__ __forceinline__ void fir_window(const float4* taps, int n, Next4 next
 
 // The zero taps multiply samples up to 3 past the radius on either side, and 0 x inf is NaN where
 // the sampled Gaussian (scipy, the CPU) never reads that sample. A NaN among the N outputs shows
-// in their sum (one add each, never taken for finite inputs); those outputs are then summed again
-// over the real taps alone, in fir_window's order, so they come out as the padding would have left
-// them. sample(o, m): the sample tap m (counted from the lead zeros) weights in output o.
+// in their sum (one add per output; no branch is taken while the sum is a number); the NaN
+// outputs are then summed again over the real taps alone, in fir_window's order, so they come
+// out as the padding would have left them. sample(o, m): the sample tap m (counted from the lead
+// zeros) weights in output o.
 template <int N, class Sample>
 __device__ __forceinline__ void keep_radius(const float* taps, const fir_taps& t, Sample sample, float (&acc)[N]) {
     float all = 0.0f;
