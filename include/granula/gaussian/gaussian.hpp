@@ -76,9 +76,10 @@ gaussian_split parse_gaussian_split(std::string_view name);
 // the GPU. CPU (Zen 3 build VM, 4096x4096 float32, both axes in one fir pass): fir level with
 // recursive6 at sigma 2.5 (22-24 ms on 2 threads), slower from 3 (26-30 against 23-24 ms), on
 // one thread slower from 3 as well (docs/benchmarks.md, "both axes fir in one pass"). On the
-// GPU fir stays faster than the recursion up to a larger sigma (H200, 8192x8192 float32, truncate 4, both passes by bulk copy: fir 0.501 ms at
-// sigma 8 against deriche's 0.588, 0.589 against 0.591 at 10, 0.643 against 0.587 at 11;
-// docs/benchmarks.md "Issue 5: fir rows by bulk copy").
+// GPU fir stays faster than the recursion up to a larger sigma (H200, 8192x8192 float32,
+// truncate 4, both passes by bulk copy: fir 0.501 ms at sigma 8 against deriche's 0.588, 0.589
+// against 0.591 at 10, 0.643 against 0.587 at 11; docs/benchmarks.md "Issue 5: fir rows by bulk
+// copy").
 inline constexpr double gaussian_fir_max_sigma = 3.0;
 inline constexpr double gaussian_fir_max_sigma_cuda = 10.0;
 

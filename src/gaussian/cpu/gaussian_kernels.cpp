@@ -242,6 +242,17 @@ buffers& thread_buffers() {
 // Source index of position `pos` along an axis of length n, or -1 for cval.
 std::int64_t source(std::int64_t pos, std::int64_t n, border_mode mode) { return detail::border_index(pos, n, mode); }
 
+// Where the pad samples before a line of n and the pad after it come from (-1: cval): entry k
+// for sample k - pad, entry pad + k for sample n + k.
+std::vector<std::int64_t> extension_sources(std::int64_t pad, std::int64_t n, border_mode mode) {
+    std::vector<std::int64_t> ext(static_cast<std::size_t>(2 * pad));
+    for (std::int64_t k = 0; k < pad; ++k) {
+        ext[static_cast<std::size_t>(k)] = source(k - pad, n, mode);
+        ext[static_cast<std::size_t>(pad + k)] = source(n + k, n, mode);
+    }
+    return ext;
+}
+
 
 // Column chunks of width B for a vertical pass writing to out; the first one is cut so the
 // others start on a 64-byte boundary where the row stride allows (numpy's large arrays start
@@ -478,11 +489,9 @@ void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan
     const detail::deriche_coeffs& c = p.deriche;
     // Source columns of the extension (-1: cval), looked up once, and the tiles [0, early)
     // that hold the left extension's sources.
-    std::vector<std::int64_t> ext(static_cast<std::size_t>(2 * pad));
+    const std::vector<std::int64_t> ext = extension_sources(pad, w, p.mode);
     std::int64_t early = 0;
     for (std::int64_t k = 0; k < pad; ++k) {
-        ext[static_cast<std::size_t>(k)] = source(k - pad, w, p.mode);
-        ext[static_cast<std::size_t>(pad + k)] = source(w + k, w, p.mode);
         const std::int64_t col = ext[static_cast<std::size_t>(k)];
         if (col >= head && col < tail) early = std::max(early, (col - head) / W + 1);
     }
@@ -725,13 +734,8 @@ class fir_rows {
 public:
     fir_rows(const axis_plan& p, std::int64_t w)
         : w_(w), r_(static_cast<std::int64_t>(p.taps.size() / 2)), cval_(p.cval),
-          taps_(p.taps.begin() + r_, p.taps.end()), ext_(static_cast<std::size_t>(2 * r_)),
-          row_(p.order == 1 ? fir_row<true, U> : fir_row<false, U>) {
-        for (std::int64_t k = 0; k < r_; ++k) {
-            ext_[static_cast<std::size_t>(k)] = source(k - r_, w, p.mode);
-            ext_[static_cast<std::size_t>(r_ + k)] = source(w + k, w, p.mode);
-        }
-    }
+          taps_(p.taps.begin() + r_, p.taps.end()), ext_(extension_sources(r_, w, p.mode)),
+          row_(p.order == 1 ? fir_row<true, U> : fir_row<false, U>) {}
     std::int64_t radius() const { return r_; }
     // Floats a line buffer takes (its row at line + radius()).
     std::int64_t line_floats() const { return (w_ + lane_width - 1) / lane_width * lane_width + 2 * r_ + lane_width; }
@@ -844,11 +848,7 @@ void fir_both(host_view<const T> in, host_view<U> out, const axis_plan& pv, cons
     const std::int64_t w = in.width(), h = in.height();
     const auto rv = static_cast<std::int64_t>(pv.taps.size() / 2), rc = static_cast<std::int64_t>(ph.taps.size() / 2);
     const std::vector<lanes> tv = splat_taps(pv), th = splat_taps(ph);
-    std::vector<std::int64_t> ext(static_cast<std::size_t>(2 * rc));  // sources of the extension columns
-    for (std::int64_t k = 0; k < rc; ++k) {
-        ext[static_cast<std::size_t>(k)] = source(k - rc, w, ph.mode);
-        ext[static_cast<std::size_t>(rc + k)] = source(w + k, w, ph.mode);
-    }
+    const std::vector<std::int64_t> ext = extension_sources(rc, w, ph.mode);  // of the extension columns
     const auto pair_v = pv.order == 1 ? fir_pair<true> : fir_pair<false>;
     const auto pair_h = ph.order == 1 ? fir_pair<true> : fir_pair<false>;
     // Columns of lanes: the interior at rc .. rc + w, room for the last block's reads past it.
