@@ -518,7 +518,7 @@ TYPED_TEST(MorphologyCuda, ShearedPassEdgesEqualReference) {
 
 // The runs kernel's pair levels (pair_levels.hpp): lines at angles whose periods differ (steps
 // pointing left and right, horizontal and vertical runs, one to four pair levels over level 0
-// or a doubling level), on images one off its tiles (128 words wide, 32 rows), erosion,
+// or a doubling level), on images one off its tiles (128 words wide, 32 or 64 rows), erosion,
 // dilation and opening under every border mode the general path takes, aligned rows and
 // strided views, against the reference (the CPU for L = 255).
 TYPED_TEST(MorphologyCuda, RunsPairLevelsEqualReference) {
