@@ -86,32 +86,33 @@ device_view_case<T> make_word_aligned_view(std::mt19937_64& rng, std::int64_t w,
     return c;
 }
 
-// Checks that nothing outside the view changed; returns the view's pixels.
+// The view's pixels against `want`, and nothing outside the view changed (its guards).
 template <class T>
-host_image<T> download_checked(const device_view_case<T>& c, ::testing::AssertionResult& guard) {
+::testing::AssertionResult view_equals(const device_view_case<T>& c, const host_image<T>& want) {
     const host_image<T> all = download<T>(c.buffer.view());
     const std::int64_t w = c.view.width(), h = c.view.height();
-    host_image<T> out(w, h);
-    guard = ::testing::AssertionSuccess();
+    host_image<T> got(w, h);
     for (std::int64_t i = 0; i < all.width(); ++i) {
         const std::int64_t rel = i - c.offset, y = rel >= 0 ? rel / c.stride : -1, x = rel >= 0 ? rel % c.stride : -1;
         const bool inside = rel >= 0 && y < h && x < w;
         if (inside)
-            out.view()(y, x) = all.view()(0, i);
-        else if (!same_pixel(all.view()(0, i), c.initial[static_cast<std::size_t>(i)]) && guard)
-            guard = ::testing::AssertionFailure() << "wrote outside the output view at buffer element " << i;
+            got.view()(y, x) = all.view()(0, i);
+        else if (!same_pixel(all.view()(0, i), c.initial[static_cast<std::size_t>(i)]))
+            return ::testing::AssertionFailure() << "wrote outside the output view at buffer element " << i;
     }
-    return out;
+    return equal_images<T>(got.view(), want.view());
 }
 
+// `op` on the GPU from and to random device views (make_device_view) of `input`'s size equals
+// `want`, writing nothing outside its output view.
 template <class T>
-host_image<T> run_cuda(morphology_op op, host_view<const T> input, const structuring_element& se, border mode,
-                       std::mt19937_64& rng, bool strided, ::testing::AssertionResult& guard) {
+::testing::AssertionResult cuda_equals(morphology_op op, host_view<const T> input, const structuring_element& se,
+                                       border mode, std::mt19937_64& rng, bool strided, const host_image<T>& want) {
     auto in = make_device_view<T>(rng, input.width(), input.height(), strided);
     copy<T>(input, in.view);
     auto out = make_device_view<T>(rng, input.width(), input.height(), strided);
     morphology<T>(op, device_view<const T>(in.view), out.view, se, mode);
-    return download_checked(out, guard);
+    return view_equals(out, want);
 }
 
 template <class T>
@@ -158,13 +159,11 @@ TYPED_TEST(MorphologyCuda, EqualsReferenceOnRandomInputs) {
             for (auto op : all_ops) {
                 const border bm = make_border<T>(mode);
                 const auto want = reference::morphology<T>(op, img.view(), se, bm);
-                ::testing::AssertionResult guard = ::testing::AssertionSuccess();
-                const auto got = run_cuda<T>(op, img.view(), se, bm, rng, strided, guard);
                 const std::string what = describe(seed, trial, w, h, se, op, mode, strided);
-                ASSERT_TRUE(guard) << what;
-                ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs reference: " << what;
+                ASSERT_TRUE(cuda_equals<T>(op, img.view(), se, bm, rng, strided, want)) << "vs reference: " << what;
+                // The GPU's result equals want, so it equals the CPU's exactly when the CPU's does.
                 const auto cpu = run_cpu<T>(op, img.view(), se, bm);
-                ASSERT_TRUE(equal_images<T>(got.view(), cpu.view())) << "vs CPU: " << what;
+                ASSERT_TRUE(equal_images<T>(cpu.view(), want.view())) << "vs CPU: " << what;
             }
     }
 }
@@ -187,12 +186,9 @@ TYPED_TEST(MorphologyCuda, DegenerateShapes) {
                                     morphology_op::black_tophat}) {
                         const border bm = make_border<T>(mode);
                         const auto want = reference::morphology<T>(op, img.view(), se, bm);
-                        ::testing::AssertionResult guard = ::testing::AssertionSuccess();
                         const bool strided = L % 2 == 1;
-                        const auto got = run_cuda<T>(op, img.view(), se, bm, rng, strided, guard);
-                        const std::string what = describe(seed, 0, w, h, se, op, mode, strided);
-                        ASSERT_TRUE(guard) << what;
-                        ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs reference: " << what;
+                        ASSERT_TRUE(cuda_equals<T>(op, img.view(), se, bm, rng, strided, want))
+                            << "vs reference: " << describe(seed, 0, w, h, se, op, mode, strided);
                     }
             }
         }
@@ -217,12 +213,9 @@ TYPED_TEST(MorphologyCuda, LongWindowsEqualReference) {
                 for (auto op : {morphology_op::erosion, morphology_op::dilation}) {
                     const border bm = make_border<T>(mode);
                     const auto want = reference::morphology<T>(op, img.view(), se, bm);
-                    ::testing::AssertionResult guard = ::testing::AssertionSuccess();
                     const bool strided = L % 2 == 0;
-                    const auto got = run_cuda<T>(op, img.view(), se, bm, rng, strided, guard);
-                    const std::string what = describe(seed, 0, img.width(), img.height(), se, op, mode, strided);
-                    ASSERT_TRUE(guard) << what;
-                    ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs reference: " << what;
+                    ASSERT_TRUE(cuda_equals<T>(op, img.view(), se, bm, rng, strided, want))
+                        << "vs reference: " << describe(seed, 0, img.width(), img.height(), se, op, mode, strided);
                 }
         }
     }
@@ -250,12 +243,9 @@ TYPED_TEST(MorphologyCuda, EqualsCpuAroundTileSizes) {
             for (auto op : all_ops) {
                 const border bm = make_border<T>(mode);
                 const auto want = run_cpu<T>(op, img.view(), se, bm);
-                ::testing::AssertionResult guard = ::testing::AssertionSuccess();
                 const bool strided = trial % 2 == 0;
-                const auto got = run_cuda<T>(op, img.view(), se, bm, rng, strided, guard);
-                const std::string what = describe(seed, trial, w, h, se, op, mode, strided);
-                ASSERT_TRUE(guard) << what;
-                ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs CPU: " << what;
+                ASSERT_TRUE(cuda_equals<T>(op, img.view(), se, bm, rng, strided, want))
+                    << "vs CPU: " << describe(seed, trial, w, h, se, op, mode, strided);
             }
         }
     }
@@ -309,11 +299,8 @@ TYPED_TEST(MorphologyCuda, LargeOddImageEqualsCpu) {
     for (const auto& it : items) {
         const border bm = make_border<T>(it.mode);
         const auto want = run_cpu<T>(it.op, img.view(), it.se, bm);
-        ::testing::AssertionResult guard = ::testing::AssertionSuccess();
-        const auto got = run_cuda<T>(it.op, img.view(), it.se, bm, rng, true, guard);
-        const std::string what = describe(seed, 0, 4097, 3001, it.se, it.op, it.mode, true);
-        ASSERT_TRUE(guard) << what;
-        ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs CPU: " << what;
+        ASSERT_TRUE(cuda_equals<T>(it.op, img.view(), it.se, bm, rng, true, want))
+            << "vs CPU: " << describe(seed, 0, 4097, 3001, it.se, it.op, it.mode, true);
     }
 }
 
@@ -335,11 +322,8 @@ TYPED_TEST(MorphologyCuda, EveryElementEqualsReference) {
                                   : std::vector<morphology_op>{morphology_op::erosion, morphology_op::dilation}) {
             const border bm = make_border<T>(mode);
             const auto want = reference::morphology<T>(op, img.view(), se, bm);
-            ::testing::AssertionResult guard = ::testing::AssertionSuccess();
-            const auto got = run_cuda<T>(op, img.view(), se, bm, rng, strided, guard);
-            const std::string what = describe(seed, static_cast<int>(e), w, h, se, op, mode, strided);
-            ASSERT_TRUE(guard) << what;
-            ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs reference: " << what;
+            ASSERT_TRUE(cuda_equals<T>(op, img.view(), se, bm, rng, strided, want))
+                << "vs reference: " << describe(seed, static_cast<int>(e), w, h, se, op, mode, strided);
         }
     }
 }
@@ -365,13 +349,10 @@ TYPED_TEST(MorphologyCuda, ConventionsEqualTheirPeersDefinitions) {
                     const auto want = reference::peer_morphology<T>(op, img.view(), se, c, mode.value_or(default_border(c)));
                     auto out = make_device_view<T>(rng, w, h, e % 2 == 1);
                     morphology<T>(op, device_view<const T>(in.view), out.view, se, c, mode);
-                    ::testing::AssertionResult guard = ::testing::AssertionSuccess();
-                    const auto got = download_checked(out, guard);
-                    const std::string what = describe(seed, static_cast<int>(e), w, h, se, op,
-                                                      mode.value_or(default_border(c)).mode, e % 2 == 1) +
-                                             " convention " + std::string(to_string(c));
-                    ASSERT_TRUE(guard) << what;
-                    ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << what;
+                    ASSERT_TRUE(view_equals<T>(out, want))
+                        << describe(seed, static_cast<int>(e), w, h, se, op, mode.value_or(default_border(c)).mode,
+                                    e % 2 == 1)
+                        << " convention " << to_string(c);
                 }
     }
 }
@@ -395,12 +376,9 @@ TYPED_TEST(MorphologyCuda, WideRowsEqualCpu) {
             const auto se = structuring_element::hline(L);
             const border bm = make_border<T>(mode);
             const auto want = run_cpu<T>(op, img.view(), se, bm);
-            ::testing::AssertionResult guard = ::testing::AssertionSuccess();
             const bool strided = trial % 3 == 0;
-            const auto got = run_cuda<T>(op, img.view(), se, bm, rng, strided, guard);
-            const std::string what = describe(seed, trial, w, h, se, op, mode, strided);
-            ASSERT_TRUE(guard) << what;
-            ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs CPU: " << what;
+            ASSERT_TRUE(cuda_equals<T>(op, img.view(), se, bm, rng, strided, want))
+                << "vs CPU: " << describe(seed, trial, w, h, se, op, mode, strided);
         }
     }
 }
@@ -420,11 +398,8 @@ TYPED_TEST(MorphologyCuda, LargeImageElementsEqualCpu) {
         const auto op = e % 3 == 0 ? morphology_op::opening : e % 3 == 1 ? morphology_op::erosion : morphology_op::dilation;
         const border bm = make_border<T>(mode);
         const auto want = run_cpu<T>(op, img.view(), elements[e], bm);
-        ::testing::AssertionResult guard = ::testing::AssertionSuccess();
-        const auto got = run_cuda<T>(op, img.view(), elements[e], bm, rng, true, guard);
-        const std::string what = describe(64, static_cast<int>(e), 1531, 1097, elements[e], op, mode, true);
-        ASSERT_TRUE(guard) << what;
-        ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs CPU: " << what;
+        ASSERT_TRUE(cuda_equals<T>(op, img.view(), elements[e], bm, rng, true, want))
+            << "vs CPU: " << describe(64, static_cast<int>(e), 1531, 1097, elements[e], op, mode, true);
     }
 }
 
@@ -464,10 +439,7 @@ TYPED_TEST(MorphologyCuda, LinesAtAnglesEqualReference) {
                     const auto got = download<T>(out.view());
                     ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << what << " (aligned rows)";
                     if (trial % 5 == 0) {
-                        ::testing::AssertionResult guard = ::testing::AssertionSuccess();
-                        const auto strided = run_cuda<T>(op, img.view(), se, bm, rng, true, guard);
-                        ASSERT_TRUE(guard) << what << " strided";
-                        ASSERT_TRUE(equal_images<T>(strided.view(), want.view())) << what << " strided";
+                        ASSERT_TRUE(cuda_equals<T>(op, img.view(), se, bm, rng, true, want)) << what << " strided";
                     }
                 }
             }
@@ -507,11 +479,8 @@ TYPED_TEST(MorphologyCuda, ShearedPassEdgesEqualReference) {
                 copy<T>(img.view(), in.view);
                 auto out = make_word_aligned_view<T>(rng, w, h);
                 morphology<T>(op, device_view<const T>(in.view), out.view, se, bm);
-                ::testing::AssertionResult guard = ::testing::AssertionSuccess();
-                const auto got = download_checked(out, guard);
-                const std::string what = describe(seed, trial, w, h, se, op, mode, true);
-                ASSERT_TRUE(guard) << what;
-                ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs reference: " << what;
+                ASSERT_TRUE(view_equals<T>(out, want))
+                    << "vs reference: " << describe(seed, trial, w, h, se, op, mode, true);
             }
     }
 }
@@ -543,11 +512,8 @@ TYPED_TEST(MorphologyCuda, RunsPairLevelsEqualReference) {
                                 : trial % 3 == 1 ? morphology_op::erosion
                                                  : morphology_op::dilation;
                 const auto want = L > 101 ? run_cpu<T>(op, img.view(), se, bm) : reference::morphology<T>(op, img.view(), se, bm);
-                ::testing::AssertionResult guard = ::testing::AssertionSuccess();
-                const auto got = run_cuda<T>(op, img.view(), se, bm, rng, trial % 2 == 0, guard);
-                const std::string what = describe(seed, trial, w, h, se, op, mode, trial % 2 == 0);
-                ASSERT_TRUE(guard) << what;
-                ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs reference: " << what;
+                ASSERT_TRUE(cuda_equals<T>(op, img.view(), se, bm, rng, trial % 2 == 0, want))
+                    << "vs reference: " << describe(seed, trial, w, h, se, op, mode, trial % 2 == 0);
             }
     }
 }
@@ -575,12 +541,9 @@ TYPED_TEST(MorphologyCuda, FusedLineOpeningsEqualReference) {
             for (auto op : {morphology_op::opening, morphology_op::closing,
                             trial % 4 == 0 ? morphology_op::white_tophat : morphology_op::black_tophat}) {
                 const auto want = reference::morphology<T>(op, img.view(), se, bm);
-                ::testing::AssertionResult guard = ::testing::AssertionSuccess();
                 const bool strided = trial % 5 < 2;
-                const auto got = run_cuda<T>(op, img.view(), se, bm, rng, strided, guard);
-                const std::string what = describe(seed, trial, w, h, se, op, mode, strided);
-                ASSERT_TRUE(guard) << what;
-                ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs reference: " << what;
+                ASSERT_TRUE(cuda_equals<T>(op, img.view(), se, bm, rng, strided, want))
+                    << "vs reference: " << describe(seed, trial, w, h, se, op, mode, strided);
             }
         }
     }
@@ -601,11 +564,8 @@ TYPED_TEST(MorphologyCuda, FusedLineOpeningsLargeImageEqualCpu) {
             const auto op = trial % 2 ? morphology_op::opening : morphology_op::closing;
             const border bm = make_border<T>(trial % 3 == 0 ? border_mode::constant : border_mode::ignore);
             const auto want = run_cpu<T>(op, img.view(), se, bm);
-            ::testing::AssertionResult guard = ::testing::AssertionSuccess();
-            const auto got = run_cuda<T>(op, img.view(), se, bm, rng, trial % 3 == 1, guard);
-            const std::string what = describe(seed, trial, 2051, 1539, se, op, bm.mode, trial % 3 == 1);
-            ASSERT_TRUE(guard) << what;
-            ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << "vs CPU: " << what;
+            ASSERT_TRUE(cuda_equals<T>(op, img.view(), se, bm, rng, trial % 3 == 1, want))
+                << "vs CPU: " << describe(seed, trial, 2051, 1539, se, op, bm.mode, trial % 3 == 1);
         }
 }
 
@@ -625,12 +585,9 @@ TEST(MorphologyCudaNaN, NaNInputsEqualReference) {
                     for (auto op : all_ops) {
                         const border bm{mode, trial % 3 == 0 ? std::numeric_limits<double>::quiet_NaN() : 0.25};
                         const auto want = reference::morphology<float>(op, img.view(), se, bm);
-                        ::testing::AssertionResult guard = ::testing::AssertionSuccess();
-                        const auto got = run_cuda<float>(op, img.view(), se, bm, rng, trial % 2 == 0, guard);
-                        const std::string what =
-                            describe(seed, trial, img.width(), img.height(), se, op, mode, trial % 2 == 0);
-                        ASSERT_TRUE(guard) << what;
-                        ASSERT_TRUE(equal_images<float>(got.view(), want.view())) << "vs reference: " << what;
+                        ASSERT_TRUE(cuda_equals<float>(op, img.view(), se, bm, rng, trial % 2 == 0, want))
+                            << "vs reference: "
+                            << describe(seed, trial, img.width(), img.height(), se, op, mode, trial % 2 == 0);
                     }
         }
     }

@@ -203,6 +203,37 @@ __device__ __forceinline__ bool fill_fast_sources(const T** sources, int count, 
     return inside;
 }
 
+// A run of K chunks of a residue line: chunks ca0 .. ca0 + nchunks - 1, whose a- and b-streams
+// start at positions a_first and b_first.
+struct sheared_run {
+    i64 ca0 = 0, a_first = 0, b_first = 0;
+    int nchunks = 0;
+};
+
+// body(run) for each run of K chunks of the block's residue line (blockIdx.z), strided over
+// blockIdx.y, skipping those whose outputs all miss the image in the block's virtual columns
+// [block_c0, block_c1).
+template <int C, int K, class T, class F>
+__device__ __forceinline__ void for_each_sheared_run(const sargs<T>& a, i64 block_c0, i64 block_c1, F&& body) {
+    const i64 residue = blockIdx.z;
+    const i64 n_pos = (a.height - residue + a.dy - 1) / a.dy;
+    const i64 runs = (a.ca_max - a.ca_min + K) / K;
+    for (i64 index = blockIdx.y; index < runs; index += gridDim.y) {
+        sheared_run run;
+        run.ca0 = a.ca_min + index * K;
+        run.nchunks = static_cast<int>(min(static_cast<i64>(K), a.ca_max - run.ca0 + 1));
+        run.a_first = run.ca0 * C;
+        run.b_first = (run.ca0 + a.m) * C;
+        // The run's outputs, positions p0 .. p1: skip it when none lands on the image.
+        const i64 p0 = max(run.a_first + a.before, i64{0});
+        const i64 p1 = min(run.a_first + a.before + run.nchunks * C - 1, n_pos - 1);
+        if (p0 > p1) continue;
+        const i64 s0 = min(p0 * a.dx, p1 * a.dx), s1 = max(p0 * a.dx, p1 * a.dx);
+        if (block_c1 - 1 + s1 < 0 || block_c0 + s0 >= a.width) continue;
+        body(run);
+    }
+}
+
 template <class V, bool Max, int C, int K>
 __global__ void __launch_bounds__(sheared_threads, 6) sheared_vhgw_kernel(const sargs<typename V::elem> a) {
     using T = typename V::elem;
@@ -225,17 +256,9 @@ __global__ void __launch_bounds__(sheared_threads, 6) sheared_vhgw_kernel(const 
     const i64 c = a.c_begin + w;  // this thread's virtual column
     const i64 block_c0 = a.c_begin + static_cast<i64>(blockIdx.x) * sheared_threads;
     const i64 block_c1 = block_c0 + sheared_threads;  // exclusive
-    const i64 n_pos = (a.height - residue + a.dy - 1) / a.dy;
-    const i64 runs = (a.ca_max - a.ca_min + K) / K;
-    for (i64 run = blockIdx.y; run < runs; run += gridDim.y) {
-        const i64 ca0 = a.ca_min + run * K;
-        const int nchunks = static_cast<int>(min(static_cast<i64>(K), a.ca_max - ca0 + 1));
-        const i64 a_first = ca0 * C, b_first = (ca0 + a.m) * C;
-        // The run's outputs, positions p0 .. p1: skip it when none lands on the image.
-        const i64 p0 = max(a_first + a.before, i64{0}), p1 = min(a_first + a.before + nchunks * C - 1, n_pos - 1);
-        if (p0 > p1) continue;
-        const i64 s0 = min(p0 * a.dx, p1 * a.dx), s1 = max(p0 * a.dx, p1 * a.dx);
-        if (block_c1 - 1 + s1 < 0 || block_c0 + s0 >= a.width) continue;
+    for_each_sheared_run<C, K>(a, block_c0, block_c1, [&](const sheared_run& run) {
+        const i64 ca0 = run.ca0, a_first = run.a_first, b_first = run.b_first;
+        const int nchunks = run.nchunks;
         __syncthreads();  // the previous run's tables are no longer read
         bool inside = fill_fast_sources<T>(fast_a_rows, K * C, a_first, residue, block_c0, block_c1, a);
         inside = fill_fast_sources<T>(fast_b_rows, K * C + a.r, b_first, residue, block_c0, block_c1, a) && inside;
@@ -275,7 +298,7 @@ __global__ void __launch_bounds__(sheared_threads, 6) sheared_vhgw_kernel(const 
             vhgw_run<Op, C, K, true>(nchunks, a.m, a.r, fast_a, fast_b, wload, store);
         else
             vhgw_run<Op, C, K, true>(nchunks, a.m, a.r, load_a, load_b, wload, store);
-    }
+    });
 }
 
 // ---- packed words (uint8, uint16): the sheared band staged in shared memory ----
@@ -393,18 +416,10 @@ __global__ void __launch_bounds__(sheared_threads, 6) sheared_staged_kernel(cons
     const i64 residue = blockIdx.z;
     const i64 block_c0 = a.c_begin + static_cast<i64>(blockIdx.x) * staged_words * P;
     const i64 block_c1 = block_c0 + sheared_threads * P;  // exclusive
-    const i64 n_pos = (a.height - residue + a.dy - 1) / a.dy;
-    const i64 runs = (a.ca_max - a.ca_min + K) / K;
     auto load = [](std::uint32_t bits) { return V::unpack(V::from_bits(bits)); };
-    for (i64 run_index = blockIdx.y; run_index < runs; run_index += gridDim.y) {
-        const i64 ca0 = a.ca_min + run_index * K;
-        const int nchunks = static_cast<int>(min(static_cast<i64>(K), a.ca_max - ca0 + 1));
-        const i64 a_first = ca0 * C, b_first = (ca0 + a.m) * C;
-        // The run's outputs, positions p0 .. p1: skip it when none lands on the image.
-        const i64 p0 = max(a_first + a.before, i64{0}), p1 = min(a_first + a.before + nchunks * C - 1, n_pos - 1);
-        if (p0 > p1) continue;
-        const i64 s0 = min(p0 * a.dx, p1 * a.dx), s1 = max(p0 * a.dx, p1 * a.dx);
-        if (block_c1 - 1 + s1 < 0 || block_c0 + s0 >= a.width) continue;
+    for_each_sheared_run<C, K>(a, block_c0, block_c1, [&](const sheared_run& sr) {
+        const i64 ca0 = sr.ca0, a_first = sr.a_first, b_first = sr.b_first;
+        const int nchunks = sr.nchunks;
         word run = Op::identity();
         if (a.r > 0) {  // the b-stream's first r positions
             __syncthreads();
@@ -435,7 +450,7 @@ __global__ void __launch_bounds__(sheared_threads, 6) sheared_staged_kernel(cons
             __syncthreads();
             store_rows<V>(slab_a, chunks * C, a_first + k0 * C + a.before, residue, block_c0, a);
         }
-    }
+    });
 }
 
 // Chunk minima for the coarse level (m >= 2), in virtual columns: row residue * n_coarse + k =
@@ -988,19 +1003,31 @@ void sheared_pass(device_view<const T> in, device_view<T> out, const pass_params
     sheared_words<typename split_word<T>::type>(in, out, out_x0, out_y0, p, dx, dy, g, stream);
 }
 
+struct runs_launches {
+    struct planned {
+        run_launch launch;
+        run_table table;
+    };
+    std::vector<planned> launches;
+};
+
 template <class T>
-bool runs_fit(const std::vector<run_term>& terms) {
-    return terms.empty() || !plan_run_launches(terms, sizeof(T)).empty();
+runs_plan plan_runs(const std::vector<run_term>& terms) {
+    const auto launches = plan_run_launches(terms, sizeof(T));
+    if (launches.empty() && !terms.empty()) return nullptr;
+    auto plan = std::make_shared<runs_launches>();
+    for (const auto& l : launches) plan->launches.push_back({l, make_run_table(l)});
+    return plan;
 }
 
 template <class T>
 void runs_pass(device_view<const T> in, border_mode mode, T pad, device_view<T> out, long long org_x, long long org_y,
-               device_view<const T> prior, const std::vector<run_term>& terms, bool maximum, cudaStream_t stream) {
-    const auto launches = plan_run_launches(terms, sizeof(T));
-    if (launches.empty()) throw std::logic_error("granula bug: runs_pass called with terms that do not fit");
+               device_view<const T> prior, const runs_launches& plan, bool maximum, cudaStream_t stream) {
     const T* prior_data = prior.data();
     i64 prior_stride = prior.stride();
-    for (const auto& l : launches) {
+    for (const auto& planned : plan.launches) {
+        const run_launch& l = planned.launch;
+        const run_table& t = planned.table;
         runs_args<T> a;
         a.in = in.data();
         a.in_stride = in.stride();
@@ -1020,7 +1047,6 @@ void runs_pass(device_view<const T> in, border_mode mode, T pad, device_view<T> 
         a.ry0 = l.ry0;
         a.sw = static_cast<int>(l.sw());
         a.sh = static_cast<int>(l.sh());
-        const run_table t = make_run_table(l);
         const std::size_t bytes = static_cast<std::size_t>(l.shared_bytes());
         const dim3 block(runs_threads_x, static_cast<unsigned>(l.threads_y));
         const dim3 grid(static_cast<unsigned>((out.width() + runs_tile_w<T> - 1) / runs_tile_w<T>),
@@ -1082,10 +1108,9 @@ void accumulate_shifted(device_view<T> acc, device_view<const T> src, const std:
                                      cudaStream_t, long long, long long);                                       \
     template void accumulate_shifted<type>(device_view<type>, device_view<const type>,                          \
                                            const std::vector<granula::detail::pixel_shift>&, bool, bool, cudaStream_t); \
-    template bool runs_fit<type>(const std::vector<run_term>&);                                                 \
+    template runs_plan plan_runs<type>(const std::vector<run_term>&);                                          \
     template void runs_pass<type>(device_view<const type>, border_mode, type, device_view<type>, long long,      \
-                                  long long, device_view<const type>, const std::vector<run_term>&, bool,       \
-                                  cudaStream_t);                                                                \
+                                  long long, device_view<const type>, const runs_launches&, bool, cudaStream_t); \
     template void combine<type>(device_view<type>, device_view<const type>, bool, cudaStream_t);
 GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
 #undef GRANULA_INSTANTIATE

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -63,15 +64,19 @@ struct run_term {
     long long x = 0, y = 0, length = 1;
     bool vertical = false;
 };
-// out(x, y) = min (max) over the terms of the run from (x + org_x, y + org_y) + term of `in`
-// extended by `mode` (`pad` where the mode has no source), and of prior(x, y) when prior has
-// data (it may be `out` itself); runs_fit says whether the terms' reach fits the kernel's
-// shared-memory tiles. `in` must not overlap `out`.
+// The runs kernel's launches for a set of terms, with their lookup tables (element_passes.cu),
+// planned on the host once per call and run by runs_pass.
+struct runs_launches;
+using runs_plan = std::shared_ptr<const runs_launches>;
+// Null when some launch's reach does not fit the kernel's shared-memory tiles.
 template <class T>
-bool runs_fit(const std::vector<run_term>& terms);
+runs_plan plan_runs(const std::vector<run_term>& terms);
+// out(x, y) = min (max) over the planned terms of the run from (x + org_x, y + org_y) + term of
+// `in` extended by `mode` (`pad` where the mode has no source), and of prior(x, y) when prior
+// has data (it may be `out` itself). `in` must not overlap `out`.
 template <class T>
 void runs_pass(device_view<const T> in, border_mode mode, T pad, device_view<T> out, long long org_x, long long org_y,
-               device_view<const T> prior, const std::vector<run_term>& terms, bool maximum, cudaStream_t stream);
+               device_view<const T> prior, const runs_launches& plan, bool maximum, cudaStream_t stream);
 // out = min (max) of out and src.
 template <class T>
 void combine(device_view<T> out, device_view<const T> src, bool maximum, cudaStream_t stream);

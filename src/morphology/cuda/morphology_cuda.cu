@@ -164,6 +164,7 @@ void erode_or_dilate_separable(device_view<const T> in, device_view<T> out, cons
 struct run_group {
     std::vector<line_segment> rest;
     std::vector<detail::run_term> terms;
+    detail::runs_plan runs;  // the terms' launches (erode_or_dilate_fused plans them once per call)
 };
 
 std::vector<run_group> run_groups(const granula::detail::element_plan& plan, bool maximum) {
@@ -171,7 +172,7 @@ std::vector<run_group> run_groups(const granula::detail::element_plan& plan, boo
     const auto group_for = [&](const std::vector<line_segment>& rest) -> run_group& {
         for (auto& g : groups)
             if (g.rest == rest) return g;
-        groups.push_back({rest, {}});
+        groups.push_back({rest, {}, {}});
         return groups.back();
     };
     for (const auto& group : plan.groups)
@@ -215,11 +216,12 @@ bool erode_or_dilate_fused(device_view<const T> in, device_view<T> out, const gr
             return true;
         }
     }
-    const std::vector<run_group> groups = run_groups(plan, maximum);
-    const std::vector<detail::run_term>* direct = nullptr;
-    for (const auto& g : groups) {
-        if (!detail::runs_fit<T>(g.terms)) return false;
-        if (g.rest.empty()) direct = &g.terms;
+    std::vector<run_group> groups = run_groups(plan, maximum);
+    const detail::runs_launches* direct = nullptr;
+    for (auto& g : groups) {
+        g.runs = detail::plan_runs<T>(g.terms);
+        if (!g.runs) return false;
+        if (g.rest.empty()) direct = g.runs.get();
     }
     const long long width = in.width() + plan.left + plan.right, height = in.height() + plan.top + plan.bottom;
     const border inside{border_mode::ignore, 0.0};
@@ -229,7 +231,7 @@ bool erode_or_dilate_fused(device_view<const T> in, device_view<T> out, const gr
         const line_segment last = granula::detail::pointing_down(groups[0].rest.back());
         if (!last.horizontal() && !last.vertical() && last.dy >= 1) {
             scratch_image<T> a(width, height, stream), b;
-            detail::runs_pass<T>(in, mode.mode, pad, a.view(), -plan.left, -plan.top, {}, groups[0].terms, maximum,
+            detail::runs_pass<T>(in, mode.mode, pad, a.view(), -plan.left, -plan.top, {}, *groups[0].runs, maximum,
                                  stream);
             for (std::size_t i = 0; i + 1 < groups[0].rest.size(); ++i) {
                 if (b.view().data() == nullptr) b = scratch_image<T>(width, height, stream);
@@ -244,7 +246,7 @@ bool erode_or_dilate_fused(device_view<const T> in, device_view<T> out, const gr
     for (const auto& g : groups) {
         if (g.rest.empty()) continue;
         scratch_image<T> a(width, height, stream), b(width, height, stream);
-        detail::runs_pass<T>(in, mode.mode, pad, a.view(), -plan.left, -plan.top, {}, g.terms, maximum, stream);
+        detail::runs_pass<T>(in, mode.mode, pad, a.view(), -plan.left, -plan.top, {}, *g.runs, maximum, stream);
         for (const auto& segment : g.rest) {
             apply_segment<T>(a.view(), b.view(), segment, maximum, inside, stream);
             std::swap(a, b);
