@@ -621,7 +621,9 @@ __global__ void __launch_bounds__(tile * tile_rows)
     const i64 y_first = (static_cast<i64>(blockIdx.x) * tile_rows + threadIdx.y) * P;
     mem rows[P], columns[P];
     for (int k = 0; k < P; ++k)
-        rows[k] = y_first + k < height ? cd::load_mem<V>(src + (y_first + k) * src_stride, word_x, width) : mem{};
+        rows[k] = y_first + k < height && word_x * P < width
+                      ? cd::load_mem<V>(src + (y_first + k) * src_stride, word_x, width)
+                      : mem{};
     if constexpr (P == 1)
         columns[0] = rows[0];
     else
