@@ -80,6 +80,16 @@ using i32 = std::int32_t;
 //      33-38% achieved, 1.23 waves of blocks, 0.6 instructions issued per scheduler and cycle.
 //   6. threads whose zone lies on the image skip every bound (32-bit rows), zones of 64 rows:
 //      1.23 ms; 8000² 90° 0.38 ms, 45° 0.83 ms (λ = 41), 0.72 / 1.21 ms (λ = 101).
+//   7. (2026-11-27; 0°/45°/90° go through the morphology since.) Nsight Compute on 8000² 60°,
+//      λ = 41: stage 1 0.22 ms, stage 2 0.21 ms, 35-42% achieved occupancy; of the cycles
+//      between a warp's instructions (17.5 in stage 1, 12.9 in stage 2), 13.1 and 7.3 waited
+//      on a scoreboard dependency: one sample load in flight per thread. Samples loaded in
+//      batches of 4 rows (batched_samples), and flat angles' transposes in 4-byte words
+//      (0.131 -> 0.047 ms each): 8000² 30° 0.70 -> 0.46 ms, 60° 0.44 -> 0.36 ms (λ = 41),
+//      1.14 -> 0.72 / 0.89 -> 0.61 ms (λ = 101); map 0.84 -> 0.82 ms. Tried with words.cuh's
+//      split_word (u16x2 halves) instead of __vminu4: unbatched no gain (60° 0.45 ms), in
+//      batches of 4 3-11% slower than __vminu4 (64 registers in both stages), in batches of 8
+//      (72 / 64 registers) the map 1.08 ms.
 struct lines_tuning {
     // Lines per block when the block's queues fit in shared memory (else 32).
     static constexpr int block_threads = 64;
@@ -323,8 +333,9 @@ __device__ double filter_line(const launch_args<T>& a, const angle_job<T>& job, 
 // border rule (ignore or constant). Each thread keeps the suffix minima of its current block of
 // λ rows in a shared-memory slab (one word per entry, threads interleaved). uint8 threads take
 // four adjacent lines in one 32-bit word: their bytes of a row are consecutive, fetched as two
-// aligned words and a funnel shift; the min/max run on it as two u16x2 halves (words.cuh's
-// split_word: native min.u16x2, where __vminu4 is emulated on sm_90).
+// aligned words and a funnel shift; the min/max run on words.cuh's packed<uint8_t> word
+// (__vminu4 unless GRANULA_CUDA_U8_SPLIT; measured faster here than split_word's u16x2 halves,
+// see the tuning notes), so the slabs and the scratch hold `mem` and the min/max run on `word`.
 template <class T>
 struct lane_pack {  // one line per thread: the key itself
     using K = typename gd::line_keys<T>::key;
@@ -343,7 +354,7 @@ struct lane_pack {  // one line per thread: the key itself
 };
 template <>
 struct lane_pack<std::uint8_t> {
-    using V = cd::split_word<std::uint8_t>::type;
+    using V = cd::packed<std::uint8_t>;
     using K = std::uint8_t;
     using mem = unsigned;
     using word = V::word;
