@@ -57,8 +57,8 @@ int main(int argc, char** argv) {
     int reps = 21;
     std::string json;
     std::vector<double> angles = {0.0, 30.0, 45.0, 60.0, 90.0, 120.0, 150.0};
-    std::vector<granula::line_algorithm> algorithms = {granula::line_algorithm::automatic, granula::line_algorithm::fifo,
-                                                       granula::line_algorithm::stack};
+    using granula::line_algorithm;
+    std::vector<line_algorithm> algorithms = {line_algorithm::automatic, line_algorithm::fifo, line_algorithm::stack};
     bool map = true;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];

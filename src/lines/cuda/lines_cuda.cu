@@ -974,8 +974,8 @@ bool two_pass_applies(device_view<const T> in, const gd::line_plan& plan) {
 }  // namespace
 
 template <class T>
-void line_filter_angles(device_view<const T> in, const granula::detail::line_plan& plan, const device_line_outputs<T>& out,
-                        stream s) {
+void line_filter_angles(device_view<const T> in, const granula::detail::line_plan& plan,
+                        const device_line_outputs<T>& out, stream s) {
     const cudaStream_t cs = to_cuda(s.native_handle());
     // automatic without the two-pass path: fifo, 2-3x faster than the stack here (640x640, 180
     // angles, λ = 41: 2.7 against 9.1 ms), whose write bursts diverge.
