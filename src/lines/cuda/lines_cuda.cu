@@ -795,10 +795,6 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
             two_pass ? lines_tuning::two_pass_zone_overlap_factor : lines_tuning::zone_overlap_factor;
         zone_rows = std::max({two_pass ? lines_tuning::two_pass_zone_min_rows : lines_tuning::zone_min_rows,
                               overlap_factor * (L - 1), (thread_rows + target - 1) / target});
-        // Two-pass zones of whole blocks of λ window starts: a last partial block reads its λ
-        // rows of suffix minima for fewer outputs (λ = 41: 2.25 samples per output at 64 rows,
-        // 1.98 at 82).
-        if (two_pass) zone_rows = (zone_rows + L - 1) / L * L;
     }
 
     // Flat angles read a transposed copy of the image and write their filtered images oriented,
