@@ -89,7 +89,8 @@ using i32 = std::int32_t;
 //      1.14 -> 0.72 / 0.89 -> 0.61 ms (λ = 101); map 0.84 -> 0.82 ms. Tried with words.cuh's
 //      split_word (u16x2 halves) instead of __vminu4: unbatched no gain (60° 0.45 ms), in
 //      batches of 4 3-11% slower than __vminu4 (64 registers in both stages), in batches of 8
-//      (72 / 64 registers) the map 1.08 ms.
+//      (72 / 64 registers) the map 1.08 ms. Zones rounded up to whole blocks of λ rows (fewer
+//      samples per output): 5-10% slower (one H100; 60° λ = 41 0.38 -> 0.41 ms).
 struct lines_tuning {
     // Lines per block when the block's queues fit in shared memory (else 32).
     static constexpr int block_threads = 64;
