@@ -626,7 +626,8 @@ __global__ void __launch_bounds__(tile * tile_rows)
     using mem = typename V::mem;
     constexpr int P = V::P;
     // Word (i, tx, ty) holds destination row tx * P + i, word ty; each i's plane is padded by 8
-    // words, so that stores (tx varies) and loads (4 rows x 8 words) hit 32 distinct banks.
+    // words, so that stores (tx varies) hit 32 distinct banks, and loads (4 rows x 8 words) too
+    // for uint8 (P = 4; at most 2-way conflicts for P = 1, 2).
     constexpr int plane = tile * (tile_rows + 1) + 8;
     __shared__ mem staged[P * plane];
     const i64 word_x = static_cast<i64>(blockIdx.y) * tile + threadIdx.x;
