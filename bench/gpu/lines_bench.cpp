@@ -9,7 +9,9 @@
 // input/output pairs (256 MB at 8000^2, several times the 60 MB L2). A timed call is the whole
 // public call: planning on the host (scan-line tables), their upload and every kernel.
 //
-//   bench_gpu_lines [--size N] [--reps N] [--json FILE]
+//   bench_gpu_lines [--size N] [--reps N] [--angles A,B,..] [--algorithms auto,fifo,stack] [--no-map]
+//                   [--json FILE]
+// (--angles, --algorithms and --no-map narrow the cases, e.g. to profile one opening.)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -54,24 +56,35 @@ int main(int argc, char** argv) {
     std::int64_t n = 8000;
     int reps = 21;
     std::string json;
+    std::vector<double> angles = {0.0, 30.0, 45.0, 60.0, 90.0, 120.0, 150.0};
+    using granula::line_algorithm;
+    std::vector<line_algorithm> algorithms = {line_algorithm::automatic, line_algorithm::fifo, line_algorithm::stack};
+    bool map = true;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         const auto value = [&] { return granula_bench::option_value(i, argc, argv); };
         if (a == "--size") n = std::atoll(value().c_str());
         else if (a == "--reps") reps = std::max(1, std::atoi(value().c_str()));
         else if (a == "--json") json = value();
+        else if (a == "--no-map") map = false;
+        else if (a == "--angles") {
+            angles.clear();
+            for (const std::string& v : granula_bench::split(value())) angles.push_back(std::atof(v.c_str()));
+        } else if (a == "--algorithms") {
+            algorithms.clear();
+            for (const std::string& v : granula_bench::split(value()))
+                algorithms.push_back(granula::parse_line_algorithm(v));
+        }
         else granula_bench::unknown_option(a);
     }
     if (!granula::cuda_available()) {
         std::fprintf(stderr, "no CUDA device\n");
         return 2;
     }
-    using granula::line_algorithm;
     std::vector<row> rows;
-    const line_algorithm algorithms[] = {line_algorithm::automatic, line_algorithm::fifo, line_algorithm::stack};
 
     // 640x640 orientation map over 180 angles.
-    {
+    if (map) {
         const std::int64_t m = 640;
         granula::device_image<std::uint8_t> in[2] = {granula::upload<std::uint8_t>(random_u8(m, m, 1).view()),
                                                       granula::upload<std::uint8_t>(random_u8(m, m, 2).view())};
@@ -100,7 +113,7 @@ int main(int argc, char** argv) {
                                                       granula::device_image<std::uint8_t>(n, n)};
         const double copy_ms = median_ms(reps, 1, timing, [&](int i) { copy_image(in[i % 2], out[i % 2]); });
         for (const std::int64_t length : {41, 101})
-            for (const double angle : {0.0, 30.0, 45.0, 60.0, 90.0, 120.0, 150.0})
+            for (const double angle : angles)
                 for (const auto algorithm : algorithms) {
                     const double ms = median_ms(reps, 1, timing, [&](int i) {
                         granula::line_filter<std::uint8_t>(in[i % 2].view(), out[i % 2].view(), angle,

@@ -101,6 +101,36 @@ TYPED_TEST(LinesCuda, SingleAngleEqualsCpu) {
     }
 }
 
+// Flat angles read the image and write their results through transposes that move whole 4-byte
+// words where both views' rows are aligned to 4 bytes (whole device images, as here) and one
+// element at a time elsewhere (the strided views above): odd sizes, so that tiles are partial
+// in both directions and rows end inside a word.
+TYPED_TEST(LinesCuda, FlatAnglesOnWholeImagesEqualCpu) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    std::mt19937_64 rng(29);
+    struct shape {
+        std::int64_t w, h;
+    };
+    for (const shape s : {shape{37, 29}, shape{130, 67}, shape{257, 5}, shape{9, 301}, shape{1001, 203}})
+        for (const double angle : {10.0, -30.0, 160.0, 44.0}) {
+            const auto img = random_image<T>(rng, s.w, s.h, 200, std::is_floating_point_v<T>);
+            const device_image<T> d_in = upload<T>(img.view());
+            for (const std::int64_t length : {std::min<std::int64_t>(s.w, 5), std::min<std::int64_t>(s.w, 41)})
+                for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing})
+                    for (const border_mode m : line_modes) {
+                        const line_params params{length, kind, {m, 7.0}, line_algorithm::automatic};
+                        host_image<T> want(s.w, s.h);
+                        line_filter<T>(img.view(), want.view(), angle, params);
+                        device_image<T> d_out(s.w, s.h);
+                        line_filter<T>(d_in.view(), d_out.view(), angle, params);
+                        ASSERT_TRUE(equal_images<T>(download<T>(d_out.view()).view(), want.view()))
+                            << s.w << "x" << s.h << " angle " << angle << " length " << length << " "
+                            << to_string(kind) << " " << to_string(m);
+                    }
+        }
+}
+
 // Queues too long for shared memory (global-memory queues), alone and with zones, and a length
 // equal to the extent.
 TYPED_TEST(LinesCuda, LongLinesEqualCpu) {

@@ -41,6 +41,7 @@
 
 #include "core/cuda/check.cuh"
 #include "core/cuda/stream_buffer.cuh"
+#include "morphology/cuda/words.cuh"
 #include "lines/scan_line_filter.hpp"
 #include "lines/scan_lines.hpp"
 
@@ -48,6 +49,7 @@ namespace granula::cuda {
 namespace {
 
 namespace gd = granula::detail;
+namespace cd = granula::cuda::detail;
 using gd::check_cuda;
 using gd::check_launch;
 using gd::stream_buffer;
@@ -78,6 +80,17 @@ using i32 = std::int32_t;
 //      33-38% achieved, 1.23 waves of blocks, 0.6 instructions issued per scheduler and cycle.
 //   6. threads whose zone lies on the image skip every bound (32-bit rows), zones of 64 rows:
 //      1.23 ms; 8000² 90° 0.38 ms, 45° 0.83 ms (λ = 41), 0.72 / 1.21 ms (λ = 101).
+//   7. (2026-11-27; 0°/45°/90° go through the morphology since.) Nsight Compute on 8000² 60°,
+//      λ = 41: stage 1 0.22 ms, stage 2 0.21 ms, 35-42% achieved occupancy; of the cycles
+//      between a warp's instructions (17.5 in stage 1, 12.9 in stage 2), 13.1 and 7.3 waited
+//      on a scoreboard dependency: one sample load in flight per thread. Samples loaded in
+//      batches of 4 rows (batched_samples), and flat angles' transposes in 4-byte words
+//      (0.131 -> 0.047 ms each): 8000² 30° 0.70 -> 0.46 ms, 60° 0.44 -> 0.36 ms (λ = 41),
+//      1.14 -> 0.72 / 0.89 -> 0.61 ms (λ = 101); map 0.84 -> 0.82 ms. Tried with words.cuh's
+//      split_word (u16x2 halves) instead of __vminu4: unbatched no gain (60° 0.45 ms), in
+//      batches of 4 3-11% slower than __vminu4 (64 registers in both stages), in batches of 8
+//      (72 / 64 registers) the map 1.08 ms. Zones rounded up to whole blocks of λ rows (fewer
+//      samples per output): 5-10% slower (one H100; 60° λ = 41 0.38 -> 0.41 ms).
 struct lines_tuning {
     // Lines per block when the block's queues fit in shared memory (else 32).
     static constexpr int block_threads = 64;
@@ -93,6 +106,8 @@ struct lines_tuning {
     // queues: smaller zones pay for the many waves they give (see the tuning notes above).
     static constexpr i64 two_pass_zone_min_rows = 64;
     static constexpr i64 two_pass_zone_overlap_factor = 1;
+    // The two-pass path's samples are loaded this many rows at a time (batched_samples).
+    static constexpr int two_pass_batch = 4;
     // The two-pass path's first-stage images (one per angle) may take this much device memory.
     static constexpr i64 two_pass_scratch_budget = i64{2} << 30;
 };
@@ -318,46 +333,70 @@ __device__ double filter_line(const launch_args<T>& a, const angle_job<T>& job, 
 // off a line are the extension (the pad in stage 1, `outside` in stage 2), which is exactly the
 // border rule (ignore or constant). Each thread keeps the suffix minima of its current block of
 // λ rows in a shared-memory slab (one word per entry, threads interleaved). uint8 threads take
-// four adjacent lines in one 32-bit word (SIMD min/max, __vminu4): their bytes of a row are
-// consecutive, fetched as two aligned words and a funnel shift.
+// four adjacent lines in one 32-bit word: their bytes of a row are consecutive, fetched as two
+// aligned words and a funnel shift; the min/max run on words.cuh's packed<uint8_t> word
+// (__vminu4 unless GRANULA_CUDA_U8_SPLIT; measured faster here than split_word's u16x2 halves,
+// see the tuning notes), so the slabs and the scratch hold `mem` and the min/max run on `word`.
 template <class T>
 struct lane_pack {  // one line per thread: the key itself
     using K = typename gd::line_keys<T>::key;
-    using word = K;
+    using mem = K;  // what the suffix slabs and the stage scratch hold
+    using word = K;  // what the min/max run on
     static constexpr int lanes = 1;
-    __device__ static word broadcast(K k) { return k; }
+    __device__ static mem broadcast(K k) { return k; }
+    __device__ static word unpack(mem m) { return m; }
+    __device__ static mem pack(word w) { return w; }
     __device__ static word min(word u, word v) { return v < u ? v : u; }
     __device__ static word max(word u, word v) { return u < v ? v : u; }
-    __device__ static K lane(word w, int) { return w; }
-    // Lanes [lo, hi) of w, the others `fill`.
-    __device__ static word select(word w, word fill, int lo, int hi) { return lo < hi ? w : fill; }
-    __device__ static word load(const T* row, i64 x, bool closing) {
-        return gd::line_keys<T>::to_key(row[x], closing);
-    }
+    __device__ static K lane(mem m, int) { return m; }
+    // Lanes [lo, hi) of m, the others `fill`.
+    __device__ static mem select(mem m, mem fill, int lo, int hi) { return lo < hi ? m : fill; }
+    __device__ static mem load(const T* row, i64 x, bool closing) { return gd::line_keys<T>::to_key(row[x], closing); }
 };
 template <>
 struct lane_pack<std::uint8_t> {
+    using V = cd::packed<std::uint8_t>;
     using K = std::uint8_t;
-    using word = unsigned;
+    using mem = unsigned;
+    using word = V::word;
     static constexpr int lanes = 4;
-    __device__ static word broadcast(K k) { return 0x01010101u * k; }
-    __device__ static word min(word u, word v) { return __vminu4(u, v); }
-    __device__ static word max(word u, word v) { return __vmaxu4(u, v); }
-    __device__ static K lane(word w, int j) { return static_cast<K>(w >> (8 * j)); }
-    __device__ static word select(word w, word fill, int lo, int hi) {
-        const word keep = lo >= hi ? 0u : (0xffffffffu >> (8 * (4 - hi))) & (0xffffffffu << (8 * lo));
-        return (w & keep) | (fill & ~keep);
+    __device__ static mem broadcast(K k) { return V::splat_mem(k); }
+    __device__ static word unpack(mem m) { return V::unpack(m); }
+    __device__ static mem pack(word w) { return V::pack(w); }
+    __device__ static word min(word u, word v) { return V::vmin(u, v); }
+    __device__ static word max(word u, word v) { return V::vmax(u, v); }
+    __device__ static K lane(mem m, int j) { return V::get(m, j); }
+    __device__ static mem select(mem m, mem fill, int lo, int hi) {
+        const mem keep = lo >= hi ? 0u : (0xffffffffu >> (8 * (4 - hi))) & (0xffffffffu << (8 * lo));
+        return (m & keep) | (fill & ~keep);
     }
     // The 4 bytes from x on (any alignment; a 4-byte-aligned word that holds one of them cannot
     // cross into another page). Closing keys are the bytes' complements.
-    __device__ static word load(const std::uint8_t* row, i64 x, bool closing) {
+    __device__ static mem load(const std::uint8_t* row, i64 x, bool closing) {
         const auto address = reinterpret_cast<std::uintptr_t>(row + x);
         const auto* aligned = reinterpret_cast<const unsigned*>(address & ~std::uintptr_t{3});
         const unsigned shift = 8 * static_cast<unsigned>(address & 3);
-        const word w = shift ? __funnelshift_r(aligned[0], aligned[1], shift) : aligned[0];
-        return closing ? ~w : w;
+        const mem m = shift ? __funnelshift_r(aligned[0], aligned[1], shift) : aligned[0];
+        return closing ? ~m : m;
     }
 };
+
+// use(i, sample(i)) for i in [0, n) in order, the samples of each batch of
+// lines_tuning::two_pass_batch loaded before any is used, so that their loads are in flight
+// together rather than each waited for in turn.
+template <class Sample, class Use>
+__device__ __forceinline__ void batched_samples(i32 n, const Sample& sample, const Use& use) {
+    constexpr int batch = lines_tuning::two_pass_batch;
+    i32 i = 0;
+    for (; i + batch <= n; i += batch) {
+        decltype(sample(0)) w[batch];
+#pragma unroll
+        for (int u = 0; u < batch; ++u) w[u] = sample(i + u);
+#pragma unroll
+        for (int u = 0; u < batch; ++u) use(i + u, w[u]);
+    }
+    for (; i < n; ++i) use(i, sample(i));
+}
 
 // One zone of one thread's lanes. Inside: every lane of every row the zone reads is on the
 // image (most threads), so the samples need no bounds.
@@ -393,47 +432,50 @@ __device__ double vhgw_rows(const launch_args<T>& a, const angle_job<T>& job, i3
         lo = ::max(0, ::min(lanes_here, -x));
         hi = ::max(lo, ::min(lanes_here, columns - x));
     };
-    const word pad = pack::broadcast(a.pad), outside = pack::broadcast(a.outside);
+    using mem = typename pack::mem;
+    const mem pad = pack::broadcast(a.pad), outside = pack::broadcast(a.outside);
     const auto sample = [&](i32 r) -> word {
         int lo, hi;
         lanes_on_image(r, lo, hi);
-        if (!Inside && lo >= hi) return Stage == 1 ? pad : outside;
-        word w;
+        if (!Inside && lo >= hi) return pack::unpack(Stage == 1 ? pad : outside);
+        mem m;
         if constexpr (Stage == 1) {
             const T* row = src + r * src_stride;
             const i32 x = c32 + shift[r];
             if (Inside || lanes == 1 || (lo == 0 && hi == lanes)) {
-                w = pack::load(row, x, a.closing);
+                m = pack::load(row, x, a.closing);
             } else {  // partly off the image: byte by byte
-                w = 0;
+                m = 0;
                 for (int j = lo; j < hi; ++j)
-                    w |= static_cast<word>(traits::to_key(row[x + j], a.closing)) << (8 * j);
+                    m |= static_cast<mem>(traits::to_key(row[x + j], a.closing)) << (8 * j);
             }
-            return Inside ? w : pack::select(w, pad, lo, hi);
+            if (!Inside) m = pack::select(m, pad, lo, hi);
         } else {
-            w = *reinterpret_cast<const word*>(scratch + r * scratch_stride);
+            m = *reinterpret_cast<const mem*>(scratch + r * scratch_stride);
             if constexpr (std::is_floating_point_v<T>)
-                if (w == traits::nan_key) w = traits::top;  // NaN wins the second stage too
-            return Inside ? w : pack::select(w, outside, lo, hi);
+                if (m == traits::nan_key) m = traits::top;  // NaN wins the second stage too
+            if (!Inside) m = pack::select(m, outside, lo, hi);
         }
+        return pack::unpack(m);
     };
     const auto better = [](word u, word v) { return Stage == 1 ? pack::min(u, v) : pack::max(u, v); };
-    const word identity = pack::broadcast(Stage == 1 ? traits::top : std::numeric_limits<K>::lowest());
+    const word identity = pack::unpack(pack::broadcast(Stage == 1 ? traits::top : std::numeric_limits<K>::lowest()));
     double sum = 0;
     typename best_word<T>::type* best = job.transposed ? a.best_flat : a.best_steep;
     const i64 best_stride = job.transposed ? a.height : a.width;
     const bool last_stage = Stage == 2 || a.first_stage_only;
     const bool want_sum = a.block_sums != nullptr;
     const auto emit = [&](i32 r, word w) {
+        const mem m = pack::pack(w);
         if (!last_stage) {
-            *reinterpret_cast<word*>(scratch + r * scratch_stride) = w;
+            *reinterpret_cast<mem*>(scratch + r * scratch_stride) = m;
             return;
         }
         int lo, hi;
         lanes_on_image(r, lo, hi);
         const i64 x = c32 + shift[r];
         for (int j = lo; j < hi; ++j) {
-            const K key = pack::lane(w, j);
+            const K key = pack::lane(m, j);
             const T value = traits::from_key(key, a.closing);
             if (want_sum) sum += static_cast<double>(value);
             if (job.filtered) job.filtered[r * job.filtered_stride + x + j] = value;
@@ -445,17 +487,16 @@ __device__ double vhgw_rows(const launch_args<T>& a, const angle_job<T>& job, i3
     for (i32 k0 = z0; k0 < z1; k0 += L) {
         const i32 s0 = k0 - lead;
         word acc = identity;
-        for (i32 t = L - 1; t >= 0; --t) {
-            acc = better(acc, sample(s0 + t));
-            slab[t * stride] = static_cast<unsigned>(acc);
-        }
+        batched_samples(L, [&](i32 i) { return sample(s0 + L - 1 - i); }, [&](i32 i, word w) {
+            acc = better(acc, w);
+            slab[(L - 1 - i) * stride] = static_cast<unsigned>(pack::pack(acc));
+        });
         emit(k0, acc);
         word run = identity;
-        const i32 t_end = ::min(L, z1 - k0);
-        for (i32 t = 1; t < t_end; ++t) {
-            run = better(run, sample(s0 + L + t - 1));
-            emit(k0 + t, better(static_cast<word>(slab[t * stride]), run));
-        }
+        batched_samples(::min(L, z1 - k0) - 1, [&](i32 i) { return sample(s0 + L + i); }, [&](i32 i, word w) {
+            run = better(run, w);
+            emit(k0 + 1 + i, better(pack::unpack(static_cast<mem>(slab[(1 + i) * stride])), run));
+        });
     }
     return sum;
 }
@@ -573,26 +614,65 @@ __global__ void spectrum_kernel(const angle_job<T>* jobs, const i32* index_of_ra
 
 constexpr int tile = 32, tile_rows = 8;
 
-// dst[x][y] = src[y][x] for a src of width x height (dst: width rows of height elements).
-template <class E>
-__global__ void transpose_kernel(const E* src, i64 src_stride, E* dst, i64 dst_stride, i64 width, i64 height) {
-    __shared__ E block[tile][tile + 1];
-    const i64 x0 = static_cast<i64>(blockIdx.x) * tile, y0 = static_cast<i64>(blockIdx.y) * tile;
-    for (int j = threadIdx.y; j < tile; j += tile_rows) {
-        const i64 y = y0 + j, x = x0 + threadIdx.x;
-        if (y < height && x < width) block[j][threadIdx.x] = src[y * src_stride + x];
-    }
+// dst[x][y] = src[y][x] for a src of width x height (dst: width rows of height elements), in
+// 4-byte words of V::P elements (words.cuh): a block of 32 x 8 threads takes 8P source rows of
+// 32 words; each thread reads a P x P block as P row words, transposes it in registers and
+// stages it in shared memory, from which the block writes 32P destination rows of 8 words.
+// Whole words both ways: byte-wide accesses kept the uint8 transpose far from the copy rate.
+template <class V>
+__global__ void __launch_bounds__(tile * tile_rows)
+    transpose_kernel(const typename V::elem* src, i64 src_stride, typename V::elem* dst, i64 dst_stride, i64 width,
+                     i64 height) {
+    using mem = typename V::mem;
+    constexpr int P = V::P;
+    // Word (i, tx, ty) holds destination row tx * P + i, word ty; each i's plane is padded by 8
+    // words, so that stores (tx varies) hit 32 distinct banks, and loads (4 rows x 8 words) too
+    // for uint8 (P = 4; at most 2-way conflicts for P = 1, 2).
+    constexpr int plane = tile * (tile_rows + 1) + 8;
+    __shared__ mem staged[P * plane];
+    const i64 word_x = static_cast<i64>(blockIdx.y) * tile + threadIdx.x;
+    const i64 y_first = (static_cast<i64>(blockIdx.x) * tile_rows + threadIdx.y) * P;
+    mem rows[P], columns[P];
+    for (int k = 0; k < P; ++k)
+        rows[k] = y_first + k < height && word_x * P < width
+                      ? cd::load_mem<V>(src + (y_first + k) * src_stride, word_x, width)
+                      : mem{};
+    if constexpr (P == 1)
+        columns[0] = rows[0];
+    else
+        cd::transpose_words<P>(rows, columns);
+    for (int i = 0; i < P; ++i) staged[i * plane + threadIdx.x * (tile_rows + 1) + threadIdx.y] = columns[i];
     __syncthreads();
-    for (int j = threadIdx.y; j < tile; j += tile_rows) {
-        const i64 x = x0 + j, y = y0 + threadIdx.x;
-        if (x < width && y < height) dst[x * dst_stride + y] = block[threadIdx.x][j];
+    const int thread = threadIdx.y * tile + threadIdx.x;
+    for (int k = 0; k < P; ++k) {
+        const int index = thread + k * tile * tile_rows;
+        const int row = index / tile_rows, word = index % tile_rows;  // in the block's destination
+        const i64 x = static_cast<i64>(blockIdx.y) * tile * P + row;
+        const i64 word_y = static_cast<i64>(blockIdx.x) * tile_rows + word;
+        if (x < width && word_y * P < height)
+            cd::store_mem<V>(dst + x * dst_stride, word_y, height,
+                             staged[(row % P) * plane + (row / P) * (tile_rows + 1) + word]);
     }
 }
 
+// Whole words where both images' rows are 4-byte aligned, else one element per word.
 template <class E>
 void transpose(const E* src, i64 src_stride, E* dst, i64 dst_stride, i64 width, i64 height, cudaStream_t s) {
-    const dim3 grid(static_cast<unsigned>((width + tile - 1) / tile), static_cast<unsigned>((height + tile - 1) / tile));
-    transpose_kernel<E><<<grid, dim3(tile, tile_rows), 0, s>>>(src, src_stride, dst, dst_stride, width, height);
+    const auto aligned = [](const void* p, i64 stride) {
+        return reinterpret_cast<std::uintptr_t>(p) % 4 == 0 && stride * static_cast<i64>(sizeof(E)) % 4 == 0;
+    };
+    const auto launch = [&](auto word_type) {
+        using V = decltype(word_type);
+        constexpr int P = V::P;
+        // Blocks along the source's rows in x (no limit), along its columns in y.
+        const dim3 grid(static_cast<unsigned>((height + tile_rows * P - 1) / (tile_rows * P)),
+                        static_cast<unsigned>((width + tile * P - 1) / (tile * P)));
+        transpose_kernel<V><<<grid, dim3(tile, tile_rows), 0, s>>>(src, src_stride, dst, dst_stride, width, height);
+    };
+    if (aligned(src, src_stride) && aligned(dst, dst_stride))
+        launch(cd::packed<E>{});
+    else
+        launch(cd::scalar<E>{});
     check_launch("transpose_kernel (linear filters)");
 }
 
@@ -719,11 +799,15 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
                               overlap_factor * (L - 1), (thread_rows + target - 1) / target});
     }
 
-    // Flat angles' filtered images are written oriented, then transposed into place.
+    // Flat angles read a transposed copy of the image and write their filtered images oriented,
+    // then transposed into place: width rows of height samples, rows padded to 4 bytes, so that
+    // the transposes move whole words.
+    const i64 oriented_stride = static_cast<i64>(align_up(static_cast<std::size_t>(height) * sizeof(T), 4) / sizeof(T));
+    const i64 oriented_size = width * oriented_stride;
     i64 flat_filtered_count = 0;
     if (want_filtered)
         for (const auto& angle : plan.angles) flat_filtered_count += angle.lines.transposed ? 1 : 0;
-    stream_buffer flat_filtered(static_cast<std::size_t>(flat_filtered_count * width * height) * sizeof(T),
+    stream_buffer flat_filtered(static_cast<std::size_t>(flat_filtered_count * oriented_size) * sizeof(T),
                                 s, scratch_what);
 
     // Tables.
@@ -749,8 +833,8 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
         job.filtered_stride = 0;
         if (want_filtered) {
             if (lines.transposed) {
-                job.filtered = flat_filtered.as<T>() + flat_slot++ * width * height;
-                job.filtered_stride = height;
+                job.filtered = flat_filtered.as<T>() + flat_slot++ * oriented_size;
+                job.filtered_stride = oriented_stride;
             } else {
                 const device_view<T>& f = out.filtered[plan.angles[k].index];
                 job.filtered = f.data();
@@ -779,8 +863,8 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
     shift_tables_kernel<T><<<static_cast<unsigned>(angle_count), 256, 0, s>>>(jobs_dev, shift_tables.as<i32>());
     check_launch("shift_tables_kernel");
 
-    stream_buffer transposed(any_flat ? static_cast<std::size_t>(width * height) * sizeof(T) : 0, s, scratch_what);
-    if (any_flat) transpose<T>(in.data(), in.stride(), transposed.as<T>(), height, width, height, s);
+    stream_buffer transposed(any_flat ? static_cast<std::size_t>(oriented_size) * sizeof(T) : 0, s, scratch_what);
+    if (any_flat) transpose<T>(in.data(), in.stride(), transposed.as<T>(), oriented_stride, width, height, s);
     stream_buffer best_steep(want_best && any_steep ? static_cast<std::size_t>(width * height) * sizeof(W) : 0,
                              s, scratch_what);
     stream_buffer best_flat(want_best && any_flat ? static_cast<std::size_t>(width * height) * sizeof(W) : 0,
@@ -808,7 +892,7 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
     a.input = in.data();
     a.input_stride = in.stride();
     a.transposed = transposed.as<const T>();
-    a.transposed_stride = height;
+    a.transposed_stride = oriented_stride;
     a.best_steep = best_steep.as<W>();
     a.best_flat = best_flat.as<W>();
     a.width = width;
@@ -848,8 +932,8 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
         for (const auto& angle : plan.angles) {
             if (!angle.lines.transposed) continue;
             const device_view<T>& f = out.filtered[angle.index];
-            // The oriented image is width rows of height samples.
-            transpose<T>(flat_filtered.as<T>() + slot++ * width * height, height, f.data(), f.stride(), height, width, s);
+            transpose<T>(flat_filtered.as<T>() + slot++ * oriented_size, oriented_stride, f.data(), f.stride(), height,
+                         width, s);
         }
     }
     if (want_best) {
@@ -892,8 +976,8 @@ bool two_pass_applies(device_view<const T> in, const gd::line_plan& plan) {
 }  // namespace
 
 template <class T>
-void line_filter_angles(device_view<const T> in, const detail::line_plan& plan, const device_line_outputs<T>& out,
-                        stream s) {
+void line_filter_angles(device_view<const T> in, const granula::detail::line_plan& plan,
+                        const device_line_outputs<T>& out, stream s) {
     const cudaStream_t cs = to_cuda(s.native_handle());
     // automatic without the two-pass path: fifo, 2-3x faster than the stack here (640x640, 180
     // angles, λ = 41: 2.7 against 9.1 ms), whose write bursts diverge.
@@ -907,11 +991,11 @@ void line_filter_angles(device_view<const T> in, const detail::line_plan& plan, 
         filter<T, line_algorithm::fifo, i32>(in, plan, out, cs);
 }
 
-template void line_filter_angles<std::uint8_t>(device_view<const std::uint8_t>, const detail::line_plan&,
+template void line_filter_angles<std::uint8_t>(device_view<const std::uint8_t>, const granula::detail::line_plan&,
                                                const device_line_outputs<std::uint8_t>&, stream);
-template void line_filter_angles<std::uint16_t>(device_view<const std::uint16_t>, const detail::line_plan&,
+template void line_filter_angles<std::uint16_t>(device_view<const std::uint16_t>, const granula::detail::line_plan&,
                                                 const device_line_outputs<std::uint16_t>&, stream);
-template void line_filter_angles<float>(device_view<const float>, const detail::line_plan&,
+template void line_filter_angles<float>(device_view<const float>, const granula::detail::line_plan&,
                                         const device_line_outputs<float>&, stream);
 
 }  // namespace granula::cuda
