@@ -604,6 +604,52 @@ struct paired_shifts {
 // which is larger than the tile), so it is built only for more pairs than that.
 constexpr std::size_t min_pairs = 8;
 
+// The shifts not yet paired, one bit per shift of their bounding box, a row of 64-bit words per
+// shift row with a zero word on each side, so that the window of a row moved by up to 64 bits
+// either way is two word reads (pair_shifts counts every candidate offset by popcounts).
+class shift_bits {
+public:
+    explicit shift_bits(const std::vector<detail::pixel_shift>& shifts) : x0_(shifts[0].x), y0_(shifts[0].y) {
+        std::int64_t x1 = x0_, y1 = y0_;
+        for (const auto& s : shifts)
+            x0_ = std::min(x0_, s.x), x1 = std::max(x1, s.x), y0_ = std::min(y0_, s.y), y1 = std::max(y1, s.y);
+        height_ = y1 - y0_ + 1;
+        words_ = (x1 - x0_ + 64) / 64;
+        bits_.assign(static_cast<std::size_t>(height_ * (words_ + 2)), 0);
+        for (const auto& s : shifts) set(s, true);
+    }
+    bool test(detail::pixel_shift s) const {
+        const std::int64_t x = s.x - x0_, y = s.y - y0_;
+        if (x < 0 || y < 0 || x >= 64 * words_ || y >= height_) return false;
+        return (row(y)[1 + x / 64] >> (x % 64)) & 1;
+    }
+    void set(detail::pixel_shift s, bool value) {
+        const std::int64_t x = s.x - x0_;
+        std::uint64_t& word = row(s.y - y0_)[1 + x / 64];
+        const std::uint64_t bit = std::uint64_t{1} << (x % 64);
+        word = value ? word | bit : word & ~bit;
+    }
+    // How many set shifts s have s + (dx, dy) set too (dy >= 0, |dx| <= 64).
+    std::int64_t count_pairs(std::int64_t dx, std::int64_t dy) const {
+        std::int64_t count = 0;
+        for (std::int64_t y = 0; y + dy < height_; ++y)
+            for (std::int64_t k = 0; k < words_; ++k)
+                count += std::popcount(row(y)[1 + k] & window(row(y + dy), 64 * (1 + k) + dx));
+        return count;
+    }
+
+private:
+    const std::uint64_t* row(std::int64_t y) const { return bits_.data() + y * (words_ + 2); }
+    std::uint64_t* row(std::int64_t y) { return bits_.data() + y * (words_ + 2); }
+    // Bits [position, position + 64) of a padded row.
+    static std::uint64_t window(const std::uint64_t* r, std::int64_t position) {
+        const std::int64_t q = position / 64, b = position % 64;
+        return b == 0 ? r[q] : (r[q] >> b) | (r[q + 1] << (64 - b));
+    }
+    std::int64_t x0_, y0_, height_ = 0, words_ = 0;
+    std::vector<std::uint64_t> bits_;
+};
+
 // Greedily pairs shifts s and s + d, d taken from a small window, the most frequent d first
 // (a random 64x64 mask: its ~500 single-pixel runs pair up at about 100 shifts of (2, 0), 30
 // of (3, 0), ...). Overlapping runs may pair: min is idempotent, and both are in the element.
@@ -613,44 +659,30 @@ inline paired_shifts pair_shifts(const std::vector<detail::pixel_shift>& shifts)
         result.singles = shifts;
         return result;
     }
-    std::int64_t x0 = shifts[0].x, x1 = x0, y0 = shifts[0].y, y1 = y0;
-    for (const auto& s : shifts) x0 = std::min(x0, s.x), x1 = std::max(x1, s.x), y0 = std::min(y0, s.y), y1 = std::max(y1, s.y);
-    const std::int64_t w = x1 - x0 + 1, h = y1 - y0 + 1;
-    std::vector<unsigned char> left(static_cast<std::size_t>(w * h), 0);  // shifts not yet paired
-    const auto at = [&](std::int64_t x, std::int64_t y) -> unsigned char* {
-        return x < x0 || x > x1 || y < y0 || y > y1 ? nullptr : &left[static_cast<std::size_t>((y - y0) * w + x - x0)];
-    };
-    for (const auto& s : shifts) *at(s.x, s.y) = 1;
+    shift_bits left(shifts);  // shifts not yet paired
     std::vector<detail::pixel_shift> order = shifts;
     std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
     constexpr std::int64_t reach = 8;
     for (;;) {
-        std::size_t best = 0;
+        std::int64_t best = 0;
         detail::pixel_shift best_d{};
         for (std::int64_t dy = 0; dy <= reach; ++dy)
-            for (std::int64_t dx = dy == 0 ? 1 : -reach; dx <= reach; ++dx) {
-                std::size_t count = 0;
-                for (const auto& s : order)
-                    if (*at(s.x, s.y)) {
-                        const unsigned char* q = at(s.x + dx, s.y + dy);
-                        count += q && *q;
-                    }
-                if (count > best) best = count, best_d = {dx, dy};
-            }
-        if (best < min_pairs) break;
+            for (std::int64_t dx = dy == 0 ? 1 : -reach; dx <= reach; ++dx)
+                if (const std::int64_t count = left.count_pairs(dx, dy); count > best) best = count, best_d = {dx, dy};
+        if (best < static_cast<std::int64_t>(min_pairs)) break;
         paired_shifts::pairs p{best_d, {}};
         for (const auto& s : order) {
-            unsigned char *a = at(s.x, s.y), *b = at(s.x + best_d.x, s.y + best_d.y);
-            if (*a && b && *b) *a = *b = 0, p.starts.push_back(s);
+            const detail::pixel_shift t{s.x + best_d.x, s.y + best_d.y};
+            if (left.test(s) && left.test(t)) left.set(s, false), left.set(t, false), p.starts.push_back(s);
         }
         if (p.starts.size() < min_pairs) {  // fewer left disjoint than counted: undo, stop
-            for (const auto& s : p.starts) *at(s.x, s.y) = *at(s.x + best_d.x, s.y + best_d.y) = 1;
+            for (const auto& s : p.starts) left.set(s, true), left.set({s.x + best_d.x, s.y + best_d.y}, true);
             break;
         }
         result.pair_images.push_back(std::move(p));
     }
     for (const auto& s : shifts)
-        if (*at(s.x, s.y)) result.singles.push_back(s);
+        if (left.test(s)) result.singles.push_back(s);
     return result;
 }
 
