@@ -663,12 +663,20 @@ inline paired_shifts pair_shifts(const std::vector<detail::pixel_shift>& shifts)
     std::vector<detail::pixel_shift> order = shifts;
     std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
     constexpr std::int64_t reach = 8;
+    std::vector<detail::pixel_shift> candidates;
+    for (std::int64_t dy = 0; dy <= reach; ++dy)
+        for (std::int64_t dx = dy == 0 ? 1 : -reach; dx <= reach; ++dx) candidates.push_back({dx, dy});
+    // Pairing only clears shifts, so a candidate's last count bounds its count now: one whose
+    // bound is no more than the best so far cannot win and is not counted again.
+    std::vector<std::int64_t> bound(candidates.size(), std::numeric_limits<std::int64_t>::max());
     for (;;) {
         std::int64_t best = 0;
         detail::pixel_shift best_d{};
-        for (std::int64_t dy = 0; dy <= reach; ++dy)
-            for (std::int64_t dx = dy == 0 ? 1 : -reach; dx <= reach; ++dx)
-                if (const std::int64_t count = left.count_pairs(dx, dy); count > best) best = count, best_d = {dx, dy};
+        for (std::size_t c = 0; c < candidates.size(); ++c) {
+            if (bound[c] <= best) continue;
+            bound[c] = left.count_pairs(candidates[c].x, candidates[c].y);
+            if (bound[c] > best) best = bound[c], best_d = candidates[c];
+        }
         if (best < static_cast<std::int64_t>(min_pairs)) break;
         paired_shifts::pairs p{best_d, {}};
         for (const auto& s : order) {
