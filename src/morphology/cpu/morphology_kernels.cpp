@@ -54,6 +54,7 @@ enum scratch_slot {
     slot_shear_output,
     slot_runs,
     slot_grown,
+    slot_grown_next,
     slot_pairs,
     slot_band_ring,
     slot_band_pads,
@@ -694,6 +695,62 @@ inline paired_shifts pair_shifts(const std::vector<detail::pixel_shift>& shifts)
     return result;
 }
 
+// The run lengths grown in the tile buffers, each from the one before in one pass (min of it at
+// p and at p + (difference) steps, so at most doubling it), and where each is read: a run of
+// length L is read from the longest grown length s <= L, at ceil(L / s) places that cover it
+// (overlapping: min is idempotent). Chosen to minimise passes (min_pairs reads each) plus reads:
+// a random 64x64 mask grows 1..6 and reads its few longer runs twice (5 passes instead of 13),
+// an exact disk's runs of 2 each grow by doubling instead of one pixel per pass.
+struct grown_length {
+    std::int64_t length = 1;
+    std::vector<detail::pixel_shift> shifts;  // where reads of this length start
+};
+
+inline std::vector<grown_length> growth_plan(const std::vector<detail::shifted_runs>& runs, bool vertical) {
+    const std::int64_t longest = runs.back().length;
+    std::vector<std::int64_t> count(static_cast<std::size_t>(longest + 1), 0);
+    for (const auto& r : runs) count[static_cast<std::size_t>(r.length)] += static_cast<std::int64_t>(r.shifts.size());
+    const auto reads = [&](std::int64_t length, std::int64_t grown) {
+        return count[static_cast<std::size_t>(length)] * ((length + grown - 1) / grown);
+    };
+    // cost[t]: the passes to grow t and the reads of every run shorter than t; from[t]: the
+    // length grown before t.
+    constexpr std::int64_t unreached = std::numeric_limits<std::int64_t>::max();
+    std::vector<std::int64_t> cost(static_cast<std::size_t>(longest + 1), unreached), from(cost.size(), 0);
+    cost[1] = 0;
+    for (std::int64_t s = 1; s < longest; ++s) {
+        std::int64_t shorter = 0;  // reads of the runs in [s, t) from s
+        for (std::int64_t t = s + 1; t <= std::min(2 * s, longest); ++t) {
+            shorter += reads(t - 1, s);
+            const std::int64_t c = cost[s] + static_cast<std::int64_t>(min_pairs) + shorter;
+            if (c < cost[t]) cost[t] = c, from[t] = s;
+        }
+    }
+    std::int64_t last = 1, best = unreached;
+    for (std::int64_t t = 1; t <= longest; ++t) {
+        std::int64_t total = cost[t];
+        for (std::int64_t l = t; l <= longest; ++l) total += reads(l, t);
+        if (total < best) best = total, last = t;
+    }
+    std::vector<grown_length> plan;
+    for (std::int64_t t = last; t >= 1; t = from[t]) {
+        plan.insert(plan.begin(), grown_length{t, {}});
+        if (t == 1) break;
+    }
+    for (const auto& r : runs) {
+        auto g = std::prev(std::upper_bound(plan.begin(), plan.end(), r.length,
+                                            [](std::int64_t l, const grown_length& g) { return l < g.length; }));
+        for (const auto& start : r.shifts)
+            for (std::int64_t at = 0;; at += g->length) {
+                const std::int64_t along = std::min(at, r.length - g->length);
+                g->shifts.push_back(vertical ? detail::pixel_shift{start.x, start.y + along}
+                                             : detail::pixel_shift{start.x + along, start.y});
+                if (along == r.length - g->length) break;
+            }
+    }
+    return plan;
+}
+
 // Runs of increasing length, a tile of output pixels at a time. The tile's source pixels are
 // copied into a buffer, with the pixels off `src` neutral, so that no read needs clipping, and
 // at a row stride that is not a multiple of 4 KiB (in place, the 64 rows a mask reads for one
@@ -712,8 +769,9 @@ void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::ve
             min_y = std::min(min_y, s.y), max_y = std::max(max_y, s.y), min_x = std::min(min_x, s.x),
             max_x = std::max(max_x, s.x);
     }
+    const std::vector<grown_length> grown_lengths = growth_plan(runs, vertical);
     std::vector<paired_shifts> planned;
-    for (const auto& r : runs) planned.push_back(pair_shifts(r.shifts));
+    for (const auto& g : grown_lengths) planned.push_back(pair_shifts(g.shifts));
     const T neutral = detail::neutral_value<T>(maximum);
     constexpr std::int64_t tile_rows = 256, tile_columns = 256 / sizeof(T);
     const std::int64_t row_tiles = (height + tile_rows - 1) / tile_rows;
@@ -744,8 +802,13 @@ void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::ve
             std::fill_n(r + b, stride - b, neutral);
         }
         std::fill_n(raw + raw_rows * stride, slack, neutral);
-        T* const grown = longest > 1 ? thread_scratch<T>(slot_grown, rows * stride + register_strip<T>) : nullptr;
-        T* const pair_image = thread_scratch<T>(slot_pairs, rows * stride + register_strip<T>);
+        // Every buffer is as large as the raw one: the reads that cover a long run from a shorter
+        // length start further along it than the runs do.
+        const std::int64_t buffer = raw_rows * stride + slack;
+        T* const grown_buffers[2] = {grown_lengths.size() > 1 ? thread_scratch<T>(slot_grown, buffer) : nullptr,
+                                     grown_lengths.size() > 2 ? thread_scratch<T>(slot_grown_next, buffer) : nullptr};
+        const T* grown = raw;
+        T* const pair_image = thread_scratch<T>(slot_pairs, buffer);
         std::vector<std::int64_t> offsets;
         bool written = !initialise;
         // acc = Op of acc and base at each shift, two output rows at a time: each offset read
@@ -767,22 +830,22 @@ void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::ve
             }
             written = true;
         };
-        std::int64_t length = 1;
-        for (std::size_t k = 0; k < runs.size(); ++k) {
-            for (; length < runs[k].length; ++length) {
-                if (length == 1)
-                    combine<Op, 0>(grown, raw, raw + step, rows * stride);
-                else
-                    accumulate<Op, 0>(grown, raw + length * step, rows * stride);
+        // A grown length is valid wherever the pixels it covers lie in the raw buffer.
+        std::int64_t valid = buffer;
+        for (std::size_t k = 0; k < grown_lengths.size(); ++k) {
+            if (k > 0) {
+                const std::int64_t along = (grown_lengths[k].length - grown_lengths[k - 1].length) * step;
+                valid -= along;
+                T* const target = grown_buffers[(k - 1) % 2];
+                combine<Op, 0>(target, grown, grown + along, valid);
+                grown = target;
             }
-            // Runs of one pixel read the raw buffer; longer ones the grown one.
-            const T* const base = runs[k].length == 1 ? raw : grown;
-            accumulate_shifts(base, planned[k].singles);
+            accumulate_shifts(grown, planned[k].singles);
             for (const auto& p : planned[k].pair_images) {
-                // Every pixel a pair's start reads has its partner inside the buffer (both are
-                // shifts of the element); the pixels past them are not computed.
+                // Every pixel a pair's start reads has its partner inside the valid part (both are
+                // reads of the element).
                 const std::int64_t d = p.d.y * stride + p.d.x;
-                combine<Op, 0>(pair_image, base, base + d, rows * stride - d);
+                combine<Op, 0>(pair_image, grown, grown + d, valid - d);
                 accumulate_shifts(pair_image, p.starts);
             }
         }
