@@ -279,7 +279,8 @@ TYPED_TEST(MorphologyCpu, VerticalOpeningChainAcrossBands) {
 }
 
 // The general path on an image larger than its tiles (256 x 256 pixels) and register strips:
-// lines with row and with column runs, a disk, an octagon with a long run, a mask.
+// lines with row and with column runs, disks (runs of many lengths, two of each, read from
+// fewer grown lengths), an octagon with a long run, a mask.
 TYPED_TEST(MorphologyCpu, GeneralElementsAcrossTiles) {
     using T = TypeParam;
     std::mt19937_64 rng(17);
@@ -290,7 +291,7 @@ TYPED_TEST(MorphologyCpu, GeneralElementsAcrossTiles) {
     m.mask[static_cast<std::size_t>(m.origin_y * m.width + m.origin_x)] = 1;
     const structuring_element elements[] = {
         structuring_element::line(61, 30),  structuring_element::line(45, 63),  structuring_element::line(40, 135),
-        structuring_element::line(37, 100.5), structuring_element::disk(6), structuring_element::octagon(17, 2),
+        structuring_element::line(37, 100.5), structuring_element::disk(6), structuring_element::disk(23), structuring_element::octagon(17, 2),
         structuring_element::from_mask(m)};
     for (std::size_t e = 0; e < std::size(elements); ++e)
         for (auto mode : {border_mode::ignore, e % 2 ? border_mode::constant : border_mode::reflect})
