@@ -698,9 +698,10 @@ inline paired_shifts pair_shifts(const std::vector<detail::pixel_shift>& shifts)
 // The run lengths grown in the tile buffers, each from the one before in one pass (min of it at
 // p and at p + (difference) steps, so at most doubling it), and where each is read: a run of
 // length L is read from the longest grown length s <= L, at ceil(L / s) places that cover it
-// (overlapping: min is idempotent). Chosen to minimise passes (min_pairs reads each) plus reads:
-// a random 64x64 mask grows 1..6 and reads its few longer runs twice (5 passes instead of 13),
-// an exact disk's runs of 2 each grow by doubling instead of one pixel per pass.
+// (overlapping: min is idempotent). Chosen by dynamic programming over the lengths to minimise
+// passes (min_pairs reads each) plus reads: a random 64x64 mask grows 1 to 6 and reads its ten
+// longer runs two or three times (5 passes instead of 13); disk:31, most lengths twice, grows 1,
+// 2, 4, 8, 16, 31, 61 (6 passes instead of 60: 38 -> 18 ms on 4096x4096 uint8, one thread).
 struct grown_length {
     std::int64_t length = 1;
     std::vector<detail::pixel_shift> shifts;  // where reads of this length start
@@ -754,8 +755,8 @@ inline std::vector<grown_length> growth_plan(const std::vector<detail::shifted_r
 // Runs of increasing length, a tile of output pixels at a time. The tile's source pixels are
 // copied into a buffer, with the pixels off `src` neutral, so that no read needs clipping, and
 // at a row stride that is not a multiple of 4 KiB (in place, the 64 rows a mask reads for one
-// output row fell into the same L1 sets). run(x) of length l + 1 is run(x) of length l
-// combined with the pixel l steps along: every length costs one operation per pixel. The tile
+// output row fell into the same L1 sets). Each length growth_plan grows costs one pass over the
+// buffer, one operation per pixel. The tile
 // is narrow enough that the rows one output row reads of a buffer stay in the L1 cache while
 // all shifts of one length are accumulated in registers (accumulate_offsets).
 template <class Op, class T>
