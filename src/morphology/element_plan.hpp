@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "granula/morphology/structuring_element.hpp"
@@ -81,9 +82,11 @@ inline element_plan plan_element(const structuring_element& se, bool maximum) {
     // The rests of the terms of two or more segments, once each (a mask's ~1000 runs have none:
     // no search over every pair of terms).
     std::vector<std::vector<line_segment>> longer_rests;
-    for (const auto& u : terms)
-        if (u.segments.size() > 1 && std::find(longer_rests.begin(), longer_rests.end(), rest_of(u)) == longer_rests.end())
-            longer_rests.push_back(rest_of(u));
+    for (const auto& u : terms) {
+        if (u.segments.size() < 2) continue;
+        if (auto rest = rest_of(u); std::find(longer_rests.begin(), longer_rests.end(), rest) == longer_rests.end())
+            longer_rests.push_back(std::move(rest));
+    }
     for (const auto& t : terms) {
         std::vector<line_segment> rest = rest_of(t);
         std::optional<line_segment> first;
