@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "granula/morphology/structuring_element.hpp"
@@ -78,15 +79,22 @@ inline element_plan plan_element(const structuring_element& se, bool maximum) {
     const auto rest_of = [](const decomposition_term& t) {
         return std::vector<line_segment>(t.segments.begin() + (t.segments.empty() ? 0 : 1), t.segments.end());
     };
+    // The rests of the terms of two or more segments, once each (a mask's ~1000 runs have none:
+    // no search over every pair of terms).
+    std::vector<std::vector<line_segment>> longer_rests;
+    for (const auto& u : terms) {
+        if (u.segments.size() < 2) continue;
+        if (auto rest = rest_of(u); std::find(longer_rests.begin(), longer_rests.end(), rest) == longer_rests.end())
+            longer_rests.push_back(std::move(rest));
+    }
     for (const auto& t : terms) {
         std::vector<line_segment> rest = rest_of(t);
         std::optional<line_segment> first;
         if (!t.segments.empty()) first = t.segments.front();
         // A term of one segment that is another term's rest joins its group as a shifted pixel
         // (a line's single pixels swept along its periodic line, with the runs of two or more).
-        if (t.segments.size() == 1 && std::any_of(terms.begin(), terms.end(), [&](const auto& u) {
-                return u.segments.size() > 1 && rest_of(u) == t.segments;
-            })) {
+        if (t.segments.size() == 1 &&
+            std::find(longer_rests.begin(), longer_rests.end(), t.segments) != longer_rests.end()) {
             rest = t.segments;
             first.reset();
         }

@@ -279,7 +279,8 @@ TYPED_TEST(MorphologyCpu, VerticalOpeningChainAcrossBands) {
 }
 
 // The general path on an image larger than its tiles (256 x 256 pixels) and register strips:
-// lines with row and with column runs, a disk, an octagon with a long run, a mask.
+// lines with row and with column runs, disks (runs of many lengths, two of each, read from
+// fewer grown lengths), an octagon with a long run, a mask.
 TYPED_TEST(MorphologyCpu, GeneralElementsAcrossTiles) {
     using T = TypeParam;
     std::mt19937_64 rng(17);
@@ -290,7 +291,7 @@ TYPED_TEST(MorphologyCpu, GeneralElementsAcrossTiles) {
     m.mask[static_cast<std::size_t>(m.origin_y * m.width + m.origin_x)] = 1;
     const structuring_element elements[] = {
         structuring_element::line(61, 30),  structuring_element::line(45, 63),  structuring_element::line(40, 135),
-        structuring_element::line(37, 100.5), structuring_element::disk(6), structuring_element::octagon(17, 2),
+        structuring_element::line(37, 100.5), structuring_element::disk(6), structuring_element::disk(23), structuring_element::octagon(17, 2),
         structuring_element::from_mask(m)};
     for (std::size_t e = 0; e < std::size(elements); ++e)
         for (auto mode : {border_mode::ignore, e % 2 ? border_mode::constant : border_mode::reflect})
@@ -306,6 +307,36 @@ TYPED_TEST(MorphologyCpu, GeneralElementsAcrossTiles) {
                         << (simd ? " simd" : " scalar");
                 }
             }
+}
+
+// Masks with hundreds of runs, so that each run length's shifts pair up through several pair
+// images (pair_shifts), at densities that leave most runs single pixels or long: erosion and
+// dilation (the mask reflected), every mode, on an image of several tiles in both directions,
+// floats with a few NaNs.
+TYPED_TEST(MorphologyCpu, LargeMasksThroughPairImages) {
+    using T = TypeParam;
+    std::mt19937_64 rng(29);
+    const auto img = make_image<T>(rng, 270, 259, 200, true);
+    if constexpr (std::is_floating_point_v<T>)
+        for (std::int64_t k = 0; k < img.view.pixel_count(); k += 1999)
+            img.view(k / img.view.width(), k % img.view.width()) = std::numeric_limits<T>::quiet_NaN();
+    for (const int percent : {30, 50, 80}) {
+        footprint_mask m;
+        m.width = 31, m.height = 25, m.origin_x = 9, m.origin_y = 16;
+        for (std::int64_t k = 0; k < m.width * m.height; ++k)
+            m.mask.push_back(static_cast<std::uint8_t>(static_cast<int>(rng() % 100) < percent));
+        m.mask[static_cast<std::size_t>(m.origin_y * m.width + m.origin_x)] = 1;
+        const auto se = structuring_element::from_mask(m);
+        for (auto mode : all_modes)
+            for (auto op : {morphology_op::erosion, morphology_op::dilation}) {
+                const border b_mode{mode, std::is_floating_point_v<T> ? -2.5 : 9.0};
+                const auto want = reference::morphology<T>(op, img.view, se, b_mode);
+                host_image<T> got(img.view.width(), img.view.height());
+                morphology<T>(op, img.view, got.view(), se, b_mode);
+                ASSERT_TRUE(equal_images<T>(got.view(), want.view()))
+                    << percent << "% mask " << to_string(op) << " mode " << to_string(mode);
+            }
+    }
 }
 
 // A periodic-line disk whose first segment, vertical and long, runs on the whole source: that
