@@ -31,6 +31,22 @@ inline void store_line(T* dst, const T* src) {
 #endif
     std::memcpy(dst, src, 64);
 }
+// Writes n elements of a row written once, whole, and not read back soon: its whole 64-byte
+// lines by store_line, the partial lines at either end by plain stores. A row need not start
+// on a line: numpy's arrays start 16 bytes into one, and a line-by-line loop from the row's
+// start then streamed nothing (a vertical opening into such an array took twice as long).
+template <class T>
+inline void store_row(T* dst, const T* src, std::int64_t n) {
+    constexpr std::int64_t line = 64 / static_cast<std::int64_t>(sizeof(T));
+    const auto address = reinterpret_cast<std::uintptr_t>(dst);
+    const std::int64_t to_line =
+        address % sizeof(T) == 0 ? static_cast<std::int64_t>((64 - address % 64) % 64 / sizeof(T)) : n;
+    const std::int64_t head = to_line < n ? to_line : n;
+    std::memcpy(dst, src, static_cast<std::size_t>(head) * sizeof(T));
+    std::int64_t i = head;
+    for (; i + line <= n; i += line) store_line(dst + i, src + i);
+    std::memcpy(dst + i, src + i, static_cast<std::size_t>(n - i) * sizeof(T));
+}
 inline void stream_fence() {
 #if defined(__SSE2__) && !defined(GRANULA_SIMD_SCALAR)
     _mm_sfence();

@@ -278,6 +278,39 @@ TYPED_TEST(MorphologyCpu, VerticalOpeningChainAcrossBands) {
         }
 }
 
+// The streamed vertical pair writes its rows past the cache by whole 64-byte lines and by plain
+// stores at the partial lines of either end: outputs whose rows start off a line (numpy's
+// arrays start 16 bytes into one) and views whose rows end inside one, the pixels around the
+// view untouched, on one and two threads.
+TYPED_TEST(MorphologyCpu, VerticalOpeningsIntoUnalignedViews) {
+    using T = TypeParam;
+    std::mt19937_64 rng(31);
+    const auto img = make_image<T>(rng, 533, 260, 200, true);
+    const border b_mode{border_mode::ignore, 0.0};
+    const T sentinel = T(7);
+    for (std::int64_t L : {41, 101}) {
+        const auto se = structuring_element::vline(L);
+        for (auto op : {morphology_op::opening, morphology_op::closing}) {
+            const auto want = reference::morphology<T>(op, img.view, se, b_mode);
+            for (const std::int64_t offset : {std::int64_t{1}, std::int64_t{5}, 16 / static_cast<std::int64_t>(sizeof(T))})
+                for (int threads : {1, 2}) {
+                    host_image<T> frame(img.view.width() + offset + 3, img.view.height() + 2);
+                    std::fill_n(frame.view().data(), frame.view().stride() * frame.view().height(), sentinel);
+                    const host_view<T> got = frame.view().subview(offset, 1, img.view.width(), img.view.height());
+                    set_num_threads(threads);
+                    morphology<T>(op, img.view, got, se, b_mode);
+                    set_num_threads(0);
+                    ASSERT_TRUE(equal_images<T>(got, want.view()))
+                        << "L " << L << " " << to_string(op) << " offset " << offset << " threads " << threads;
+                    for (std::int64_t y = 0; y < frame.view().height(); ++y)
+                        for (std::int64_t x = 0; x < frame.view().width(); ++x)
+                            if (y == 0 || y > img.view.height() || x < offset || x >= offset + img.view.width())
+                                ASSERT_EQ(frame.view()(y, x), sentinel) << "pixel (" << x << ", " << y << ") outside the view";
+                }
+        }
+    }
+}
+
 // The general path on an image larger than its tiles (256 x 256 pixels) and register strips:
 // lines with row and with column runs, disks (runs of many lengths, two of each, read from
 // fewer grown lengths), an octagon with a long run, a mask.

@@ -525,8 +525,7 @@ void transpose(host_view<const T> in, host_view<T> out) {
                     for (std::int64_t x = 0; x < B; x += G)
                         gather_group<T>(rows, x_done + x, block + x * B + (y - y0), B);
                 }
-                for (std::int64_t j = 0; j < B; ++j)
-                    for (std::int64_t i = 0; i < B; i += G) store_line(out.row(x_done + j) + y0 + i, block + j * B + i);
+                for (std::int64_t j = 0; j < B; ++j) store_row(out.row(x_done + j) + y0, block + j * B, B);
             }
         }
         // The rest: G x G tiles of the band's whole groups of G rows, then single pixels.

@@ -421,13 +421,7 @@ void vertical_pair(host_view<const T> in, host_view<T> out, const row_window<T>&
             // (perf: most of the time on those stores).
             band_window<T>(b, [&](std::int64_t j) { return second_source(s + j); },
                            [&](std::int64_t x) { return staged + x * cw; }, count, cw, suffix, prefix);
-            for (std::int64_t x = 0; x < count; ++x) {
-                T* const row = out.row(s + x) + c0;
-                const T* const from = staged + x * cw;
-                std::int64_t i = 0;
-                for (; i + lane_align <= cw; i += lane_align) store_line(row + i, from + i);
-                std::memcpy(row + i, from + i, (cw - i) * sizeof(T));
-            }
+            for (std::int64_t x = 0; x < count; ++x) store_row(out.row(s + x) + c0, staged + x * cw, cw);
         }
         stream_fence();
     });
