@@ -31,6 +31,7 @@ inline void store_line(T* dst, const T* src) {
 #endif
     std::memcpy(dst, src, 64);
 }
+
 // Writes n elements of a row written once, whole, and not read back soon: its whole 64-byte
 // lines by store_line, the partial lines at either end by plain stores. A row need not start
 // on a line: numpy's arrays start 16 bytes into one, and a line-by-line loop from the row's
@@ -47,6 +48,7 @@ inline void store_row(T* dst, const T* src, std::int64_t n) {
     for (; i + line <= n; i += line) store_line(dst + i, src + i);
     std::memcpy(dst + i, src + i, static_cast<std::size_t>(n - i) * sizeof(T));
 }
+
 inline void stream_fence() {
 #if defined(__SSE2__) && !defined(GRANULA_SIMD_SCALAR)
     _mm_sfence();
