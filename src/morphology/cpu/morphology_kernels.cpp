@@ -728,10 +728,8 @@ inline std::vector<grown_length> growth_plan(const std::vector<detail::shifted_r
         if (total < best) best = total, last = t;
     }
     std::vector<grown_length> plan;
-    for (std::int64_t t = last; t >= 1; t = from[t]) {
+    for (std::int64_t t = last; t >= 1; t = from[static_cast<std::size_t>(t)])  // from[1] = 0 ends it
         plan.insert(plan.begin(), grown_length{t, {}});
-        if (t == 1) break;
-    }
     for (const auto& r : runs) {
         auto g = std::prev(std::upper_bound(plan.begin(), plan.end(), r.length,
                                             [](std::int64_t l, const grown_length& g) { return l < g.length; }));
@@ -750,9 +748,9 @@ inline std::vector<grown_length> growth_plan(const std::vector<detail::shifted_r
 // copied into a buffer, with the pixels off `src` neutral, so that no read needs clipping, and
 // at a row stride that is not a multiple of 4 KiB (in place, the 64 rows a mask reads for one
 // output row fell into the same L1 sets). Each length growth_plan grows costs one pass over the
-// buffer, one operation per pixel. The tile
-// is narrow enough that the rows one output row reads of a buffer stay in the L1 cache while
-// all shifts of one length are accumulated in registers (accumulate_offsets).
+// buffer, one operation per pixel. The tile is narrow enough that the rows one output row reads
+// of a buffer stay in the L1 cache while all shifts of one length are accumulated in registers
+// (accumulate_offsets).
 template <class Op, class T>
 void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::vector<detail::shifted_runs>& runs,
                          bool vertical, bool maximum, bool initialise) {
