@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Gaussian smoothing side by side with its peers, in one run on one machine.
 
-CPU (default): granula.gaussian (auto, recursive6, deriche, fir) against cv2.GaussianBlur and
+CPU (default): granula.gaussian (auto, recursive5, recursive6, deriche, fir) against cv2.GaussianBlur and
 scipy.ndimage.gaussian_filter on an N x N float32 image, same thread count, with each
 result's error against the exact sampled Gaussian (scipy in float64, truncate 8, the same
 border: reflect = cv2.BORDER_REFLECT). cv2's kernel size is its own default for sigma
@@ -115,7 +115,7 @@ def main():
     p.add_argument("--size", type=int, default=4096)
     p.add_argument("--gpu-size", type=int, default=8192)
     p.add_argument("--sigmas", type=lambda s: [float(v) for v in s.split(",")], default=[1, 2, 5, 20])
-    p.add_argument("--methods", type=lambda s: s.split(","), default=["auto", "recursive6", "deriche", "fir"])
+    p.add_argument("--methods", type=lambda s: s.split(","), default=["auto", "recursive5", "recursive6", "deriche", "fir"])
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--reps", type=int, default=5)
     p.add_argument("--scipy-max-sigma", type=float, default=5.0, help="skip scipy above this sigma (slow)")

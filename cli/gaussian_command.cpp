@@ -20,7 +20,7 @@ constexpr option_spec gaussian_options[] = {
     {"order", "O[,O]", "derivative order 0, 1 or 2, per axis as for --sigma (default: 0)"},
     {"mode", "M[,M]", "border: reflect, constant, nearest, mirror, wrap (default: reflect)"},
     {"cval", "V", "value outside the image for --mode constant (default: 0)"},
-    {"method", "NAME", "auto, fir, deriche, recursive6, yvv (= yvv1995), yvv1995, yvv2002 (default: auto)"},
+    {"method", "NAME", "auto, fir, deriche, recursive6, recursive5, yvv (= yvv1995), yvv1995, yvv2002 (default: auto)"},
     {"split", "NAME", "one_way, two_way, two_way_exact: how the GPU runs yvv along a line (default: one_way)"},
     {"truncate", "T", "fir radius = round(T * sigma) (default: 4)"},
     {"radius", "R[,R]", "fir radius per axis, overriding --truncate"},

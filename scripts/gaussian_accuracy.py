@@ -25,7 +25,7 @@ import scipy.ndimage as ndi
 import granula
 
 SIGMAS = [0.5, 1, 2, 5, 10, 50, 200]
-METHODS = ["fir", "deriche", "recursive6", "yvv1995", "yvv2002"]
+METHODS = ["fir", "deriche", "recursive6", "recursive5", "yvv1995", "yvv2002"]
 
 
 def sampled(sigma, radius):

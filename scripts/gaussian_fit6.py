@@ -1,18 +1,19 @@
 #!/usr/bin/env python3
-"""Fits the coefficients of recursive6, the 6th-order recursive Gaussian (gaussian_plan.cpp).
+"""Fits the coefficients of recursive6 and recursive5, the 6th- and 5th-order recursive
+Gaussians (gaussian_plan.cpp).
 
-The filter's response is h(|k| / sigma) (odd for order 1), with Deriche's form in three
-second-order sections:
+The filter's response is h(|k| / sigma) (odd for order 1), with Deriche's form in sections:
     h(u) = sum_i (a_i cos(w_i u) + b_i sin(w_i u)) exp(-lam_i u),   u = |k| / sigma,
-so one set of (a, b, lam, w) per derivative order serves every sigma (the poles scale with
-1/sigma). Order 0 is fitted to the normalised sampled Gaussian after normalising the response to
+three second-order sections for recursive6; two and one first-order section (a real pole:
+b = w = 0) for recursive5. One set of (a, b, lam, w) per derivative order serves every sigma
+(the poles scale with 1/sigma). Order 0 is fitted to the normalised sampled Gaussian after normalising the response to
 unit DC gain (as the filter does); orders 1 and 2 to scipy's sampled derivative kernels, times
 sigma^(order + 1) (the plan then refits the section scales at each sigma, under the zero-DC
 constraint). Least squares (scipy.optimize) over the relative l2 errors of the impulse response
 at several sigma at once, in double; prints the fitted sets as C++ initialisers and the
 relative l2 error of each at sigma 1 .. 1000.
 
-    python3 scripts/gaussian_fit6.py [--restarts 1]
+    python3 scripts/gaussian_fit6.py [--filter recursive6|recursive5] [--restarts 1]
 """
 
 import argparse
@@ -42,10 +43,18 @@ def kernel(sigma, order, r):
     return g
 
 
+def sections(par):
+    """(a, b, lam, w) of every section; an odd-length par ends with a real pole's (a, lam)."""
+    full = np.reshape(par[: len(par) // 4 * 4], (-1, 4))
+    if len(par) % 4:
+        full = np.vstack([full, [par[-2], 0.0, par[-1], 0.0]])
+    return full
+
+
 def response(par, sigma, order, r):
     u = np.arange(r + 1) / sigma
     h = np.zeros(r + 1)
-    for a, b, lam, w in np.reshape(par, (-1, 4)):
+    for a, b, lam, w in sections(par):
         h += (a * np.cos(w * u) + b * np.sin(w * u)) * np.exp(-lam * u)
     if order == 0:
         f = np.concatenate([h[:0:-1], h])
@@ -68,10 +77,13 @@ def errors(par, order, sigmas):
     return out
 
 
-def fit(order, restarts, rng):
+def fit(order, restarts, rng, real_last):
+    start = np.array(STARTS[order])
+    if real_last:  # the third section becomes a real pole: (a, lam)
+        start = np.concatenate([start[:8], [start[8], start[10]]])
     best = None
     for i in range(restarts):
-        p0 = np.array(STARTS[order]) * (1 + (0.15 * rng.normal(size=12) if i else 0))
+        p0 = start * (1 + (0.15 * rng.normal(size=start.size) if i else 0))
         f = so.least_squares(lambda p: np.concatenate(errors(p, order, FIT_SIGMAS)), p0, xtol=1e-15, ftol=1e-15,
                              gtol=1e-15, max_nfev=4000)
         if best is None or f.cost < best.cost:
@@ -81,13 +93,14 @@ def fit(order, restarts, rng):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--filter", choices=["recursive6", "recursive5"], default="recursive6")
     p.add_argument("--restarts", type=int, default=1, help="fits from perturbed starts too (slow); 1: Deriche's start only")
     args = p.parse_args()
     rng = np.random.default_rng(1)
     for order in range(3):
-        par = fit(order, args.restarts, rng)
-        sections = ", ".join("{" + ", ".join(f"{v:.10g}" for v in s) + "}" for s in np.reshape(par, (-1, 4)))
-        print(f"order {order}: {{{sections}}}")
+        par = fit(order, args.restarts, rng, args.filter == "recursive5")
+        text = ", ".join("{" + ", ".join(f"{v:.10g}" for v in s) + "}" for s in sections(par))
+        print(f"order {order}: {{{text}}}")
         errs = [np.linalg.norm(e) for e in errors(par, order, CHECK_SIGMAS)]
         print("  rel l2 at sigma " + ", ".join(f"{s:g}: {e:.2e}" for s, e in zip(CHECK_SIGMAS, errs)))
 

@@ -13,7 +13,7 @@
 
 namespace {
 
-// Args: {method (0 fir, 1 deriche, 2 yvv1995, 3 recursive6), sigma, axes (0 rows only, 1 columns only, 2 both), threads}.
+// Args: {method (0 fir, 1 deriche, 2 yvv1995, 3 recursive6, 4 recursive5), sigma, axes (0 rows only, 1 columns only, 2 both), threads}.
 void BM_gaussian(benchmark::State& state) {
     const std::int64_t n = 4096;
     granula::host_image<float> img(n, n), out(n, n);
@@ -23,7 +23,8 @@ void BM_gaussian(benchmark::State& state) {
         for (std::int64_t x = 0; x < n; ++x) img.view()(y, x) = d(rng);
     const granula::gaussian_method methods[] = {granula::gaussian_method::fir, granula::gaussian_method::deriche,
                                                 granula::gaussian_method::yvv1995,
-                                                granula::gaussian_method::recursive6};
+                                                granula::gaussian_method::recursive6,
+                                                granula::gaussian_method::recursive5};
     granula::gaussian_params p;
     p.method = methods[state.range(0)];
     const auto sigma = static_cast<double>(state.range(1));
@@ -39,7 +40,7 @@ void BM_gaussian(benchmark::State& state) {
 }
 
 BENCHMARK(BM_gaussian)
-    ->ArgsProduct({{0, 1, 2, 3}, {2, 5, 20}, {0, 1, 2}, {1, 2}})
+    ->ArgsProduct({{0, 1, 2, 3, 4}, {2, 5, 20}, {0, 1, 2}, {1, 2}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

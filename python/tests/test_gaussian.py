@@ -40,16 +40,17 @@ def test_deriche_within_its_accuracy_of_scipy(mode, shape):
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("order", [(0, 0), (1, 0), (0, 2)])
-def test_recursive6_within_its_accuracy_of_scipy(mode, order):
+@pytest.mark.parametrize("method, bounds", [("recursive6", (2e-5, 1e-4)), ("recursive5", (1e-4, 1e-3))])
+def test_recursive6_and_5_within_their_accuracy_of_scipy(mode, order, method, bounds):
     img = _image((90, 71))
-    got = granula.gaussian(img, (5.0, 9.0), order=order, mode=mode, cval=2.0, method="recursive6")
+    got = granula.gaussian(img, (5.0, 9.0), order=order, mode=mode, cval=2.0, method=method)
     want = ndi.gaussian_filter(img.astype(np.float64), (5.0, 9.0), order=order, mode=mode, cval=2.0, truncate=12.0)
-    assert np.abs(got - want).max() <= (1e-4 if 2 in order else 2e-5) * np.abs(img).max()
+    assert np.abs(got - want).max() <= bounds[2 in order] * np.abs(img).max()
 
 
-def test_auto_is_recursive6_on_the_cpu():
+def test_auto_is_recursive5_on_the_cpu():
     img = _image((40, 50))
-    assert np.array_equal(granula.gaussian(img, 6.0), granula.gaussian(img, 6.0, method="recursive6"))
+    assert np.array_equal(granula.gaussian(img, 6.0), granula.gaussian(img, 6.0, method="recursive5"))
 
 
 def test_truncate_radius_and_sigma_zero():
@@ -122,12 +123,13 @@ def test_gpu_equals_cpu():
         assert np.abs(cp.asnumpy(got) - want).max() <= 1e-5 * np.abs(img).max()
 
 
-def test_recursive6_is_cpu_only_for_now():
+@pytest.mark.parametrize("method", ["recursive6", "recursive5"])
+def test_recursive6_and_5_are_cpu_only_for_now(method):
     cp = pytest.importorskip("cupy")
     if not granula.cuda_available():
         pytest.skip("no CUDA device")
-    with pytest.raises(RuntimeError, match="recursive6"):
-        granula.gaussian(cp.asarray(_image()), 5.0, method="recursive6")
+    with pytest.raises(RuntimeError, match=method):
+        granula.gaussian(cp.asarray(_image()), 5.0, method=method)
 
 
 def test_yvv_split_on_the_cpu():

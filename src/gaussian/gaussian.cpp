@@ -18,11 +18,12 @@
 namespace granula {
 namespace {
 
-constexpr std::array<std::pair<gaussian_method, std::string_view>, 6> method_names{{
+constexpr std::array<std::pair<gaussian_method, std::string_view>, 7> method_names{{
     {gaussian_method::automatic, "auto"},
     {gaussian_method::fir, "fir"},
     {gaussian_method::deriche, "deriche"},
     {gaussian_method::recursive6, "recursive6"},
+    {gaussian_method::recursive5, "recursive5"},
     {gaussian_method::yvv1995, "yvv1995"},
     {gaussian_method::yvv2002, "yvv2002"},
 }};
@@ -56,12 +57,12 @@ void validate_params(const gaussian_params& p, device backend) {
         if (yvv && p.order[axis] != 0)
             throw invalid_argument("order" + where + " is " + std::to_string(p.order[axis]) + " but method '" +
                                    std::string(to_string(m)) +
-                                   "' computes order 0 only; use 'recursive6', 'deriche' or 'fir' for derivatives");
+                                   "' computes order 0 only; use 'recursive5', 'recursive6', 'deriche' or 'fir' for derivatives");
         if (!yvv && p.split != gaussian_split::one_way)
             throw invalid_argument("split '" + std::string(to_string(p.split)) + "' applies to the yvv methods, but" +
                                    where + " the method is '" + std::string(to_string(m)) + "'");
-        if (m == gaussian_method::recursive6 && backend == device::cuda)
-            throw unsupported("method 'recursive6'" + where +
+        if ((m == gaussian_method::recursive6 || m == gaussian_method::recursive5) && backend == device::cuda)
+            throw unsupported("method '" + std::string(to_string(m)) + "'" + where +
                               " runs on the CPU only for now; on the GPU use 'deriche' or 'fir' (or 'auto')");
         if (m == gaussian_method::yvv2002 && sigma < 0.5)
             throw invalid_argument("sigma" + where + " is " + num(sigma) +
@@ -115,7 +116,7 @@ gaussian_method resolve_gaussian_method(gaussian_method method, double sigma, de
     if (method != gaussian_method::automatic) return method;
     const double fir_below = where == device::cuda ? gaussian_fir_max_sigma_cuda : gaussian_fir_max_sigma;
     if (sigma < fir_below) return gaussian_method::fir;
-    return where == device::cuda ? gaussian_method::deriche : gaussian_method::recursive6;
+    return where == device::cuda ? gaussian_method::deriche : gaussian_method::recursive5;
 }
 
 template <pixel T, pixel U>

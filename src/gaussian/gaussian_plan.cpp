@@ -20,7 +20,7 @@ constexpr double decay_tolerance = 1e-7;
 constexpr std::int64_t min_recursive_pad = 3;
 
 // Fits of the Gaussian (order 0) and its derivatives for x >= 0 as sums of damped cosines, one
-// term per second-order section:
+// term per second-order section (b = w = 0: a real pole, one first-order section):
 //   h(x) = sum_i (a_i cos(w_i x/s) + b_i sin(w_i x/s)) e^(-lam_i x/s)
 struct section_fit {
     double a, b, lam, w;
@@ -45,6 +45,22 @@ constexpr section_fit recursive6_fits[3][3] = {
      {0.1274089961, 0.2494880636, 1.75284262, 3.001163257}},
 };
 
+// recursive5: two second-order sections and a first-order one, fitted by
+// `scripts/gaussian_fit6.py --filter recursive5 --restarts 4` (relative l2 of the impulse
+// response in double: order 0 2.5e-5 .. 3.7e-5, order 1 1.5e-4 .. 2.4e-4, order 2 6e-4 .. 1.4e-3,
+// sigma 1 .. 1000).
+constexpr section_fit recursive5_fits[3][3] = {
+    {{-2.206309967, 2.306624797, 1.991951346, 1.152733152},
+     {0.01904022453, -0.3302469225, 1.92128651, 2.446184073},
+     {3.083308934, 0, 2.014627214, 0}},
+    {{1.880808925, -0.7455527412, 1.790709925, 1.209796096},
+     {-0.1875552452, 0.2062804676, 1.760399851, 2.524022857},
+     {-1.693567285, 0, 1.78813383, 0}},
+    {{-2.403484868, -0.4119586691, 1.559988757, 1.26997157},
+     {0.5023658851, -0.06970366822, 1.568326974, 2.591800632},
+     {1.503151633, 0, 1.518731184, 0}},
+};
+
 std::int64_t fir_radius(double sigma, double truncate, std::int64_t radius) {
     return radius >= 0 ? radius : static_cast<std::int64_t>(truncate * sigma + 0.5);
 }
@@ -54,6 +70,9 @@ std::int64_t pad_for(border_mode mode, std::int64_t decay) {
     return periodic ? std::max(decay, min_recursive_pad) : min_recursive_pad;
 }
 
+bool is_real(const section_fit& f) { return f.w == 0 && f.b == 0; }
+
+// The kernels take a first-order section only as the last one.
 deriche_coeffs make_deriche(const section_fit* fits, int sections, double sigma, int order, std::int64_t& decay) {
     constexpr int max_s = deriche_coeffs::max_sections;
     // h(k) = Re(alpha_i z_i^k) summed over the sections.
@@ -115,6 +134,7 @@ deriche_coeffs make_deriche(const section_fit* fits, int sections, double sigma,
     }
     deriche_coeffs c{};
     c.sections = sections;
+    c.real_last = is_real(fits[sections - 1]);
     c.direct = static_cast<float>(direct);
     decay = 0;
     for (int i = 0; i < sections; ++i) {
@@ -122,14 +142,19 @@ deriche_coeffs make_deriche(const section_fit* fits, int sections, double sigma,
         const double theta = std::arg(z[i]);
         const cplx a = alpha[i] * scale[i];
         const cplx beta = a * z[i];
-        // 1 + a1 + a2 with a1 = -2 r cos(theta), a2 = r^2, written without cancellation.
-        const double e1 = (1 - r) * (1 - r) + 4 * r * std::sin(theta / 2) * std::sin(theta / 2);
         c.b0[i] = static_cast<float>(a.real());
-        c.b1[i] = static_cast<float>(-(a * std::conj(z[i])).real());
         c.c1[i] = static_cast<float>(side * beta.real());
-        c.c2[i] = static_cast<float>(-side * (beta * std::conj(z[i])).real());
-        c.e1[i] = static_cast<float>(e1);
-        c.a2[i] = static_cast<float>(r * r);
+        if (is_real(fits[i])) {  // y[k] = z y[k-1] + b0 x[k]; e1 = 1 - z without cancellation
+            c.b1[i] = c.c2[i] = c.a2[i] = 0;
+            c.e1[i] = static_cast<float>(-std::expm1(-fits[i].lam / sigma));
+        } else {
+            // 1 + a1 + a2 with a1 = -2 r cos(theta), a2 = r^2, written without cancellation.
+            const double e1 = (1 - r) * (1 - r) + 4 * r * std::sin(theta / 2) * std::sin(theta / 2);
+            c.b1[i] = static_cast<float>(-(a * std::conj(z[i])).real());
+            c.c2[i] = static_cast<float>(-side * (beta * std::conj(z[i])).real());
+            c.e1[i] = static_cast<float>(e1);
+            c.a2[i] = static_cast<float>(r * r);
+        }
         // Steady states from the float coefficients the kernels use.
         c.causal_gain[i] = static_cast<float>((double(c.b0[i]) + c.b1[i]) / c.e1[i]);
         c.anticausal_gain[i] = static_cast<float>((double(c.c1[i]) + c.c2[i]) / c.e1[i]);
@@ -233,11 +258,15 @@ axis_plan make_axis_plan(gaussian_method method, double sigma, int order, border
         break;
     }
     case gaussian_method::deriche:
-    case gaussian_method::recursive6: {
+    case gaussian_method::recursive6:
+    case gaussian_method::recursive5: {
         p.kind = gaussian_kind::deriche;
         std::int64_t decay = 0;
-        p.deriche = method == gaussian_method::deriche ? make_deriche(deriche_fits[order], 2, sigma, order, decay)
-                                                       : make_deriche(recursive6_fits[order], 3, sigma, order, decay);
+        if (method == gaussian_method::deriche)
+            p.deriche = make_deriche(deriche_fits[order], 2, sigma, order, decay);
+        else
+            p.deriche = make_deriche(method == gaussian_method::recursive6 ? recursive6_fits[order] : recursive5_fits[order],
+                                     3, sigma, order, decay);
         p.pad = pad_for(mode, decay);
         break;
     }

@@ -12,18 +12,20 @@ namespace granula::detail {
 
 enum class gaussian_kind : int { identity, fir, deriche, yvv };
 
-// Deriche's filter (two sections) and recursive6 (three) as parallel second-order sections per
-// direction, in "delta form":
+// Deriche's filter (two sections), recursive6 (three) and recursive5 (two, then a first-order
+// section: real_last) as parallel sections per direction, in "delta form":
 //   u    = b0 x[k] + b1 x[k-1]                 (anticausal: c1 x[k+1] + c2 x[k+2])
 //   d[k] = u - e1 y[k-1] + a2 d[k-1],  y[k] = y[k-1] + d[k]
 // with e1 = 1 + a1 + a2 computed without cancellation. For sigma in the hundreds the poles lie
 // within 1e-3 of 1, where rounding a1 to float would move the section's gain by percents; e1
 // and a2 keep their relative precision, which is what keeps the filter exact up to sigma 1000.
 // result = causal + anticausal + direct x[k].
+// A first-order section (a real pole z) has b1 = c2 = a2 = 0 and e1 = 1 - z.
 // Sections past `sections` are zero.
 struct deriche_coeffs {
     static constexpr int max_sections = 3;
     int sections = 2;
+    bool real_last = false;  // the last section is first order
     float b0[max_sections], b1[max_sections], c1[max_sections], c2[max_sections], e1[max_sections],
         a2[max_sections];
     float direct;

@@ -40,7 +40,7 @@ double gpu_vs_cpu(std::mt19937_64& rng, std::int64_t w, std::int64_t h, const ga
     host_image<U> want(w, h);
     bool done = false;
     if constexpr (std::is_same_v<U, float>) {
-        // auto resolves per axis, and differently on the CPU (recursive6 above the fir threshold):
+        // auto resolves per axis, and differently on the CPU (recursive5 above the fir threshold):
         // the CPU runs what the GPU resolves to, one axis at a time (its own order of passes).
         done = p.method == gaussian_method::automatic;
         for (int axis = 0; done && axis < 2; ++axis) {

@@ -186,6 +186,8 @@ TEST(GaussianRecursive, MatchesSampledGaussianEveryModeAndSize) {
                     check_against_reference<float>(rng, w, h, p, r, 2e-3, "deriche");
                     p.method = gaussian_method::recursive6;
                     check_against_reference<float>(rng, w, h, p, r, order == 1 ? 2e-5 : 1e-4, "recursive6");
+                    p.method = gaussian_method::recursive5;
+                    check_against_reference<float>(rng, w, h, p, r, order == 0 ? 1e-4 : 2e-3, "recursive5");
                     if (order == 0) {
                         p.order = {0, 0};
                         p.method = gaussian_method::yvv1995;
@@ -255,6 +257,20 @@ TEST(GaussianRecursive, Recursive6ImpulseResponseAccuracy) {
         }
 }
 
+TEST(GaussianRecursive, Recursive5ImpulseResponseAccuracy) {
+    for (double sigma : {1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 200.0, 1000.0}) {
+        const auto e = impulse(gaussian_method::recursive5, sigma, 0, false);
+        EXPECT_LE(e.rel_l2, sigma <= 200 ? 6e-5 : 1.5e-4) << "sigma " << sigma << " max abs " << e.max_abs;
+        EXPECT_LE(impulse(gaussian_method::recursive5, sigma, 0, true).rel_l2, sigma <= 200 ? 6e-5 : 1.5e-4)
+            << "vertical, sigma " << sigma;
+    }
+    for (int order = 1; order <= 2; ++order)
+        for (double sigma : {1.0, 2.0, 5.0, 20.0, 100.0, 1000.0}) {
+            const auto d = impulse(gaussian_method::recursive5, sigma, order, order == 2);
+            EXPECT_LE(d.rel_l2, order == 1 ? 5e-4 : 3e-3) << "order " << order << " sigma " << sigma;
+        }
+}
+
 TEST(GaussianRecursive, YoungVanVlietIsTheSeedsFilter) {
     // The seed paper's filter is 2-12% off over sigma 1-10 (GUIDE §3): a bound on both sides
     // shows the coefficients are the published ones and not something better or broken.
@@ -269,7 +285,7 @@ TEST(GaussianRecursive, YoungVanVlietIsTheSeedsFilter) {
 
 TEST(GaussianProperties, ConstantImagesStayConstant) {
     for (gaussian_method m : {gaussian_method::fir, gaussian_method::deriche, gaussian_method::recursive6,
-                              gaussian_method::yvv1995, gaussian_method::yvv2002})
+                              gaussian_method::recursive5, gaussian_method::yvv1995, gaussian_method::yvv2002})
         for (border_mode mode : {border_mode::nearest, border_mode::reflect, border_mode::mirror, border_mode::wrap}) {
             host_image<std::uint8_t> in(45, 31);
             fill<std::uint8_t>(in.view(), 200);
@@ -300,7 +316,8 @@ TEST(GaussianProperties, SigmaZeroReturnsTheInputExactly) {
 
 TEST(GaussianProperties, InputTypeOutputIsRoundedAndClamped) {
     std::mt19937_64 rng(5);
-    for (gaussian_method m : {gaussian_method::fir, gaussian_method::deriche, gaussian_method::recursive6}) {
+    for (gaussian_method m : {gaussian_method::fir, gaussian_method::deriche, gaussian_method::recursive6,
+                              gaussian_method::recursive5}) {
         auto in = random_uniform_image<std::uint16_t>(rng, 40, 23);
         gaussian_params p = gaussian_params::isotropic(3.0, 0);
         p.order = {0, 1};  // negative values appear and clamp to 0
@@ -342,7 +359,7 @@ TEST(GaussianProperties, NanReachesTheWholeLineForRecursiveMethods) {
     in.view()(0, 10) = std::numeric_limits<float>::quiet_NaN();
     gaussian_params p;
     p.sigma = {0, 4.0};
-    for (gaussian_method m : {gaussian_method::deriche, gaussian_method::recursive6}) {
+    for (gaussian_method m : {gaussian_method::deriche, gaussian_method::recursive6, gaussian_method::recursive5}) {
         p.method = m;
         const auto out = gaussian<float>(host_view<const float>(in.view()), p);
         for (std::int64_t x = 0; x < 50; ++x) EXPECT_TRUE(std::isnan(out.view()(0, x))) << to_string(m) << " " << x;
@@ -407,7 +424,8 @@ TEST(GaussianErrors, BadParametersAreRejectedWithAClearMessage) {
     EXPECT_EQ(parse_gaussian_method("deriche"), gaussian_method::deriche);
     EXPECT_EQ(resolve_gaussian_method(gaussian_method::automatic, 1.0), gaussian_method::fir);
     EXPECT_EQ(parse_gaussian_method("recursive6"), gaussian_method::recursive6);
-    EXPECT_EQ(resolve_gaussian_method(gaussian_method::automatic, 10.0), gaussian_method::recursive6);
+    EXPECT_EQ(parse_gaussian_method("recursive5"), gaussian_method::recursive5);
+    EXPECT_EQ(resolve_gaussian_method(gaussian_method::automatic, 10.0), gaussian_method::recursive5);
     EXPECT_EQ(resolve_gaussian_method(gaussian_method::automatic, 9.0, device::cuda), gaussian_method::fir);
     EXPECT_EQ(resolve_gaussian_method(gaussian_method::automatic, gaussian_fir_max_sigma_cuda, device::cuda),
               gaussian_method::deriche);

@@ -43,11 +43,13 @@ constexpr std::int64_t block = 16;       // lanes per YvV block
 constexpr std::int64_t band = 16;        // columns per vertical YvV work item (one cache line)
 constexpr std::int64_t strip = block;    // rows per horizontal YvV work item
 // Lane vectors advanced together per recursion step (measured at 4096x4096 on Zen 5, AVX-512):
-// vertical 4 for two sections (3: 5% slower), 2 for three (4 spills the state: 0-6% slower);
+// vertical 4 for two sections (3: 5% slower), 2 for three (4 spills the state: 0-6% slower),
+// 4 for two and a first-order one (its smaller state fits: recursive5's vertical pass 4.35 ->
+// 3.38 ms on 2 threads against 2 vectors, 3 vectors 3.62);
 // horizontal 1 (2: 1.6x slower, register spills around the transposes; running the causal and
 // anticausal sweeps interleaved instead, or the step with a one-FMA chain from d to d: no
 // faster, the horizontal pass spends most of its time in the 16x16 transposes' shuffles).
-constexpr int vertical_vectors(int sections) { return sections == 2 ? 4 : 2; }
+constexpr int vertical_vectors(int sections, bool real_last) { return sections == 2 || real_last ? 4 : 2; }
 constexpr int horizontal_vectors = 1;
 // Rows the vertical Deriche pass prefetches ahead (8: two thirds of the gain; 64: less).
 constexpr std::int64_t prefetch_rows = 24;
@@ -289,9 +291,10 @@ template <class U>
 #endif
 }
 
-// S second-order sections (gaussian_plan.hpp: 2 for deriche, 3 for recursive6) over NV lane
-// vectors at once.
-template <int S, int NV>
+// S sections (gaussian_plan.hpp: 2 for deriche, 3 for recursive6 and recursive5) over NV lane
+// vectors at once. With RealLast the last section is first order (recursive5's real pole): its
+// step leaves out the b1/c2 tap and the a2 term, which are 0.
+template <int S, int NV, bool RealLast>
 struct deriche_sweep {
     using V = lanes;
     V g[S], p[S], q[S], e[S], a[S];  // steady-state gains, input taps, feedback
@@ -326,9 +329,12 @@ struct deriche_sweep {
     }
     // One section's step on input term u.
     [[gnu::always_inline]] void step(int s, int j, V u) {
-        d[s][j] = (a[s] * d[s][j] + u) - e[s] * y[s][j];
+        d[s][j] = (first_order(s) ? u : a[s] * d[s][j] + u) - e[s] * y[s][j];
         y[s][j] += d[s][j];
     }
+    static constexpr bool first_order(int s) { return RealLast && s == S - 1; }
+    // Section s's input term from the samples one and two steps back along the sweep.
+    [[gnu::always_inline]] V input(int s, V x1, V x2) const { return first_order(s) ? p[s] * x1 : p[s] * x1 + q[s] * x2; }
     // Causal step on x[k] (xa holds x[k-1]); out() is then the output at k.
     [[gnu::always_inline]] void causal(const float* x) {
         V v[NV];
@@ -340,7 +346,7 @@ struct deriche_sweep {
 #pragma GCC unroll 8
         for (int j = 0; j < NV; ++j) {
 #pragma GCC unroll 4
-            for (int s = 0; s < S; ++s) step(s, j, p[s] * v[j] + q[s] * xa[j]);
+            for (int s = 0; s < S; ++s) step(s, j, input(s, v[j], xa[j]));
             xa[j] = v[j];
         }
     }
@@ -349,7 +355,7 @@ struct deriche_sweep {
 #pragma GCC unroll 8
         for (int j = 0; j < NV; ++j) {
 #pragma GCC unroll 4
-            for (int s = 0; s < S; ++s) step(s, j, p[s] * xa[j] + q[s] * xb[j]);
+            for (int s = 0; s < S; ++s) step(s, j, input(s, xa[j], xb[j]));
             xb[j] = xa[j], xa[j] = vload<V>(x + j * lane_width);
         }
     }
@@ -365,7 +371,7 @@ struct deriche_sweep {
 // 9 -> 6.5 ms, recursive6 12 -> 9 ms on one thread at sigma 5 (measured). Tried and
 // slower: bands of rows with the anticausal sweep by superposition (long runs, but the
 // correction pass cost 7-8 ms), and two or four bands per gathered row.
-template <int S, int NV, class T, class U>
+template <int S, int NV, bool RealLast, class T, class U>
 void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& p) {
     constexpr std::int64_t W = lane_width, B = NV * W;
     const std::int64_t w = in.width(), h = in.height(), pad = p.pad, nt = h + 2 * pad;
@@ -418,7 +424,7 @@ void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& 
                     __builtin_prefetch(reinterpret_cast<const char*>(row) + o);
             };
 
-            deriche_sweep<S, NV> s(c, true);
+            deriche_sweep<S, NV, RealLast> s(c, true);
             lanes v[NV];
             gather(0, v);
             s.start(xs);
@@ -433,7 +439,7 @@ void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& 
             }
             for (std::int64_t k = pad + h; k < nt; ++k) gather(k, v);
 
-            deriche_sweep<S, NV> a(c, false);
+            deriche_sweep<S, NV, RealLast> a(c, false);
             const lanes direct = splat<lanes>(c.direct);
             a.start(xs + (nt - 1) * B);
             for (std::int64_t k = nt - 1; k >= pad + h; --k) a.anticausal(xs + k * B);
@@ -479,7 +485,7 @@ void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& 
 // after the last one are gathered; the extension's rows are copies of the rows of xs they
 // mirror (gathering them pixel by pixel cost 10% of the pass at sigma 20, measured). ys holds
 // the causal result, then the final one, transposed out tile by tile.
-template <int S, int NV, class T, class U>
+template <int S, int NV, bool RealLast, class T, class U>
 void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan& p) {
     constexpr std::int64_t W = lane_width, R = NV * W;
     const std::int64_t w = in.width(), h = in.height(), pad = p.pad, nt = w + 2 * pad;
@@ -539,7 +545,7 @@ void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan
         }
         extend(0, pad);
 
-        deriche_sweep<S, NV> s(c, true);
+        deriche_sweep<S, NV, RealLast> s(c, true);
         auto causal = [&](std::int64_t k) __attribute__((always_inline)) {  // k inside the line
             s.causal(xs + k * R);
 #pragma GCC unroll 8
@@ -566,7 +572,7 @@ void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan
         for (std::int64_t k = pad + tail; k < pad + w; ++k) causal(k);
         extend(pad + w, nt);
 
-        deriche_sweep<S, NV> a(c, false);
+        deriche_sweep<S, NV, RealLast> a(c, false);
         const lanes direct = splat<lanes>(c.direct);
         auto anticausal = [&](std::int64_t k) __attribute__((always_inline)) {  // k inside the line
             a.anticausal(xs + k * R);
@@ -950,10 +956,12 @@ void filter_lanes(const axis_plan& p, const float* x, float* y, std::vector<doub
 template <class T, class U>
 void gaussian_vertical_pass(host_view<const T> in, host_view<U> out, const axis_plan& p) {
     if (p.kind == gaussian_kind::deriche) {
-        if (p.deriche.sections == 3)
-            deriche_vertical<3, vertical_vectors(3)>(in, out, p);
+        if (p.deriche.sections == 3 && p.deriche.real_last)
+            deriche_vertical<3, vertical_vectors(3, true), true>(in, out, p);
+        else if (p.deriche.sections == 3)
+            deriche_vertical<3, vertical_vectors(3, false), false>(in, out, p);
         else
-            deriche_vertical<2, vertical_vectors(2)>(in, out, p);
+            deriche_vertical<2, vertical_vectors(2, false), false>(in, out, p);
         return;
     }
     if (p.kind == gaussian_kind::fir) return fir_vertical(in, out, p);
@@ -990,10 +998,12 @@ void gaussian_vertical_pass(host_view<const T> in, host_view<U> out, const axis_
 template <class T, class U>
 void gaussian_horizontal_pass(host_view<const T> in, host_view<U> out, const axis_plan& p) {
     if (p.kind == gaussian_kind::deriche) {
-        if (p.deriche.sections == 3)
-            deriche_horizontal<3, horizontal_vectors>(in, out, p);
+        if (p.deriche.sections == 3 && p.deriche.real_last)
+            deriche_horizontal<3, horizontal_vectors, true>(in, out, p);
+        else if (p.deriche.sections == 3)
+            deriche_horizontal<3, horizontal_vectors, false>(in, out, p);
         else
-            deriche_horizontal<2, horizontal_vectors>(in, out, p);
+            deriche_horizontal<2, horizontal_vectors, false>(in, out, p);
         return;
     }
     if (p.kind == gaussian_kind::fir) return fir_horizontal(in, out, p);
