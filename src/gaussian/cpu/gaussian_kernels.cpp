@@ -371,110 +371,129 @@ struct deriche_sweep {
 // 9 -> 6.5 ms, recursive6 12 -> 9 ms on one thread at sigma 5 (measured). Tried and
 // slower: bands of rows with the anticausal sweep by superposition (long runs, but the
 // correction pass cost 7-8 ms), and two or four bands per gathered row.
+// One band: columns [x0, x0 + bw) with bw <= B = NV lane vectors; rows[k] is the source row
+// of position k (-1: cval).
+template <int S, int NV, bool RealLast, class T, class U>
+void deriche_vertical_band(host_view<const T> in, host_view<U> out, const axis_plan& p,
+                           const std::vector<std::int64_t>& rows, std::int64_t x0, std::int64_t bw) {
+    constexpr std::int64_t W = lane_width, B = NV * W;
+    const std::int64_t h = in.height(), pad = p.pad, nt = h + 2 * pad;
+    const detail::deriche_coeffs& c = p.deriche;
+    flush_denormals ftz;
+    buffers& buf = thread_buffers();
+    const bool stream = bw == B && streamable(out, x0);
+    buf.x.resize(static_cast<std::size_t>(nt * B));
+    buf.y.resize(static_cast<std::size_t>(h * B));
+    float* xs = buf.x.data();
+    float* ys = buf.y.data();
+    const T* const base = in.row(0) + x0;  // locals: the sweeps leave few registers
+    const std::int64_t stride = in.stride();
+    // full: the band is B columns wide (all but the last band), no partial vectors; with_direct:
+    // the filter has a centre term (derivatives; skipping it for order 0: 3% of the pass).
+    auto run = [&](auto full, auto with_direct) __attribute__((always_inline)) {
+        constexpr bool F = decltype(full)::value, D = decltype(with_direct)::value;
+        // Row k of the band into xs and v (the causal sweep takes it from registers).
+        auto gather = [&](std::int64_t k, lanes (&v)[NV]) __attribute__((always_inline)) {
+            float* xk = xs + k * B;
+            const std::int64_t src = rows[static_cast<std::size_t>(k)];
+            if (src < 0) {
+#pragma GCC unroll 8
+                for (int g = 0; g < NV; ++g) v[g] = splat<lanes>(p.cval), vstore(xk + g * W, v[g]);
+                return;
+            }
+            const T* row = base + src * stride;
+#pragma GCC unroll 8
+            for (int g = 0; g < NV; ++g) {
+                const std::int64_t n = F ? W : std::clamp<std::int64_t>(bw - g * W, 0, W);
+                v[g] = n == W ? load_lanes(row + g * W) : load_lanes_partial(row + g * W, n);
+                vstore(xk + g * W, v[g]);
+            }
+        };
+        // The rows prefetch_rows ahead: the band's pieces of them are 16 KiB apart, which the
+        // hardware prefetchers do not follow.
+        auto prefetch = [&](std::int64_t k) __attribute__((always_inline)) {
+            const std::int64_t src = k < nt ? rows[static_cast<std::size_t>(k)] : -1;
+            if (src < 0) return;
+            const T* row = base + src * stride;
+#pragma GCC unroll 8
+            for (std::int64_t o = 0; o < B * std::int64_t(sizeof(T)); o += 64)
+                __builtin_prefetch(reinterpret_cast<const char*>(row) + o);
+        };
+
+        deriche_sweep<S, NV, RealLast> s(c, true);
+        lanes v[NV];
+        gather(0, v);
+        s.start(xs);
+        for (std::int64_t k = 0; k < pad + h; ++k) {
+            if (k > 0) gather(k, v);
+            prefetch(k + prefetch_rows);
+            s.causal_values(v);
+            if (k >= pad) {
+#pragma GCC unroll 8
+                for (int g = 0; g < NV; ++g) vstore(ys + (k - pad) * B + g * W, s.out(g));
+            }
+        }
+        for (std::int64_t k = pad + h; k < nt; ++k) gather(k, v);
+
+        deriche_sweep<S, NV, RealLast> a(c, false);
+        const lanes direct = splat<lanes>(c.direct);
+        a.start(xs + (nt - 1) * B);
+        for (std::int64_t k = nt - 1; k >= pad + h; --k) a.anticausal(xs + k * B);
+        for (std::int64_t i = h - 1; i >= 0; --i) {
+            a.anticausal(xs + (pad + i) * B);  // xa is now x at i
+            float* y = ys + i * B;
+            U* row = out.row(i) + x0;
+            lanes r[NV];
+#pragma GCC unroll 8
+            for (int g = 0; g < NV; ++g) {
+                r[g] = vload<lanes>(y + g * W) + a.out(g);
+                if constexpr (D) r[g] += direct * a.xa[g];
+            }
+            if (F && stream) {
+#pragma GCC unroll 8
+                for (int g = 0; g < NV; ++g) stream_lanes(row + g * W, r[g]);
+            } else {
+#pragma GCC unroll 8
+                for (int g = 0; g < NV; ++g) {
+                    const std::int64_t n = F ? W : std::clamp<std::int64_t>(bw - g * W, 0, W);
+                    if (n == W)
+                        store_lanes(row + g * W, r[g]);
+                    else
+                        store_lanes_partial(row + g * W, r[g], n);
+                }
+            }
+        }
+    };
+    if (bw == B && c.direct == 0)
+        run(std::true_type{}, std::false_type{});
+    else if (bw == B)
+        run(std::true_type{}, std::true_type{});
+    else
+        run(std::false_type{}, std::true_type{});
+    if (stream) stream_fence();
+}
+
 template <int S, int NV, bool RealLast, class T, class U>
 void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& p) {
-    constexpr std::int64_t W = lane_width, B = NV * W;
     const std::int64_t w = in.width(), h = in.height(), pad = p.pad, nt = h + 2 * pad;
-    const detail::deriche_coeffs& c = p.deriche;
     // Source row of every position (-1: cval), looked up once: a call inside the sweeps would
     // spill the recursion state (vector registers are caller-saved).
     std::vector<std::int64_t> rows(static_cast<std::size_t>(nt));
     for (std::int64_t k = 0; k < nt; ++k) rows[static_cast<std::size_t>(k)] = source(k - pad, h, p.mode);
-    const std::vector<std::int64_t> cols = aligned_chunks(out, B);
-    detail::parallel_for(static_cast<std::int64_t>(cols.size()) - 1, w * h, [&](std::int64_t bi) {
-        flush_denormals ftz;
-        buffers& buf = thread_buffers();
+    const std::vector<std::int64_t> cols = aligned_chunks(out, NV * lane_width);
+    const auto chunks = static_cast<std::int64_t>(cols.size()) - 1;
+    detail::parallel_for(chunks, w * h, [&](std::int64_t item) {
+        // The last chunk (partial where the width is not a multiple of the band) goes first,
+        // right after the first (partial where the rows start inside a cache line): taken last,
+        // a partial chunk left the other thread idle. A chunk of one vector or less (numpy's
+        // rows start 16 bytes into a line: 12 float columns before the first line) runs a band
+        // of one vector, not NV with NV - 1 of them empty.
+        const std::int64_t bi = item == 0 ? chunks - 1 : item - 1;
         const std::int64_t x0 = cols[static_cast<std::size_t>(bi)], bw = cols[static_cast<std::size_t>(bi + 1)] - x0;
-        const bool stream = bw == B && streamable(out, x0);
-        buf.x.resize(static_cast<std::size_t>(nt * B));
-        buf.y.resize(static_cast<std::size_t>(h * B));
-        float* xs = buf.x.data();
-        float* ys = buf.y.data();
-        const T* const base = in.row(0) + x0;  // locals: the sweeps leave few registers
-        const std::int64_t stride = in.stride();
-        // full: the band is B columns wide (all but the last band), no partial vectors; with_direct:
-        // the filter has a centre term (derivatives; skipping it for order 0: 3% of the pass).
-        auto run = [&](auto full, auto with_direct) __attribute__((always_inline)) {
-            constexpr bool F = decltype(full)::value, D = decltype(with_direct)::value;
-            // Row k of the band into xs and v (the causal sweep takes it from registers).
-            auto gather = [&](std::int64_t k, lanes (&v)[NV]) __attribute__((always_inline)) {
-                float* xk = xs + k * B;
-                const std::int64_t src = rows[static_cast<std::size_t>(k)];
-                if (src < 0) {
-#pragma GCC unroll 8
-                    for (int g = 0; g < NV; ++g) v[g] = splat<lanes>(p.cval), vstore(xk + g * W, v[g]);
-                    return;
-                }
-                const T* row = base + src * stride;
-#pragma GCC unroll 8
-                for (int g = 0; g < NV; ++g) {
-                    const std::int64_t n = F ? W : std::clamp<std::int64_t>(bw - g * W, 0, W);
-                    v[g] = n == W ? load_lanes(row + g * W) : load_lanes_partial(row + g * W, n);
-                    vstore(xk + g * W, v[g]);
-                }
-            };
-            // The rows prefetch_rows ahead: the band's pieces of them are 16 KiB apart, which the
-            // hardware prefetchers do not follow.
-            auto prefetch = [&](std::int64_t k) __attribute__((always_inline)) {
-                const std::int64_t src = k < nt ? rows[static_cast<std::size_t>(k)] : -1;
-                if (src < 0) return;
-                const T* row = base + src * stride;
-#pragma GCC unroll 8
-                for (std::int64_t o = 0; o < B * std::int64_t(sizeof(T)); o += 64)
-                    __builtin_prefetch(reinterpret_cast<const char*>(row) + o);
-            };
-
-            deriche_sweep<S, NV, RealLast> s(c, true);
-            lanes v[NV];
-            gather(0, v);
-            s.start(xs);
-            for (std::int64_t k = 0; k < pad + h; ++k) {
-                if (k > 0) gather(k, v);
-                prefetch(k + prefetch_rows);
-                s.causal_values(v);
-                if (k >= pad) {
-#pragma GCC unroll 8
-                    for (int g = 0; g < NV; ++g) vstore(ys + (k - pad) * B + g * W, s.out(g));
-                }
-            }
-            for (std::int64_t k = pad + h; k < nt; ++k) gather(k, v);
-
-            deriche_sweep<S, NV, RealLast> a(c, false);
-            const lanes direct = splat<lanes>(c.direct);
-            a.start(xs + (nt - 1) * B);
-            for (std::int64_t k = nt - 1; k >= pad + h; --k) a.anticausal(xs + k * B);
-            for (std::int64_t i = h - 1; i >= 0; --i) {
-                a.anticausal(xs + (pad + i) * B);  // xa is now x at i
-                float* y = ys + i * B;
-                U* row = out.row(i) + x0;
-                lanes r[NV];
-#pragma GCC unroll 8
-                for (int g = 0; g < NV; ++g) {
-                    r[g] = vload<lanes>(y + g * W) + a.out(g);
-                    if constexpr (D) r[g] += direct * a.xa[g];
-                }
-                if (F && stream) {
-#pragma GCC unroll 8
-                    for (int g = 0; g < NV; ++g) stream_lanes(row + g * W, r[g]);
-                } else {
-#pragma GCC unroll 8
-                    for (int g = 0; g < NV; ++g) {
-                        const std::int64_t n = F ? W : std::clamp<std::int64_t>(bw - g * W, 0, W);
-                        if (n == W)
-                            store_lanes(row + g * W, r[g]);
-                        else
-                            store_lanes_partial(row + g * W, r[g], n);
-                    }
-                }
-            }
-        };
-        if (bw == B && c.direct == 0)
-            run(std::true_type{}, std::false_type{});
-        else if (bw == B)
-            run(std::true_type{}, std::true_type{});
+        if (bw <= lane_width)
+            deriche_vertical_band<S, 1, RealLast>(in, out, p, rows, x0, bw);
         else
-            run(std::false_type{}, std::true_type{});
-        if (stream) stream_fence();
+            deriche_vertical_band<S, NV, RealLast>(in, out, p, rows, x0, bw);
     });
 }
 
