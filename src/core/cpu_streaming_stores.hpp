@@ -5,8 +5,12 @@
 // vectorisation off.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <vector>
+
+#include "granula/core/image.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -47,6 +51,26 @@ inline void store_row(T* dst, const T* src, std::int64_t n) {
     std::int64_t i = head;
     for (; i + line <= n; i += line) store_line(dst + i, src + i);
     std::memcpy(dst + i, src + i, static_cast<std::size_t>(n - i) * sizeof(T));
+}
+
+// Where the row stride keeps lines aligned from row to row, the columns of `out` before its
+// first 64-byte line (0 otherwise). numpy's large arrays start 16 bytes into a line.
+// line_aligned_chunks cuts the columns into chunks of at most B, cuts[i] .. cuts[i + 1], the
+// first cut short so the others start on a line: chunks cut from the row's start split a line
+// between two chunks in every row, and stream none of their stores.
+template <class U>
+std::int64_t columns_before_line(host_view<U> out) {
+    const auto addr = reinterpret_cast<std::uintptr_t>(out.row(0));
+    const bool keeps = (out.stride() * std::int64_t(sizeof(U))) % 64 == 0 && addr % sizeof(U) == 0;
+    return keeps ? std::min(static_cast<std::int64_t>((64 - addr % 64) % 64 / sizeof(U)), out.width()) : 0;
+}
+template <class U>
+std::vector<std::int64_t> line_aligned_chunks(host_view<U> out, std::int64_t B) {
+    std::int64_t x = columns_before_line(out) % B;
+    std::vector<std::int64_t> cuts{0};
+    for (x = x == 0 ? B : x; x < out.width(); x += B) cuts.push_back(x);
+    cuts.push_back(out.width());
+    return cuts;
 }
 
 inline void stream_fence() {

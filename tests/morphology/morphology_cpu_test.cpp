@@ -282,33 +282,39 @@ TYPED_TEST(MorphologyCpu, VerticalOpeningChainAcrossBands) {
 // stores at the partial lines of either end: outputs whose rows start off a line (numpy's
 // arrays start 16 bytes into one) and views whose rows end inside one, the pixels around the
 // view untouched, on one and two threads.
-TYPED_TEST(MorphologyCpu, VerticalOpeningsIntoUnalignedViews) {
+// Also with rows a whole number of cache lines apart, so that the output's first line falls
+// inside the row (the vertical pair's bands and the horizontal pass's column groups start there).
+TYPED_TEST(MorphologyCpu, AxisLineOpeningsIntoUnalignedViews) {
     using T = TypeParam;
     std::mt19937_64 rng(31);
     const auto img = make_image<T>(rng, 533, 260, 200, true);
     const border b_mode{border_mode::ignore, 0.0};
     const T sentinel = T(7);
-    for (std::int64_t L : {41, 101}) {
-        const auto se = structuring_element::vline(L);
+    constexpr auto line = static_cast<std::int64_t>(64 / sizeof(T));
+    for (std::int64_t L : {41, 101})
+        for (const auto& se : {structuring_element::vline(L), structuring_element::hline(L)})
         for (auto op : {morphology_op::opening, morphology_op::closing}) {
             const auto want = reference::morphology<T>(op, img.view, se, b_mode);
             for (const std::int64_t offset : {std::int64_t{1}, std::int64_t{5}, 16 / static_cast<std::int64_t>(sizeof(T))})
-                for (int threads : {1, 2}) {
-                    host_image<T> frame(img.view.width() + offset + 3, img.view.height() + 2);
+                for (int threads : {1, 2})
+                for (bool whole_lines : {false, true}) {
+                    const std::int64_t frame_width = img.view.width() + offset + 3;
+                    host_image<T> frame(whole_lines ? (frame_width + line - 1) / line * line : frame_width,
+                                        img.view.height() + 2);
                     std::fill_n(frame.view().data(), frame.view().stride() * frame.view().height(), sentinel);
                     const host_view<T> got = frame.view().subview(offset, 1, img.view.width(), img.view.height());
                     set_num_threads(threads);
                     morphology<T>(op, img.view, got, se, b_mode);
                     set_num_threads(0);
                     ASSERT_TRUE(equal_images<T>(got, want.view()))
-                        << "L " << L << " " << to_string(op) << " offset " << offset << " threads " << threads;
+                        << "L " << L << (se.width() > 1 ? " horizontal " : " vertical ") << to_string(op) << " offset "
+                        << offset << " threads " << threads << (whole_lines ? " rows of whole lines" : "");
                     for (std::int64_t y = 0; y < frame.view().height(); ++y)
                         for (std::int64_t x = 0; x < frame.view().width(); ++x)
                             if (y == 0 || y > img.view.height() || x < offset || x >= offset + img.view.width())
                                 ASSERT_EQ(frame.view()(y, x), sentinel) << "pixel (" << x << ", " << y << ") outside the view";
                 }
         }
-    }
 }
 
 // The general path on an image larger than its tiles (256 x 256 pixels) and register strips:

@@ -256,20 +256,6 @@ std::vector<std::int64_t> extension_sources(std::int64_t pad, std::int64_t n, bo
 }
 
 
-// Column chunks of width B for a vertical pass writing to out; the first one is cut so the
-// others start on a 64-byte boundary where the row stride allows (numpy's large arrays start
-// 16 bytes into a cache line: unaligned, every vector load and store touches two lines).
-template <class U>
-std::vector<std::int64_t> aligned_chunks(host_view<U> out, std::int64_t B) {
-    const auto addr = reinterpret_cast<std::uintptr_t>(out.row(0));
-    const bool keeps = (out.stride() * std::int64_t(sizeof(U))) % 64 == 0 && addr % sizeof(U) == 0;
-    std::int64_t x = keeps ? static_cast<std::int64_t>((64 - addr % 64) % 64 / sizeof(U)) % B : 0;
-    std::vector<std::int64_t> cols{0};
-    for (x = x == 0 ? B : x; x < out.width(); x += B) cols.push_back(x);
-    cols.push_back(out.width());
-    return cols;
-}
-
 // Streaming (non-temporal) stores of final float results: plain stores would first read every
 // output line from DRAM. Where the copy has no such stores, plain stores.
 template <class U>
@@ -480,7 +466,7 @@ void deriche_vertical(host_view<const T> in, host_view<U> out, const axis_plan& 
     // spill the recursion state (vector registers are caller-saved).
     std::vector<std::int64_t> rows(static_cast<std::size_t>(nt));
     for (std::int64_t k = 0; k < nt; ++k) rows[static_cast<std::size_t>(k)] = source(k - pad, h, p.mode);
-    const std::vector<std::int64_t> cols = aligned_chunks(out, NV * lane_width);
+    const std::vector<std::int64_t> cols = line_aligned_chunks(out, NV * lane_width);
     const auto chunks = static_cast<std::int64_t>(cols.size()) - 1;
     detail::parallel_for(chunks, w * h, [&](std::int64_t item) {
         // The last chunk (partial where the width is not a multiple of the band) goes first,
@@ -508,7 +494,7 @@ template <int S, int NV, bool RealLast, class T, class U>
 void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan& p) {
     constexpr std::int64_t W = lane_width, R = NV * W;
     const std::int64_t w = in.width(), h = in.height(), pad = p.pad, nt = w + 2 * pad;
-    const std::vector<std::int64_t> cuts = aligned_chunks(out, W);
+    const std::vector<std::int64_t> cuts = line_aligned_chunks(out, W);
     const std::int64_t head = w > W ? cuts[1] % W : 0;      // columns [0, head) are gathered
     const std::int64_t tiles = (w - head) / W, tail = head + tiles * W;  // and [tail, w)
     const detail::deriche_coeffs& c = p.deriche;
