@@ -226,7 +226,7 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
             job.first = flat ? r.first_f : r.first_s;
             (flat ? r.first_f : r.first_s) = false;
             if (!out.filtered.empty()) job.filtered = flat && want_best ? r.filtered_t.view() : out.filtered[angle.index];
-            const double sum = GRANULA_SIMD_DISPATCH(filter_angle_bands<T>, job);
+            const double sum = GRANULA_SIMD_DISPATCH_AVX512(filter_angle_bands<T>, job);
             if (flat && want_best && !out.filtered.empty())
                 GRANULA_SIMD_DISPATCH(transpose<T>, r.filtered_t.view(), out.filtered[angle.index]);
             if (!out.spectrum.empty()) out.spectrum[angle.index] = sum;
