@@ -243,32 +243,26 @@ TEST(GaussianRecursive, DericheImpulseResponseAccuracy) {
 
 // The bounds sit a few times above the errors measured (docs/gaussian.md): the fit's own
 // (scripts/gaussian_fit6.py) plus float32 rounding, which grows with sigma.
-TEST(GaussianRecursive, Recursive6ImpulseResponseAccuracy) {
-    for (double sigma : {1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 200.0, 1000.0}) {
-        const auto e = impulse(gaussian_method::recursive6, sigma, 0, false);
-        EXPECT_LE(e.rel_l2, sigma <= 20 ? 2e-5 : 1e-4) << "sigma " << sigma << " max abs " << e.max_abs;
-        EXPECT_LE(impulse(gaussian_method::recursive6, sigma, 0, true).rel_l2, sigma <= 20 ? 2e-5 : 1e-4)
-            << "vertical, sigma " << sigma;
-    }
-    for (int order = 1; order <= 2; ++order)
-        for (double sigma : {1.0, 2.0, 5.0, 20.0, 100.0, 1000.0}) {
-            const auto d = impulse(gaussian_method::recursive6, sigma, order, order == 2);
-            EXPECT_LE(d.rel_l2, order == 1 ? 1e-4 : 1e-3) << "order " << order << " sigma " << sigma;
+TEST(GaussianRecursive, Recursive6And5ImpulseResponseAccuracy) {
+    struct bounds {
+        gaussian_method method;
+        double order0, order0_above, above_sigma, order1, order2;
+    };
+    for (const bounds& b : {bounds{gaussian_method::recursive6, 2e-5, 1e-4, 20, 1e-4, 1e-3},
+                            bounds{gaussian_method::recursive5, 6e-5, 1.5e-4, 200, 5e-4, 3e-3}}) {
+        const std::string name(to_string(b.method));
+        for (double sigma : {1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 200.0, 1000.0}) {
+            const double bound = sigma <= b.above_sigma ? b.order0 : b.order0_above;
+            const auto e = impulse(b.method, sigma, 0, false);
+            EXPECT_LE(e.rel_l2, bound) << name << " sigma " << sigma << " max abs " << e.max_abs;
+            EXPECT_LE(impulse(b.method, sigma, 0, true).rel_l2, bound) << name << " vertical, sigma " << sigma;
         }
-}
-
-TEST(GaussianRecursive, Recursive5ImpulseResponseAccuracy) {
-    for (double sigma : {1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 200.0, 1000.0}) {
-        const auto e = impulse(gaussian_method::recursive5, sigma, 0, false);
-        EXPECT_LE(e.rel_l2, sigma <= 200 ? 6e-5 : 1.5e-4) << "sigma " << sigma << " max abs " << e.max_abs;
-        EXPECT_LE(impulse(gaussian_method::recursive5, sigma, 0, true).rel_l2, sigma <= 200 ? 6e-5 : 1.5e-4)
-            << "vertical, sigma " << sigma;
+        for (int order = 1; order <= 2; ++order)
+            for (double sigma : {1.0, 2.0, 5.0, 20.0, 100.0, 1000.0}) {
+                const auto d = impulse(b.method, sigma, order, order == 2);
+                EXPECT_LE(d.rel_l2, order == 1 ? b.order1 : b.order2) << name << " order " << order << " sigma " << sigma;
+            }
     }
-    for (int order = 1; order <= 2; ++order)
-        for (double sigma : {1.0, 2.0, 5.0, 20.0, 100.0, 1000.0}) {
-            const auto d = impulse(gaussian_method::recursive5, sigma, order, order == 2);
-            EXPECT_LE(d.rel_l2, order == 1 ? 5e-4 : 3e-3) << "order " << order << " sigma " << sigma;
-        }
 }
 
 // Rows a whole number of cache lines apart with the view starting inside a line (as numpy's
