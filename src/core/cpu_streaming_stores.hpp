@@ -36,6 +36,14 @@ inline void store_line(T* dst, const T* src) {
     std::memcpy(dst, src, 64);
 }
 
+// The elements from p to the next 64-byte line (0 when p starts one); meaningful where p is
+// aligned to its element, which callers check.
+template <class T>
+inline std::int64_t elements_to_line(const T* p) {
+    const auto address = reinterpret_cast<std::uintptr_t>(p);
+    return static_cast<std::int64_t>((64 - address % 64) % 64 / sizeof(T));
+}
+
 // Writes n elements of a row written once, whole, and not read back soon: its whole 64-byte
 // lines by store_line, the partial lines at either end by plain stores. A row need not start
 // on a line: numpy's arrays start 16 bytes into one, and a line-by-line loop from the row's
@@ -43,9 +51,7 @@ inline void store_line(T* dst, const T* src) {
 template <class T>
 inline void store_row(T* dst, const T* src, std::int64_t n) {
     constexpr std::int64_t line = 64 / static_cast<std::int64_t>(sizeof(T));
-    const auto address = reinterpret_cast<std::uintptr_t>(dst);
-    const std::int64_t to_line =
-        address % sizeof(T) == 0 ? static_cast<std::int64_t>((64 - address % 64) % 64 / sizeof(T)) : n;
+    const std::int64_t to_line = reinterpret_cast<std::uintptr_t>(dst) % sizeof(T) == 0 ? elements_to_line(dst) : n;
     const std::int64_t head = to_line < n ? to_line : n;
     std::memcpy(dst, src, static_cast<std::size_t>(head) * sizeof(T));
     std::int64_t i = head;
@@ -60,9 +66,9 @@ inline void store_row(T* dst, const T* src, std::int64_t n) {
 // between two chunks in every row, and stream none of their stores.
 template <class U>
 std::int64_t columns_before_line(host_view<U> out) {
-    const auto addr = reinterpret_cast<std::uintptr_t>(out.row(0));
-    const bool keeps = (out.stride() * std::int64_t(sizeof(U))) % 64 == 0 && addr % sizeof(U) == 0;
-    return keeps ? std::min(static_cast<std::int64_t>((64 - addr % 64) % 64 / sizeof(U)), out.width()) : 0;
+    const bool keeps = (out.stride() * std::int64_t(sizeof(U))) % 64 == 0 &&
+                       reinterpret_cast<std::uintptr_t>(out.row(0)) % sizeof(U) == 0;
+    return keeps ? std::min(elements_to_line(out.row(0)), out.width()) : 0;
 }
 template <class U>
 std::vector<std::int64_t> line_aligned_chunks(host_view<U> out, std::int64_t B) {

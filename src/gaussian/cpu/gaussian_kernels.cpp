@@ -494,8 +494,7 @@ template <int S, int NV, bool RealLast, class T, class U>
 void deriche_horizontal(host_view<const T> in, host_view<U> out, const axis_plan& p) {
     constexpr std::int64_t W = lane_width, R = NV * W;
     const std::int64_t w = in.width(), h = in.height(), pad = p.pad, nt = w + 2 * pad;
-    const std::vector<std::int64_t> cuts = line_aligned_chunks(out, W);
-    const std::int64_t head = w > W ? cuts[1] % W : 0;      // columns [0, head) are gathered
+    const std::int64_t head = w > W ? columns_before_line(out) % W : 0;  // columns [0, head) are gathered
     const std::int64_t tiles = (w - head) / W, tail = head + tiles * W;  // and [tail, w)
     const detail::deriche_coeffs& c = p.deriche;
     // Source columns of the extension (-1: cval), looked up once, and the tiles [0, early)

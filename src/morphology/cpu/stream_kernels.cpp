@@ -16,6 +16,7 @@
 
 #include "core/border_index.hpp"
 #include "core/cpu_lane_window.hpp"
+#include "core/cpu_streaming_stores.hpp"
 #include "core/parallel.hpp"
 #include "morphology/cpu/stream_kernels.hpp"
 
@@ -307,9 +308,8 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
                 // Past the cache from the first 64-byte boundary (numpy's large arrays start 16
                 // bytes past one); the elements before it and after the last whole strip through
                 // the tail buffer, so that no cache line is written both ways.
-                const auto address = reinterpret_cast<std::uintptr_t>(dst);
-                const auto aligned = static_cast<std::int64_t>((64 - address % 64) % 64 / sizeof(T));
-                if (address % sizeof(T) == 0 && full >= 2 * S) {
+                const std::int64_t aligned = elements_to_line(dst);
+                if (reinterpret_cast<std::uintptr_t>(dst) % sizeof(T) == 0 && full >= 2 * S) {
                     const std::int64_t through = (full - aligned) / S * S;
                     if (aligned > 0) {
                         combine(tail, sources, reads, S, nullptr, 0);
