@@ -6,8 +6,8 @@ The filter's response is h(|k| / sigma) (odd for order 1), with Deriche's form i
     h(u) = sum_i (a_i cos(w_i u) + b_i sin(w_i u)) exp(-lam_i u),   u = |k| / sigma,
 three second-order sections for recursive6; two and one first-order section (a real pole:
 b = w = 0) for recursive5. One set of (a, b, lam, w) per derivative order serves every sigma
-(the poles scale with 1/sigma). Order 0 is fitted to the normalised sampled Gaussian after normalising the response to
-unit DC gain (as the filter does); orders 1 and 2 to scipy's sampled derivative kernels, times
+(the poles scale with 1/sigma). Order 0 is fitted to the normalised sampled Gaussian after
+normalising the response to unit DC gain (as the filter does); orders 1 and 2 to scipy's sampled derivative kernels, times
 sigma^(order + 1) (the plan then refits the section scales at each sigma, under the zero-DC
 constraint). Least squares (scipy.optimize) over the relative l2 errors of the impulse response
 at several sigma at once, in double; prints the fitted sets as C++ initialisers and the
@@ -44,7 +44,8 @@ def kernel(sigma, order, r):
 
 
 def sections(par):
-    """(a, b, lam, w) of every section; an odd-length par ends with a real pole's (a, lam)."""
+    """(a, b, lam, w) of every section; a par whose length is not a multiple of 4 ends with a
+    real pole's (a, lam)."""
     full = np.reshape(par[: len(par) // 4 * 4], (-1, 4))
     if len(par) % 4:
         full = np.vstack([full, [par[-2], 0.0, par[-1], 0.0]])
