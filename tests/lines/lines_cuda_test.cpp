@@ -131,6 +131,36 @@ TYPED_TEST(LinesCuda, FlatAnglesOnWholeImagesEqualCpu) {
         }
 }
 
+// One angle's filtered image alone (uint8, uint16) runs the scan-line passes: images tall and
+// wide enough for several runs of rows and a thread's lanes on the image in all of them (no
+// bounds tests), windows with one, two and several coarse chunks (λ up to 301), steep and flat
+// angles leaning both ways, strided views at several byte offsets of input and output.
+TYPED_TEST(LinesCuda, LargeSingleAnglesEqualCpu) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    std::mt19937_64 rng(31);
+    const auto img = random_image<T>(rng, 1203, 1001, 200, std::is_floating_point_v<T>);
+    int trial = 0;
+    for (const double angle : {60.0, 120.0, 100.0, 30.0, 150.0, 3.0})
+        for (const std::int64_t length : {2, 33, 101, 301}) {
+            const auto kind = static_cast<line_filter_kind>(trial % 4);
+            const border_mode m = trial % 3 == 0 ? border_mode::constant : border_mode::ignore;
+            const line_params params{length, kind, {m, 7.0}, line_algorithm::automatic};
+            host_image<T> want(img.width(), img.height());
+            line_filter<T>(img.view(), want.view(), angle, params);
+            const std::int64_t offset = trial % 4;
+            const padded_device<T> d_in(img.view(), offset, T{9});
+            host_image<T> sentinel(img.width(), img.height());
+            fill<T>(sentinel.view(), T{3});
+            padded_device<T> d_out(sentinel.view(), (offset + 1) % 4, T{5});
+            line_filter<T>(device_view<const T>(d_in.view), d_out.view, angle, params);
+            ASSERT_TRUE(equal_images<T>(d_out.download_view().view(), want.view()))
+                << "angle " << angle << " length " << length << " " << to_string(kind) << " " << to_string(m)
+                << " offsets " << offset << ", " << (offset + 1) % 4;
+            ++trial;
+        }
+}
+
 // Queues too long for shared memory (global-memory queues), alone and with zones, and a length
 // equal to the extent.
 TYPED_TEST(LinesCuda, LongLinesEqualCpu) {

@@ -1,0 +1,345 @@
+// One angle's linear filter along its scan lines as the morphology's vertical van Herk/Gil-Werman
+// passes (morphology/cuda/vhgw.cuh), with each row read and written at its scan-line shift.
+//
+// On the oriented image (lines/scan_lines.hpp) line c has its pixel of row r at column
+// c + shift(r): the lines are the columns of a sheared image S(r, c). A thread owns P adjacent
+// lines (one 4-byte word of uint8 or uint16) and walks down them as the vertical pass walks down
+// its columns: two-level vHGW with chunks of C rows, the a-chunk in registers, a coarse pass for
+// windows longer than 2C. Every row is one shift for the whole block, so a warp's loads of a row
+// are still one contiguous segment (two aligned words and a funnel shift per thread). S is a
+// parallelogram: each run of K chunks takes only the lines that meet the image in the rows it
+// reads, and a thread whose P lines stay on the image in all of them (most threads) runs with no
+// bounds tests at all; the others read the border's pad (first stage) or `outside` (second
+// stage) off the image, which is the two-stage operator along each line exactly (the same
+// samples as vhgw_rows in lines_cuda.cu).
+//
+// Stage 1 writes S's rows into a scratch image (lanes aligned to words); stage 2 reads it and
+// writes each row back at its shift. A lone erosion or dilation is one pass, image to image.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "core/cuda/check.cuh"
+#include "granula/core/border.hpp"
+#include "lines/scan_lines.hpp"
+#include "morphology/cuda/line_pass.cuh"
+#include "morphology/cuda/tuning.hpp"
+#include "morphology/cuda/vhgw.cuh"
+#include "morphology/cuda/words.cuh"
+
+namespace granula::cuda::detail {
+namespace scan_passes {
+
+using granula::detail::check_launch;
+
+// Launch shape, measured on one H100 (bench_gpu_lines, 8000^2 uint8 openings at 30 and 60
+// degrees, λ = 41 and 101, alternated twice in one call; docs/benchmarks.md): with the vertical
+// pass's shape (64 rows per thread, results stored as they come) 0.35 / 0.53 ms at 60 degrees;
+// results stored 16 at a time (vhgw_run's DeferStores: the b-stream's loads issue together
+// instead of waiting behind each store's alignment branch) 0.31 / 0.48; and 32 rows per thread
+// 0.24 / 0.41 (twice the blocks: 2016 blocks of 64 rows made 2.2 waves, Nsight Compute showed
+// 28% achieved occupancy and 72% of the stalls on loads). vhgw_kernel took 0.39 / 0.66. Capping
+// the registers at 64 (8 blocks per SM; the 32-row chunks then spill) changed nothing.
+constexpr int threads = tuning_policy::vertical_block_threads;
+constexpr int rows_per_thread = 32;
+// The shift of a row off the oriented image: far enough that every lane reads as off the image.
+constexpr int off_image = -(1 << 30);
+
+template <class T>
+struct args {
+    const T* in = nullptr;  // the oriented image (stage 1) or the scratch (stage 2)
+    i64 in_stride = 0;
+    T* out = nullptr;  // the scratch (stage 1 of 2) or the oriented image
+    i64 out_stride = 0;
+    T* trash = nullptr;  // a scratch row: where a scratch output's rows off the image go
+    const T* W = nullptr;  // W(ca) at row ca - ca_min (m >= 2), lanes as the scratch
+    i64 W_stride = 0;
+    T* cm = nullptr;  // chunk minima, row k = chunk ca_min + 1 + k, lanes as the scratch
+    i64 cm_stride = 0;
+    i64 rows = 0, columns = 0;  // of the oriented image
+    i64 slope_fixed = 0;        // shift(r) = scan_line_shift(r, slope_fixed)
+    i64 first_line = 0;         // lane of scratch element 0
+    i64 n_words = 0;            // words of P lanes in a scratch row
+    i64 before = 0;
+    int m = 1, r = 0;
+    i64 ca_min = 0, ca_max = 0, n_coarse = 0;
+    T pad{};  // what the pass reads off the image
+};
+
+// A row as a pass sees it: lane c's element is base[c]; its pixel is at image column c + shift
+// (off_image for rows outside the oriented image, whose base is then only a placeholder).
+template <class T>
+struct row_ref {
+    const T* base;
+    int shift;
+};
+
+// In: the image (lane c of row r at in(r, c + shift(r))) or the scratch (at column c - first_line).
+template <class T, bool FromScratch>
+__device__ __forceinline__ row_ref<T> source_row(const args<T>& a, i64 row) {
+    if (row < 0 || row >= a.rows) return {a.in, off_image};
+    const int s = granula::detail::scan_line_shift(row, a.slope_fixed);
+    const T* r = a.in + row * a.in_stride;
+    return {FromScratch ? r - a.first_line : r + s, s};
+}
+template <class T, bool ToScratch>
+__device__ __forceinline__ row_ref<T> output_row(const args<T>& a, i64 row) {
+    if (row < 0 || row >= a.rows) return {ToScratch ? a.trash - a.first_line : nullptr, off_image};
+    const int s = granula::detail::scan_line_shift(row, a.slope_fixed);
+    T* r = a.out + row * a.out_stride;
+    return {ToScratch ? r - a.first_line : r + s, s};
+}
+
+// P elements from p on, at any alignment: two aligned words and a funnel shift (the second word
+// holds p[P - 1], so it is read only when p is not aligned).
+template <class V>
+__device__ __forceinline__ typename V::mem load_unaligned(const typename V::elem* p) {
+    using mem = typename V::mem;
+    const auto address = reinterpret_cast<std::uintptr_t>(p);
+    const auto* aligned = reinterpret_cast<const mem*>(address & ~std::uintptr_t{3});
+    const unsigned shift = 8 * static_cast<unsigned>(address & 3);
+    const mem lo = load_ro(aligned);
+    return shift ? __funnelshift_r(lo, load_ro(aligned + 1), shift) : lo;
+}
+// P elements to p on, at any alignment: one word, two halves, or byte, half, byte.
+template <class V>
+__device__ __forceinline__ void store_unaligned(typename V::elem* p, typename V::mem v) {
+    const auto address = reinterpret_cast<std::uintptr_t>(p);
+    if ((address & 3) == 0) {
+        *reinterpret_cast<typename V::mem*>(p) = v;
+    } else if ((address & 1) == 0) {
+        reinterpret_cast<std::uint16_t*>(p)[0] = static_cast<std::uint16_t>(v);
+        reinterpret_cast<std::uint16_t*>(p)[1] = static_cast<std::uint16_t>(v >> 16);
+    } else {  // uint8 only: p + 1 is 2-byte aligned
+        p[0] = static_cast<typename V::elem>(v);
+        *reinterpret_cast<std::uint16_t*>(p + 1) = static_cast<std::uint16_t>(v >> 8);
+        p[3] = static_cast<typename V::elem>(v >> 24);
+    }
+}
+
+// The word of lanes [c, c + P) of a row. Inside: all of them on the image (no tests).
+template <class V, bool FromScratch, bool Inside>
+__device__ __forceinline__ typename V::word load_lanes(const row_ref<typename V::elem>& row, i64 c, i64 columns,
+                                                       typename V::mem pad) {
+    using mem = typename V::mem;
+    constexpr int P = V::P;
+    const auto* p = row.base + c;
+    const auto aligned_load = [&] {
+        return FromScratch ? load_ro(reinterpret_cast<const mem*>(p)) : load_unaligned<V>(p);
+    };
+    if constexpr (Inside) return V::unpack(aligned_load());
+    const i64 x = c + row.shift;
+    if (x >= 0 && x + P <= columns) return V::unpack(aligned_load());
+    mem m = 0;
+#pragma unroll
+    for (int j = 0; j < P; ++j)
+        m = V::put(m, j, x + j >= 0 && x + j < columns ? load_ro(p + j) : V::get(pad, j));
+    return V::unpack(m);
+}
+
+template <class V, bool ToScratch, bool Inside>
+__device__ __forceinline__ void store_lanes(const row_ref<typename V::elem>& row, i64 c, i64 columns,
+                                            typename V::word w) {
+    using T = typename V::elem;
+    constexpr int P = V::P;
+    T* p = const_cast<T*>(row.base) + c;
+    const typename V::mem m = V::pack(w);
+    if (ToScratch) {  // whole words, aligned; rows off the image go to the trash row
+        *reinterpret_cast<typename V::mem*>(p) = m;
+        return;
+    }
+    const i64 x = c + row.shift;
+    if constexpr (Inside) {
+        store_unaligned<V>(p, m);
+        return;
+    }
+    if (x >= 0 && x + P <= columns) {
+        store_unaligned<V>(p, m);
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < P; ++j)
+        if (x + j >= 0 && x + j < columns) p[j] = V::get(m, j);
+}
+
+// The words [first, end) of a scratch row whose lanes meet the image in rows [r0, r1] (clipped
+// to the image; empty when none is on it).
+template <class T, int P>
+__device__ __forceinline__ void lane_words(const args<T>& a, i64 r0, i64 r1, i64& first, i64& end) {
+    r0 = max(r0, i64{0});
+    r1 = min(r1, a.rows - 1);
+    first = end = 0;
+    if (r0 > r1) return;
+    const i64 s0 = granula::detail::scan_line_shift(r0, a.slope_fixed);
+    const i64 s1 = granula::detail::scan_line_shift(r1, a.slope_fixed);
+    // Lanes c with c + shift in [0, columns) for some row: c in [-max shift, columns - min shift).
+    first = max(i64{0}, static_cast<i64>(floor_div(-max(s0, s1) - a.first_line, P)));
+    end = min(a.n_words, static_cast<i64>(floor_div(a.columns - min(s0, s1) - a.first_line + P - 1, P)));
+}
+
+// Grid: x = blocks of the words of one run (its own lanes), y = runs of K chunks.
+template <class V, bool Max, int C, int K, bool FromScratch, bool ToScratch>
+__global__ void __launch_bounds__(threads) pass_kernel(const args<typename V::elem> a) {
+    using T = typename V::elem;
+    using Op = word_op<V, Max>;
+    using word = typename V::word;
+    constexpr int P = V::P;
+    __shared__ row_ref<T> rows_a[K * C];
+    __shared__ row_ref<T> rows_b[K * C + C];
+    __shared__ row_ref<T> rows_out[K * C];
+    const typename V::mem pad = V::splat_mem(a.pad);
+    const i64 runs = (a.ca_max - a.ca_min + K) / K;
+    for (i64 run = blockIdx.y; run < runs; run += gridDim.y) {
+        const i64 ca0 = a.ca_min + run * K;
+        const int nchunks = static_cast<int>(min(static_cast<i64>(K), a.ca_max - ca0 + 1));
+        const i64 a_first = ca0 * C, b_first = (ca0 + a.m) * C;
+        const i64 b_last = b_first + a.r + nchunks * C - 1;  // the last row the run reads
+        __syncthreads();  // the previous run's tables are no longer read
+        for (int t = threadIdx.x; t < K * C; t += threads) {
+            rows_a[t] = source_row<T, FromScratch>(a, a_first + t);
+            rows_out[t] = output_row<T, ToScratch>(a, a_first + a.before + t);
+        }
+        for (int t = threadIdx.x; t < K * C + a.r; t += threads) rows_b[t] = source_row<T, FromScratch>(a, b_first + t);
+        __syncthreads();
+        i64 w_first, w_end;
+        lane_words<T, P>(a, a_first, b_last, w_first, w_end);
+        const i64 w = w_first + static_cast<i64>(blockIdx.x) * threads + threadIdx.x;
+        if (w >= w_end) continue;
+        const i64 c = a.first_line + w * P;
+        // Inside: every row the run reads is on the image with all P lanes (shift is monotone,
+        // so the first and last rows bound it).
+        const bool inside = a_first >= 0 && b_last < a.rows && [&] {
+            const i64 x0 = c + granula::detail::scan_line_shift(a_first, a.slope_fixed);
+            const i64 x1 = c + granula::detail::scan_line_shift(b_last, a.slope_fixed);
+            return min(x0, x1) >= 0 && max(x0, x1) + P <= a.columns;
+        }();
+        auto wload = [&](int k) {
+            return V::unpack(load_ro(reinterpret_cast<const typename V::mem*>(a.W + (ca0 + k - a.ca_min) * a.W_stride) + w));
+        };
+        const auto engine = [&](auto inside_constant) {
+            constexpr bool In = decltype(inside_constant)::value;
+            auto load_a = [&](int p) { return load_lanes<V, FromScratch, In>(rows_a[p], c, a.columns, pad); };
+            auto load_b = [&](int q) { return load_lanes<V, FromScratch, In>(rows_b[q], c, a.columns, pad); };
+            auto store = [&](int k, int j, word v) { store_lanes<V, ToScratch, In>(rows_out[k * C + j], c, a.columns, v); };
+            vhgw_run<Op, C, K, true>(nchunks, a.m, a.r, load_a, load_b, wload, store);
+        };
+        if (inside)
+            engine(std::true_type{});
+        else
+            engine(std::false_type{});
+    }
+}
+
+// Chunk minima for the coarse level: cm row k = min over rows (ca_min + 1 + k) * C + [0, C) of
+// each scratch word's lanes (pad off the image).
+template <class V, bool Max, int C, bool FromScratch>
+__global__ void __launch_bounds__(threads) chunk_kernel(const args<typename V::elem> a) {
+    using T = typename V::elem;
+    using Op = word_op<V, Max>;
+    constexpr int P = V::P;
+    const typename V::mem pad = V::splat_mem(a.pad);
+    const i64 w = static_cast<i64>(blockIdx.x) * threads + threadIdx.x;
+    if (w >= a.n_words) return;
+    const i64 c = a.first_line + w * P;
+    for (i64 k = blockIdx.y; k < a.n_coarse; k += gridDim.y) {
+        const i64 first = (a.ca_min + 1 + k) * C;
+        typename V::word acc = Op::identity();
+#pragma unroll 8
+        for (int j = 0; j < C; ++j)
+            acc = Op::apply(acc, load_lanes<V, FromScratch, false>(source_row<T, FromScratch>(a, first + j), c, a.columns, pad));
+        *reinterpret_cast<typename V::mem*>(a.cm + k * a.cm_stride + w * P) = V::pack(acc);
+    }
+}
+
+// One pass: out = the min (max) over [r - before, r + after] along every scan line.
+template <class V, bool Max, int C, bool FromScratch, bool ToScratch>
+void run_pass(args<typename V::elem> a, const line_geometry& g, cudaStream_t stream) {
+    using T = typename V::elem;
+    constexpr int K = rows_per_thread / C > 0 ? rows_per_thread / C : 1;
+    scratch_image<T> cm, W;
+    if (g.m >= 2) {
+        cm = scratch_image<T>(a.n_words * V::P, g.n_coarse(), stream);
+        a.cm = cm.view().data();
+        a.cm_stride = cm.view().stride();
+        const dim3 grid(static_cast<unsigned>((a.n_words + threads - 1) / threads),
+                        static_cast<unsigned>(std::min<i64>(g.n_coarse(), 65535)));
+        chunk_kernel<V, Max, C, FromScratch><<<grid, threads, 0, stream>>>(a);
+        check_launch("chunk_kernel (scan-line passes)");
+        const device_view<const T> window = chunk_window<T, Max>(cm.view(), g.m, W, stream);
+        a.W = window.data();
+        a.W_stride = window.stride();
+    }
+    // A run's lanes: the image's columns plus the shift across the rows it reads (at most one
+    // column per row: the oriented image's lines are steep).
+    const i64 run_rows = static_cast<i64>(K + g.m + 1) * C;
+    const i64 words = (a.columns + run_rows) / V::P + 2;
+    const i64 runs = (g.n_chunks() + K - 1) / K;
+    const dim3 grid(static_cast<unsigned>((words + threads - 1) / threads),
+                    static_cast<unsigned>(std::min<i64>(runs, 65535)));
+    pass_kernel<V, Max, C, K, FromScratch, ToScratch><<<grid, threads, 0, stream>>>(a);
+    check_launch("pass_kernel (scan-line passes)");
+}
+
+}  // namespace scan_passes
+
+// The scan-line filter of one angle on the oriented image `in` into the oriented image `out`
+// (same size, not overlapping), for uint8 and uint16 under border ignore or constant: an
+// opening or closing (two passes through a scratch image) or, first_stage_only, an erosion or
+// dilation (closing: the max stage first; arms as make_line_extension). 4-byte aligned rows are
+// not required. length >= 2.
+template <class T>
+void scan_line_passes(device_view<const T> in, device_view<T> out, const granula::detail::scan_lines& lines,
+                      int length, bool closing, bool first_stage_only, border mode, cudaStream_t stream) {
+    static_assert(std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::uint16_t>);
+    using V = packed<T>;
+    using namespace scan_passes;
+    const i64 rows = in.height();
+    const i64 before = closing ? (length - 1) / 2 : length / 2, after = length - 1 - before;
+    const bool constant = mode.mode == border_mode::constant;
+    const T cval = static_cast<T>(mode.cval);
+    args<T> a;
+    a.rows = rows;
+    a.columns = in.width();
+    a.slope_fixed = lines.slope_fixed;
+    a.first_line = lines.first_line;
+    a.n_words = (lines.end_line - lines.first_line + V::P - 1) / V::P;
+    scratch_image<T> first, trash(a.n_words * V::P, 1, stream);
+    a.trash = trash.view().data();
+    const auto pass = [&](device_view<const T> src, device_view<T> dst, bool maximum, i64 arm_before, i64 arm_after,
+                          auto from_scratch, auto to_scratch) {
+        constexpr bool FromScratch = decltype(from_scratch)::value, ToScratch = decltype(to_scratch)::value;
+        const line_geometry g = make_geometry(rows, granula::detail::clip_arm(arm_before, rows),
+                                              granula::detail::clip_arm(arm_after, rows), tuning_policy::max_chunk);
+        args<T> p = a;
+        p.in = src.data();
+        p.in_stride = src.stride();
+        p.out = dst.data();
+        p.out_stride = dst.stride();
+        p.before = g.before;
+        p.m = g.m;
+        p.r = g.r;
+        p.ca_min = g.ca_min;
+        p.ca_max = g.ca_max;
+        p.n_coarse = g.n_coarse();
+        const T identity = maximum ? identity_value<T, true>() : identity_value<T, false>();
+        p.pad = constant ? cval : identity;
+        with_chunk_length(g.C, [&](auto chunk) {
+            constexpr int C = decltype(chunk)::value;
+            if (maximum)
+                run_pass<V, true, C, FromScratch, ToScratch>(p, g, stream);
+            else
+                run_pass<V, false, C, FromScratch, ToScratch>(p, g, stream);
+        });
+    };
+    if (first_stage_only) {
+        pass(in, out, closing, before, after, std::false_type{}, std::false_type{});
+        return;
+    }
+    first = scratch_image<T>(a.n_words * V::P, rows, stream);
+    pass(in, first.view(), closing, before, after, std::false_type{}, std::true_type{});
+    pass(first.view(), out, !closing, after, before, std::true_type{}, std::false_type{});
+}
+
+}  // namespace granula::cuda::detail
