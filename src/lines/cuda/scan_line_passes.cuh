@@ -41,9 +41,9 @@ using granula::detail::check_launch;
 // instead of waiting behind each store's alignment branch) 0.31 / 0.48; and 32 rows per thread
 // 0.24 / 0.41 (twice the blocks: 2016 blocks of 64 rows made 2.2 waves, Nsight Compute showed
 // 28% achieved occupancy and 72% of the stalls on loads). vhgw_kernel took 0.39 / 0.66. Capping
-// the registers at 64 (8 blocks per SM; the 32-row chunks then spill) changed nothing.
+// the registers at 64 (8 blocks per SM; the 32-row chunks then spill) changed nothing. The
+// vertical pass took 32 rows per thread too after this (tuning.hpp).
 constexpr int threads = tuning_policy::vertical_block_threads;
-constexpr int rows_per_thread = 32;
 // The shift of a row off the oriented image: far enough that every lane reads as off the image.
 constexpr int off_image = -(1 << 30);
 
@@ -62,9 +62,8 @@ struct args {
     i64 slope_fixed = 0;        // shift(r) = scan_line_shift(r, slope_fixed)
     i64 first_line = 0;         // lane of scratch element 0
     i64 n_words = 0;            // words of P lanes in a scratch row
-    i64 before = 0;
-    int m = 1, r = 0;
-    i64 ca_min = 0, ca_max = 0, n_coarse = 0;
+    line_geometry g;            // of the pass along the rows
+    i64 n_coarse = 0;           // g.n_coarse()
     T pad{};  // what the pass reads off the image
 };
 
@@ -190,18 +189,18 @@ __global__ void __launch_bounds__(threads) pass_kernel(const args<typename V::el
     __shared__ row_ref<T> rows_b[K * C + C];
     __shared__ row_ref<T> rows_out[K * C];
     const typename V::mem pad = V::splat_mem(a.pad);
-    const i64 runs = (a.ca_max - a.ca_min + K) / K;
+    const i64 runs = (a.g.ca_max - a.g.ca_min + K) / K;
     for (i64 run = blockIdx.y; run < runs; run += gridDim.y) {
-        const i64 ca0 = a.ca_min + run * K;
-        const int nchunks = static_cast<int>(min(static_cast<i64>(K), a.ca_max - ca0 + 1));
-        const i64 a_first = ca0 * C, b_first = (ca0 + a.m) * C;
-        const i64 b_last = b_first + a.r + nchunks * C - 1;  // the last row the run reads
+        const i64 ca0 = a.g.ca_min + run * K;
+        const int nchunks = static_cast<int>(min(static_cast<i64>(K), a.g.ca_max - ca0 + 1));
+        const i64 a_first = ca0 * C, b_first = (ca0 + a.g.m) * C;
+        const i64 b_last = b_first + a.g.r + nchunks * C - 1;  // the last row the run reads
         __syncthreads();  // the previous run's tables are no longer read
         for (int t = threadIdx.x; t < K * C; t += threads) {
             rows_a[t] = source_row<T, FromScratch>(a, a_first + t);
-            rows_out[t] = output_row<T, ToScratch>(a, a_first + a.before + t);
+            rows_out[t] = output_row<T, ToScratch>(a, a_first + a.g.before + t);
         }
-        for (int t = threadIdx.x; t < K * C + a.r; t += threads) rows_b[t] = source_row<T, FromScratch>(a, b_first + t);
+        for (int t = threadIdx.x; t < K * C + a.g.r; t += threads) rows_b[t] = source_row<T, FromScratch>(a, b_first + t);
         __syncthreads();
         i64 w_first, w_end;
         lane_words<T, P>(a, a_first, b_last, w_first, w_end);
@@ -216,14 +215,14 @@ __global__ void __launch_bounds__(threads) pass_kernel(const args<typename V::el
             return min(x0, x1) >= 0 && max(x0, x1) + P <= a.columns;
         }();
         auto wload = [&](int k) {
-            return V::unpack(load_ro(reinterpret_cast<const typename V::mem*>(a.W + (ca0 + k - a.ca_min) * a.W_stride) + w));
+            return V::unpack(load_ro(reinterpret_cast<const typename V::mem*>(a.W + (ca0 + k - a.g.ca_min) * a.W_stride) + w));
         };
         const auto engine = [&](auto inside_constant) {
             constexpr bool In = decltype(inside_constant)::value;
             auto load_a = [&](int p) { return load_lanes<V, FromScratch, In>(rows_a[p], c, a.columns, pad); };
             auto load_b = [&](int q) { return load_lanes<V, FromScratch, In>(rows_b[q], c, a.columns, pad); };
             auto store = [&](int k, int j, word v) { store_lanes<V, ToScratch, In>(rows_out[k * C + j], c, a.columns, v); };
-            vhgw_run<Op, C, K, true>(nchunks, a.m, a.r, load_a, load_b, wload, store);
+            vhgw_run<Op, C, K, true>(nchunks, a.g.m, a.g.r, load_a, load_b, wload, store);
         };
         if (inside)
             engine(std::true_type{});
@@ -244,7 +243,7 @@ __global__ void __launch_bounds__(threads) chunk_kernel(const args<typename V::e
     if (w >= a.n_words) return;
     const i64 c = a.first_line + w * P;
     for (i64 k = blockIdx.y; k < a.n_coarse; k += gridDim.y) {
-        const i64 first = (a.ca_min + 1 + k) * C;
+        const i64 first = (a.g.ca_min + 1 + k) * C;
         typename V::word acc = Op::identity();
 #pragma unroll 8
         for (int j = 0; j < C; ++j)
@@ -257,7 +256,7 @@ __global__ void __launch_bounds__(threads) chunk_kernel(const args<typename V::e
 template <class V, bool Max, int C, bool FromScratch, bool ToScratch>
 void run_pass(args<typename V::elem> a, const line_geometry& g, cudaStream_t stream) {
     using T = typename V::elem;
-    constexpr int K = rows_per_thread / C > 0 ? rows_per_thread / C : 1;
+    constexpr int K = std::max(1, tuning_policy::vertical_rows_per_thread / C);
     scratch_image<T> cm, W;
     if (g.m >= 2) {
         cm = scratch_image<T>(a.n_words * V::P, g.n_coarse(), stream);
@@ -317,11 +316,7 @@ void scan_line_passes(device_view<const T> in, device_view<T> out, const granula
         p.in_stride = src.stride();
         p.out = dst.data();
         p.out_stride = dst.stride();
-        p.before = g.before;
-        p.m = g.m;
-        p.r = g.r;
-        p.ca_min = g.ca_min;
-        p.ca_max = g.ca_max;
+        p.g = g;
         p.n_coarse = g.n_coarse();
         const T identity = maximum ? identity_value<T, true>() : identity_value<T, false>();
         p.pad = constant ? cval : identity;

@@ -520,7 +520,7 @@ __global__ void __launch_bounds__(sheared_threads) sheared_chunk_kernel(const sa
 template <class V, bool Max, int C>
 void run_sheared(sargs<typename V::elem> a, const line_geometry& g, cudaStream_t stream) {
     using T = typename V::elem;
-    constexpr int K = std::max(1, tuning_policy::vertical_rows_per_thread / C);
+    constexpr int K = std::max(1, tuning_policy::sheared_rows_per_thread / C);
     constexpr int P = V::P;
     const unsigned word_blocks = static_cast<unsigned>((a.n_words + sheared_threads - 1) / sheared_threads);
     const unsigned dy = static_cast<unsigned>(a.dy);

@@ -15,9 +15,17 @@ struct tuning_policy {
     // 268 MB). 32 keeps the per-thread suffix array (C words) in registers without spilling.
     static constexpr int max_chunk = 32;
 
-    // Vertical pass: positions along the column handled by one thread (K = rows / C chunks).
-    // 64 rows amortise the b-stream warm-up (r < C rows) to under half a row per output.
-    static constexpr int vertical_rows_per_thread = 64;
+    // Vertical pass (and the scan-line passes of lines/cuda/scan_line_passes.cuh): positions
+    // along the column handled by one thread (K = rows / C chunks). 64 rows amortise the
+    // b-stream warm-up (r < C rows) to under half a row per output, but give half the blocks:
+    // one H100, 64 -> 32 rows took 16384^2 uint8 vline:63 from 0.306 to 0.270 ms, 8000^2 uint8
+    // openings by vline:41 / vline:101 from 0.194 / 0.267 to 0.139 / 0.226 ms (bench_gpu_shapes,
+    // alternated twice in one call, 2026-11-28); the 64-row blocks made 2.2 waves of 7 blocks per
+    // SM at 8000^2.
+    static constexpr int vertical_rows_per_thread = 32;
+    // The sheared pass's one-pixel kernel and chunk minima (element_passes.cu): not re-measured
+    // since the vertical pass's change above.
+    static constexpr int sheared_rows_per_thread = 64;
     // Threads per block of the vertical kernels (one thread per packed 4-byte column word).
     // The grid puts column blocks in x (fastest), so the blocks running together cover whole
     // rows: float32 L=63 went from 0.42 to 0.19 ms (DRAM 71-84% busy) against runs in x.
