@@ -820,14 +820,18 @@ int level_of(i64 length) {
     return k;
 }
 
-// The terms cut into launches: one direction each (single pixels go with either), at most
-// max_run_terms each; empty when some launch would not fit in shared memory.
+// The terms cut into launches: one direction each, at most max_run_terms each; empty when some
+// launch would not fit in shared memory. Single pixels go with either direction: with the
+// horizontal runs, or with the vertical ones when there are no horizontal runs (a steep line's
+// period), so that such an element stages one tile, not two.
 std::vector<run_launch> plan_run_launches(const std::vector<run_term>& terms, i64 bytes_per_pixel) {
+    const bool singles_vertical =
+        std::none_of(terms.begin(), terms.end(), [](const run_term& t) { return t.length > 1 && !t.vertical; });
     std::vector<run_launch> launches;
     for (const bool vertical : {false, true}) {
         std::vector<run_term> mine;
         for (const auto& t : terms)
-            if ((t.length > 1 && t.vertical == vertical) || (t.length == 1 && !vertical)) mine.push_back(t);
+            if (t.length > 1 ? t.vertical == vertical : vertical == singles_vertical) mine.push_back(t);
         std::stable_sort(mine.begin(), mine.end(),
                          [](const run_term& a, const run_term& b) { return level_of(a.length) < level_of(b.length); });
         for (std::size_t first = 0; first < mine.size(); first += max_run_terms) {
