@@ -101,7 +101,10 @@ __global__ void __launch_bounds__(block_threads) vertical_vhgw_kernel(const varg
         auto load_b = [&](int q) { return full_word<V>(rows_b[q], w); };
         auto wload = [&](int k) { return full_word<V>(a.W + (ca0 + k - a.ca_min) * a.W_stride, w); };
         auto store = [&](int k, int j, word v) { store_full_word<V>(rows_out[k * C + j], w, v); };
-        vhgw_run<Op, C, K>(nchunks, a.m, a.r, load_a, load_b, wload, store);
+        // Results stored 16 at a time (the b-stream's loads issue together), except for words of
+        // one uint8 or uint16 pixel, whose 32-row chunks then spill.
+        constexpr bool defer = V::P > 1 || sizeof(T) == 4;
+        vhgw_run<Op, C, K, defer>(nchunks, a.m, a.r, load_a, load_b, wload, store);
     }
 }
 
