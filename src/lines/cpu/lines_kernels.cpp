@@ -217,11 +217,11 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
     K* source = s.source.data();
     K* second = s.second.data();
     K* result = s.result.data();
-    // The windows run on one 32-byte register of lanes (a chunk) at a time: GCC 12 moves wider
+    // The windows run on one vector register of lanes (a chunk) at a time: GCC 12 moves wider
     // vectors (128 or 256 bytes) through the stack piece by piece. The buffers hold each
     // chunk's rows contiguously: row i's chunk c is at buffer + c * rows * H + (i - base) * H,
     // so that a window pass reads consecutive addresses.
-    constexpr std::int64_t H = std::min<std::int64_t>(V, 32 / sizeof(K));
+    constexpr std::int64_t H = std::min<std::int64_t>(V, vector_bytes / sizeof(K));
     const std::int64_t source_chunks = source_rows * H, second_chunks = second_rows * H;
     std::int64_t source_base = 0, second_base = 0;
     const auto source_row = [&](std::int64_t i) { return source + (i - source_base) * H; };
