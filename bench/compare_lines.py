@@ -39,7 +39,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--angles", type=float, nargs="+", default=[0, 45, 90, 135, 30, 60],
+    parser.add_argument("--angles", type=float, nargs="+", default=[0, 45, 90, 135, 30, 60, 120, 150],
                         help="angles of the single openings, in degrees")
     args = parser.parse_args()
     import cv2

@@ -57,7 +57,7 @@ void BM_line_opening_4096(benchmark::State& state) {
     granula::set_num_threads(0);
 }
 BENCHMARK(BM_line_opening_4096)
-    ->ArgsProduct({{101}, {0, 30, 45, 90}, {0, 1, 2}, {1, 2}})
+    ->ArgsProduct({{101}, {0, 30, 45, 60, 90, 120, 150}, {0, 1, 2}, {1, 2}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -39,15 +39,15 @@ struct max_op {
     }
 };
 
-// Elements of four vector registers (AVX-512 or AVX2 width): the lanes a kernel keeps in
-// registers across all its reads.
+// Bytes of one vector register in this copy (AVX-512 or AVX2 width).
 #if defined(__AVX512BW__)
-template <class T>
-constexpr std::int64_t register_strip = 256 / sizeof(T);
+constexpr std::int64_t vector_bytes = 64;
 #else
-template <class T>
-constexpr std::int64_t register_strip = 128 / sizeof(T);
+constexpr std::int64_t vector_bytes = 32;
 #endif
+// Elements of four vector registers: the lanes a kernel keeps in registers across all its reads.
+template <class T>
+constexpr std::int64_t register_strip = 4 * vector_bytes / sizeof(T);
 
 // Lane-wise operations over w lanes. Lanes > 0 fixes w at compile time, so that a transposed
 // strip's row (one or two vector registers) is a single unrolled operation with no loop

@@ -186,6 +186,45 @@ TYPED_TEST(LinesCpu, FlatLinesOnTheImageEqualFifo) {
             }
 }
 
+// Steep lines of 2048 rows or more take wide lane blocks, which prefetch rows ahead of the one
+// they read and write: on views into larger images (rows that start off the cache lines, a
+// stride that is not the width), the image's last rows included, they equal the per-line fifo
+// path, sums included, and leave the pixels outside the output view alone.
+TYPED_TEST(LinesCpu, WideSteepBlocksOnViewsEqualFifo) {
+    using T = TypeParam;
+    std::mt19937_64 rng(43);
+    const std::int64_t w = 1100, h = 2100;
+    for (const double angle : {60.0, 90.0, 100.0, 120.0})
+        for (const bool inside : {false, true}) {
+            auto big_in = random_image<T>(rng, w + 9, h + 2, 50, false);
+            const host_view<const T> img = inside ? big_in.view().subview(3, 1, w, h) : big_in.view().subview(0, 0, w, h);
+            const std::int64_t length = std::uniform_int_distribution<std::int64_t>(2, 300)(rng);
+            for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing})
+                for (const border_mode m : {border_mode::ignore, border_mode::constant}) {
+                    std::vector<host_image<T>> results;
+                    std::vector<std::vector<double>> spectra;
+                    for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo}) {
+                        results.emplace_back(w + 11, h + 3);
+                        for (std::int64_t y = 0; y < h + 3; ++y)  // untouched outside the view
+                            std::fill_n(results.back().view().row(y), w + 11, T(7));
+                        spectra.emplace_back(1);
+                        const host_view<T> filtered[] = {inside ? results.back().view().subview(5, 2, w, h)
+                                                                : results.back().view().subview(0, 0, w, h)};
+                        host_line_outputs<T> out;
+                        out.filtered = filtered;
+                        out.spectrum = spectra.back();
+                        const double one[] = {angle};
+                        line_filter_angles<T>(img, one, {length, kind, {m, 3.0}, algorithm}, out);
+                    }
+                    const std::string what = "angle " + std::to_string(angle) + " length " + std::to_string(length) +
+                                             " " + std::string(to_string(kind)) + " " + std::string(to_string(m)) +
+                                             (inside ? " inside" : "");
+                    ASSERT_TRUE(equal_images<T>(results[0].view(), results[1].view())) << what;
+                    EXPECT_NEAR(spectra[0][0], spectra[1][0], 1e-9 * std::abs(spectra[1][0])) << what;
+                }
+        }
+}
+
 // With reductions over angles, flat angles run on the transposed image: transposes of whole
 // 512-byte blocks, of 64-byte tiles and of single pixels at the right and bottom, both ways.
 // Every output equals the per-line fifo path.
