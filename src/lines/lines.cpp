@@ -105,9 +105,19 @@ void validate_outputs(const image_view<const T, Space>& in, std::size_t angle_co
     }
 }
 
-// with_tables: each angle's shift table on the host (the CPU's; CUDA builds them on the device).
+// The CPU takes a diagonal down the rows (make_scan_lines) where its windows stay the same: at 135
+// degrees, and at 45 for odd λ. Its steep bands then need no transposes: 4096x4096 uint8, opening
+// by line(101, 45 or 135), 1.4-1.6x faster than morphology's diagonal on one or two threads
+// (docs/benchmarks.md, 2026-12-01).
+bool cpu_diagonal_down_rows(double angle, std::int64_t length) {
+    const double a = detail::angle_modulo_180(angle);
+    return a == 135.0 || (a == 45.0 && length % 2 == 1);
+}
+
+// for_cpu: each angle's shift table on the host, and diagonals down the rows where that keeps
+// their windows (CUDA builds its tables on the device and takes the diagonals along the columns).
 detail::line_plan make_plan(std::int64_t width, std::int64_t height, std::span<const double> angles,
-                            const line_params& p, bool with_tables) {
+                            const line_params& p, bool for_cpu) {
     detail::line_plan plan;
     plan.length = static_cast<std::int32_t>(p.length);
     plan.closing = p.kind == line_filter_kind::closing || p.kind == line_filter_kind::dilation;
@@ -118,14 +128,17 @@ detail::line_plan make_plan(std::int64_t width, std::int64_t height, std::span<c
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return angles[a] < angles[b]; });
     for (const std::int64_t i : order)
-        plan.angles.push_back({detail::make_scan_lines(angles[i], width, height, with_tables), i});
+        plan.angles.push_back({detail::make_scan_lines(angles[i], width, height, for_cpu,
+                                                       for_cpu && cpu_diagonal_down_rows(angles[i], p.length)),
+                               i});
     return plan;
 }
 
 // On the axes and diagonals the scan lines are the footprint lines of line(λ, θ) (lines.hpp), so
 // morphology's passes compute the same image, and 2-3x faster than the scan-line path on both
-// backends (docs/benchmarks.md). Nearest and reflect extend along the scan line, which is the
-// footprint's extension only on the axes; fifo and stack are asked for by name and keep theirs.
+// backends (docs/benchmarks.md), except the CPU's diagonals down the rows (cpu_diagonal_down_rows).
+// Nearest and reflect extend along the scan line, which is the footprint's extension only on the
+// axes; fifo and stack are asked for by name and keep theirs.
 std::optional<morphology_op> footprint_equivalent(double angle, const line_params& p) {
     if (p.algorithm != line_algorithm::automatic) return std::nullopt;
     const double a = detail::angle_modulo_180(angle);
@@ -204,7 +217,10 @@ void line_filter_angles(device_view<const T> in, std::span<const double> angles,
 template <pixel T>
 void line_filter(host_view<const T> in, host_view<T> out, double angle, const line_params& params) {
     const double angles[] = {angle};
-    if (const auto op = footprint_equivalent(angle, params)) {
+    const bool border_ignore_or_constant =
+        params.mode.mode == border_mode::ignore || params.mode.mode == border_mode::constant;
+    const auto op = footprint_equivalent(angle, params);
+    if (op && !(border_ignore_or_constant && cpu_diagonal_down_rows(angle, params.length))) {
         validate_input(in, angles, params);
         check_same_size(in, out, "a filtered image");  // morphology() handles overlap itself
         morphology<T>(*op, in, out, structuring_element::line(params.length, angle), params.mode);

@@ -20,11 +20,11 @@ struct reduced_angle {
     double slope;  // k: column offset per row (steep) or row offset per column (flat)
 };
 
-reduced_angle reduce(double angle_degrees) {
+reduced_angle reduce(double angle_degrees, bool diagonals_down_rows) {
     if (!std::isfinite(angle_degrees))
         throw invalid_argument("angle must be a finite number of degrees, got " + std::to_string(angle_degrees));
     const double a = angle_modulo_180(angle_degrees);
-    const bool steep = a > 45.0 && a < 135.0;
+    const bool steep = (a > 45.0 && a < 135.0) || (diagonals_down_rows && (a == 45.0 || a == 135.0));
     // Exact slopes on the axes and diagonals, so that the lines there are the footprint lines.
     if (a == 0.0 || a == 90.0) return {steep, 0.0};
     if (a == 45.0) return {steep, -1.0};
@@ -36,8 +36,9 @@ reduced_angle reduce(double angle_degrees) {
 
 }  // namespace
 
-scan_lines make_scan_lines(double angle_degrees, std::int64_t width, std::int64_t height, bool with_table) {
-    const reduced_angle r = reduce(angle_degrees);
+scan_lines make_scan_lines(double angle_degrees, std::int64_t width, std::int64_t height, bool with_table,
+                           bool diagonals_down_rows) {
+    const reduced_angle r = reduce(angle_degrees, diagonals_down_rows);
     scan_lines lines;
     lines.transposed = !r.steep;
     lines.rows = r.steep ? height : width;
@@ -54,7 +55,7 @@ scan_lines make_scan_lines(double angle_degrees, std::int64_t width, std::int64_
 }
 
 std::int64_t scan_line_extent(double angle_degrees, std::int64_t width, std::int64_t height) {
-    return reduce(angle_degrees).steep ? height : width;
+    return reduce(angle_degrees, false).steep ? height : width;
 }
 
 }  // namespace granula::detail

@@ -66,8 +66,12 @@ struct scan_lines {
 double angle_modulo_180(double angle_degrees);
 
 // Throws invalid_argument for a non-finite angle. with_table: fill `shift` (the CUDA backend
-// builds its tables on the device).
-scan_lines make_scan_lines(double angle_degrees, std::int64_t width, std::int64_t height, bool with_table);
+// builds its tables on the device). The diagonals have one pixel per row as well as per column:
+// they are flat lines (along the columns) unless diagonals_down_rows. Down the rows, a line's
+// pixels come in the same order at 135 degrees and in the reverse order at 45, where a window
+// [i - before, i + after] then covers the same pixels only when before = after (odd λ).
+scan_lines make_scan_lines(double angle_degrees, std::int64_t width, std::int64_t height, bool with_table,
+                           bool diagonals_down_rows = false);
 
 // The extent of the dominant axis (height for steep angles, width for flat ones): the longest
 // scan line of that angle.
