@@ -9,6 +9,7 @@
 #include <numeric>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "core/enum_names.hpp"
@@ -106,12 +107,23 @@ void validate_outputs(const image_view<const T, Space>& in, std::size_t angle_co
 }
 
 // The CPU takes a diagonal down the rows (make_scan_lines) where its windows stay the same: at 135
-// degrees, and at 45 for odd λ. Its steep bands then need no transposes: 4096x4096 uint8, opening
-// by line(101, 45 or 135), 1.4-1.6x faster than morphology's diagonal on one or two threads
-// (docs/benchmarks.md, 2026-12-01).
+// degrees, and at 45 for odd λ. Its steep lanes then need no transposes (4096x4096, opening by
+// line(101), one thread, 46 degrees against 44: uint8 3.5 against 6.4 ms, uint16 8.0 against
+// 11.6, float32 26.5 against 34.9; docs/benchmarks.md, 2026-12-01).
 bool cpu_diagonal_down_rows(double angle, std::int64_t length) {
     const double a = detail::angle_modulo_180(angle);
     return a == 135.0 || (a == 45.0 && length % 2 == 1);
+}
+
+// A single uint8 or uint16 filter at such a diagonal, border ignore or constant, runs down the rows
+// rather than through morphology's diagonal: opening by line(101, 45 or 135), 4096x4096 uint8
+// 1.4-1.6x faster on one or two threads, uint16 1.2x. float32 keeps morphology's (22 ms against
+// 26 down the rows, one thread).
+template <class T>
+bool cpu_lanes_take_diagonal(double angle, const line_params& p) {
+    return (std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::uint16_t>) &&
+           (p.mode.mode == border_mode::ignore || p.mode.mode == border_mode::constant) &&
+           cpu_diagonal_down_rows(angle, p.length);
 }
 
 // for_cpu: each angle's shift table on the host, and diagonals down the rows where that keeps
@@ -136,7 +148,7 @@ detail::line_plan make_plan(std::int64_t width, std::int64_t height, std::span<c
 
 // On the axes and diagonals the scan lines are the footprint lines of line(λ, θ) (lines.hpp), so
 // morphology's passes compute the same image, and 2-3x faster than the scan-line path on both
-// backends (docs/benchmarks.md), except the CPU's diagonals down the rows (cpu_diagonal_down_rows).
+// backends (docs/benchmarks.md), except uint8 and uint16 diagonals on the CPU (cpu_lanes_take_diagonal).
 // Nearest and reflect extend along the scan line, which is the footprint's extension only on the
 // axes; fifo and stack are asked for by name and keep theirs.
 std::optional<morphology_op> footprint_equivalent(double angle, const line_params& p) {
@@ -217,10 +229,8 @@ void line_filter_angles(device_view<const T> in, std::span<const double> angles,
 template <pixel T>
 void line_filter(host_view<const T> in, host_view<T> out, double angle, const line_params& params) {
     const double angles[] = {angle};
-    const bool border_ignore_or_constant =
-        params.mode.mode == border_mode::ignore || params.mode.mode == border_mode::constant;
     const auto op = footprint_equivalent(angle, params);
-    if (op && !(border_ignore_or_constant && cpu_diagonal_down_rows(angle, params.length))) {
+    if (op && !cpu_lanes_take_diagonal<T>(angle, params)) {
         validate_input(in, angles, params);
         check_same_size(in, out, "a filtered image");  // morphology() handles overlap itself
         morphology<T>(*op, in, out, structuring_element::line(params.length, angle), params.mode);

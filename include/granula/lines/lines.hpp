@@ -27,8 +27,8 @@
 //          thread), several times faster than both above; fifo otherwise (docs/benchmarks.md).
 //          line_filter() on the axes and diagonals (nearest and reflect: the axes only) runs
 //          morphology() by line(λ, θ) instead: the same image, faster still; except the CPU's
-//          diagonals under ignore and constant at 135 degrees, and at 45 for odd λ, which run
-//          down the rows through the steep lanes, faster than both.
+//          uint8 and uint16 diagonals under ignore and constant at 135 degrees, and at 45 for
+//          odd λ, which run down the rows through the steep lanes, faster than both.
 // Erosion and dilation kinds are the first stage alone (the windows above).
 //
 // Reductions over a set of angles (never storing one image per angle unless asked):
