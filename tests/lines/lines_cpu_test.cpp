@@ -265,7 +265,8 @@ TYPED_TEST(LinesCpu, ReductionsOnLargeImagesEqualFifo) {
 
 // On the axes and diagonals the scan lines are the footprint lines: opening() by line(L, angle)
 // gives the same image. The scan-line paths are reached through line_filter_angles (line_filter
-// hands these angles to morphology() under the automatic algorithm).
+// hands these angles to morphology() under the automatic algorithm, but for the uint8 and uint16
+// diagonals that run down the rows); the diagonals at 45 degrees go down the rows for odd L only.
 TYPED_TEST(LinesCpu, AxesAndDiagonalsEqualFootprintMode) {
     using T = TypeParam;
     std::mt19937_64 rng(7);
