@@ -144,6 +144,32 @@ TYPED_TEST(LinesCpu, StreamedSegmentsEqualReference) {
     }
 }
 
+// One angle's automatic path against the per-line fifo path on img (w x h; inside: the output
+// is a view at an odd offset of a larger image too): equal images and sums, and the output's
+// pixels outside its view left alone.
+template <class T>
+void expect_automatic_equals_fifo(host_view<const T> img, bool inside, double angle, std::int64_t length,
+                                  line_filter_kind kind, border_mode m, const std::string& what) {
+    const std::int64_t w = img.width(), h = img.height();
+    std::vector<host_image<T>> results;
+    std::vector<std::vector<double>> spectra;
+    for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo}) {
+        results.emplace_back(w + 11, h + 3);
+        for (std::int64_t y = 0; y < h + 3; ++y)  // untouched outside the view
+            std::fill_n(results.back().view().row(y), w + 11, T(7));
+        spectra.emplace_back(1);
+        const host_view<T> filtered[] = {inside ? results.back().view().subview(5, 2, w, h)
+                                                : results.back().view().subview(0, 0, w, h)};
+        host_line_outputs<T> out;
+        out.filtered = filtered;
+        out.spectrum = spectra.back();
+        const double one[] = {angle};
+        line_filter_angles<T>(img, one, {length, kind, {m, 3.0}, algorithm}, out);
+    }
+    ASSERT_TRUE(equal_images<T>(results[0].view(), results[1].view())) << what;
+    EXPECT_NEAR(spectra[0][0], spectra[1][0], 1e-9 * std::abs(spectra[1][0])) << what;
+}
+
 // Flat lines with no reductions over angles are read from and written to the image through
 // small transposed tiles and pieces of several tiles: long lines (wide lane blocks) and short
 // ones, rising and falling, images whose rows start off the cache lines (views into larger
@@ -160,29 +186,12 @@ TYPED_TEST(LinesCpu, FlatLinesOnTheImageEqualFifo) {
                     inside ? big_in.view().subview(3, 1, w, h) : big_in.view().subview(0, 0, w, h);
                 const std::int64_t length = std::uniform_int_distribution<std::int64_t>(1, 150)(rng);
                 for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing, line_filter_kind::erosion})
-                    for (const border_mode m : {border_mode::ignore, border_mode::constant}) {
-                        std::vector<host_image<T>> results;
-                        std::vector<std::vector<double>> spectra;
-                        for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo}) {
-                            results.emplace_back(w + 11, h + 3);
-                            for (std::int64_t y = 0; y < h + 3; ++y)  // untouched outside the view
-                                std::fill_n(results.back().view().row(y), w + 11, T(7));
-                            spectra.emplace_back(1);
-                            const host_view<T> filtered[] = {inside ? results.back().view().subview(5, 2, w, h)
-                                                                    : results.back().view().subview(0, 0, w, h)};
-                            host_line_outputs<T> out;
-                            out.filtered = filtered;
-                            out.spectrum = spectra.back();
-                            const double one[] = {angle};
-                            line_filter_angles<T>(img, one, {length, kind, {m, 3.0}, algorithm}, out);
-                        }
-                        const std::string what = std::to_string(w) + "x" + std::to_string(h) + " angle " +
-                                                 std::to_string(angle) + " length " + std::to_string(length) + " " +
-                                                 std::string(to_string(kind)) + " " + std::string(to_string(m)) +
-                                                 (inside ? " inside" : "");
-                        ASSERT_TRUE(equal_images<T>(results[0].view(), results[1].view())) << what;
-                        EXPECT_NEAR(spectra[0][0], spectra[1][0], 1e-9 * std::abs(spectra[1][0])) << what;
-                    }
+                    for (const border_mode m : {border_mode::ignore, border_mode::constant})
+                        expect_automatic_equals_fifo<T>(
+                            img, inside, angle, length, kind, m,
+                            std::to_string(w) + "x" + std::to_string(h) + " angle " + std::to_string(angle) +
+                                " length " + std::to_string(length) + " " + std::string(to_string(kind)) + " " +
+                                std::string(to_string(m)) + (inside ? " inside" : ""));
             }
 }
 
@@ -201,28 +210,11 @@ TYPED_TEST(LinesCpu, WideSteepBlocksOnViewsEqualFifo) {
             // Odd at 45 degrees, whose lines then run down the rows (cpu_diagonal_down_rows).
             const std::int64_t length = std::uniform_int_distribution<std::int64_t>(2, 300)(rng) | (angle == 45.0);
             for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing})
-                for (const border_mode m : {border_mode::ignore, border_mode::constant}) {
-                    std::vector<host_image<T>> results;
-                    std::vector<std::vector<double>> spectra;
-                    for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo}) {
-                        results.emplace_back(w + 11, h + 3);
-                        for (std::int64_t y = 0; y < h + 3; ++y)  // untouched outside the view
-                            std::fill_n(results.back().view().row(y), w + 11, T(7));
-                        spectra.emplace_back(1);
-                        const host_view<T> filtered[] = {inside ? results.back().view().subview(5, 2, w, h)
-                                                                : results.back().view().subview(0, 0, w, h)};
-                        host_line_outputs<T> out;
-                        out.filtered = filtered;
-                        out.spectrum = spectra.back();
-                        const double one[] = {angle};
-                        line_filter_angles<T>(img, one, {length, kind, {m, 3.0}, algorithm}, out);
-                    }
-                    const std::string what = "angle " + std::to_string(angle) + " length " + std::to_string(length) +
-                                             " " + std::string(to_string(kind)) + " " + std::string(to_string(m)) +
-                                             (inside ? " inside" : "");
-                    ASSERT_TRUE(equal_images<T>(results[0].view(), results[1].view())) << what;
-                    EXPECT_NEAR(spectra[0][0], spectra[1][0], 1e-9 * std::abs(spectra[1][0])) << what;
-                }
+                for (const border_mode m : {border_mode::ignore, border_mode::constant})
+                    expect_automatic_equals_fifo<T>(img, inside, angle, length, kind, m,
+                                                    "angle " + std::to_string(angle) + " length " +
+                                                        std::to_string(length) + " " + std::string(to_string(kind)) +
+                                                        " " + std::string(to_string(m)) + (inside ? " inside" : ""));
         }
 }
 
