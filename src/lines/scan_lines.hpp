@@ -71,7 +71,7 @@ double angle_modulo_180(double angle_degrees);
 // pixels come in the same order at 135 degrees and in the reverse order at 45, where a window
 // [i - before, i + after] then covers the same pixels only when before = after (odd λ).
 scan_lines make_scan_lines(double angle_degrees, std::int64_t width, std::int64_t height, bool with_table,
-                           bool diagonals_down_rows = false);
+                           bool diagonals_down_rows);
 
 // The extent of the dominant axis (height for steep angles, width for flat ones): the longest
 // scan line of that angle.
