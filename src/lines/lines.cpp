@@ -106,28 +106,27 @@ void validate_outputs(const image_view<const T, Space>& in, std::size_t angle_co
     }
 }
 
-// The CPU takes a diagonal down the rows (make_scan_lines) where its windows stay the same: at 135
-// degrees, and at 45 for odd λ. Its steep lanes then need no transposes (4096x4096, opening by
+// A diagonal is taken down the rows (make_scan_lines) where its windows stay the same: at 135
+// degrees, and at 45 for odd λ. Its lanes then need no transposes (CPU, 4096x4096, opening by
 // line(101), one thread, 46 degrees against 44: uint8 3.5 against 6.4 ms, uint16 8.0 against
 // 11.6, float32 26.5 against 34.9; docs/benchmarks.md, 2026-12-01).
-bool cpu_diagonal_down_rows(double angle, std::int64_t length) {
+bool diagonal_down_rows(double angle, std::int64_t length) {
     const double a = detail::angle_modulo_180(angle);
     return a == 135.0 || (a == 45.0 && length % 2 == 1);
 }
 
 // A single uint8 or uint16 filter at such a diagonal, border ignore or constant, runs down the rows
-// rather than through morphology's diagonal: opening by line(101, 45 or 135), 4096x4096 uint8
-// 1.4-1.6x faster on one or two threads, uint16 1.2x. float32 keeps morphology's (22 ms against
-// 26 down the rows, one thread).
+// on the scan-line path rather than through morphology's diagonal. CPU: opening by line(101, 45 or
+// 135), 4096x4096 uint8 1.4-1.6x faster on one or two threads, uint16 1.2x; float32 keeps
+// morphology's (22 ms against 26 down the rows, one thread). CUDA: see line_filter (device).
 template <class T>
-bool cpu_lanes_take_diagonal(double angle, const line_params& p) {
+bool scan_lines_take_diagonal(double angle, const line_params& p) {
     return (std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::uint16_t>) &&
            (p.mode.mode == border_mode::ignore || p.mode.mode == border_mode::constant) &&
-           cpu_diagonal_down_rows(angle, p.length);
+           diagonal_down_rows(angle, p.length);
 }
 
-// for_cpu: each angle's shift table on the host, and diagonals down the rows where that keeps
-// their windows (CUDA builds its tables on the device and takes the diagonals along the columns).
+// for_cpu: each angle's shift table on the host (CUDA builds its tables on the device).
 detail::line_plan make_plan(std::int64_t width, std::int64_t height, std::span<const double> angles,
                             const line_params& p, bool for_cpu) {
     detail::line_plan plan;
@@ -141,14 +140,14 @@ detail::line_plan make_plan(std::int64_t width, std::int64_t height, std::span<c
     std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return angles[a] < angles[b]; });
     for (const std::int64_t i : order)
         plan.angles.push_back({detail::make_scan_lines(angles[i], width, height, for_cpu,
-                                                       for_cpu && cpu_diagonal_down_rows(angles[i], p.length)),
+                                                       diagonal_down_rows(angles[i], p.length)),
                                i});
     return plan;
 }
 
 // On the axes and diagonals the scan lines are the footprint lines of line(λ, θ) (lines.hpp), so
 // morphology's passes compute the same image, and 2-3x faster than the scan-line path on both
-// backends (docs/benchmarks.md), except uint8 and uint16 diagonals on the CPU (cpu_lanes_take_diagonal).
+// backends (docs/benchmarks.md), except uint8 and uint16 diagonals (scan_lines_take_diagonal).
 // Nearest and reflect extend along the scan line, which is the footprint's extension only on the
 // axes; fifo and stack are asked for by name and keep theirs.
 std::optional<morphology_op> footprint_equivalent(double angle, const line_params& p) {
@@ -230,7 +229,7 @@ template <pixel T>
 void line_filter(host_view<const T> in, host_view<T> out, double angle, const line_params& params) {
     const double angles[] = {angle};
     const auto op = footprint_equivalent(angle, params);
-    if (op && !cpu_lanes_take_diagonal<T>(angle, params)) {
+    if (op && !scan_lines_take_diagonal<T>(angle, params)) {
         validate_input(in, angles, params);
         check_same_size(in, out, "a filtered image");  // morphology() handles overlap itself
         morphology<T>(*op, in, out, structuring_element::line(params.length, angle), params.mode);
@@ -250,7 +249,9 @@ void line_filter(host_view<const T> in, host_view<T> out, double angle, const li
 template <pixel T>
 void line_filter(device_view<const T> in, device_view<T> out, double angle, const line_params& params, stream s) {
     const double angles[] = {angle};
-    if (const auto op = footprint_equivalent(angle, params)) {
+    // The one-angle passes (lines_cuda.cu) need λ >= 2.
+    const auto op = footprint_equivalent(angle, params);
+    if (op && !(params.length >= 2 && scan_lines_take_diagonal<T>(angle, params))) {
         validate_input(in, angles, params);
         check_same_size(in, out, "a filtered image");  // morphology() handles overlap itself
         morphology<T>(*op, in, out, structuring_element::line(params.length, angle), params.mode, s);

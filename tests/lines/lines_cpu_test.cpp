@@ -207,7 +207,7 @@ TYPED_TEST(LinesCpu, WideSteepBlocksOnViewsEqualFifo) {
         for (const bool inside : {false, true}) {
             auto big_in = random_image<T>(rng, w + 9, h + 2, 50, false);
             const host_view<const T> img = inside ? big_in.view().subview(3, 1, w, h) : big_in.view().subview(0, 0, w, h);
-            // Odd at 45 degrees, whose lines then run down the rows (cpu_diagonal_down_rows).
+            // Odd at 45 degrees, whose lines then run down the rows (diagonal_down_rows in lines.cpp).
             const std::int64_t length = std::uniform_int_distribution<std::int64_t>(2, 300)(rng) | (angle == 45.0);
             for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing})
                 for (const border_mode m : {border_mode::ignore, border_mode::constant})

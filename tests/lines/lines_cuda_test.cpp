@@ -141,7 +141,7 @@ TYPED_TEST(LinesCuda, LargeSingleAnglesEqualCpu) {
     std::mt19937_64 rng(31);
     const auto img = random_image<T>(rng, 1203, 1001, 200, std::is_floating_point_v<T>);
     int trial = 0;
-    for (const double angle : {60.0, 120.0, 100.0, 30.0, 150.0, 3.0})
+    for (const double angle : {60.0, 120.0, 100.0, 30.0, 150.0, 3.0, 135.0, 45.0})
         for (const std::int64_t length : {2, 33, 101, 301}) {
             // Kinds rotate against the lengths, so each length meets every kind over the angles.
             const auto kind = static_cast<line_filter_kind>((trial + trial / 4) % 4);

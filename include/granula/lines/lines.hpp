@@ -26,9 +26,9 @@
 //          and vectorised across lines (CPU: SIMD lanes; GPU: warps, four uint8 lines per
 //          thread), several times faster than both above; fifo otherwise (docs/benchmarks.md).
 //          line_filter() on the axes and diagonals (nearest and reflect: the axes only) runs
-//          morphology() by line(λ, θ) instead: the same image, faster still; except the CPU's
-//          uint8 and uint16 diagonals under ignore and constant at 135 degrees, and at 45 for
-//          odd λ, which run down the rows through the steep lanes, faster than both.
+//          morphology() by line(λ, θ) instead: the same image, faster still; except uint8 and
+//          uint16 diagonals under ignore and constant at 135 degrees, and at 45 for odd λ
+//          (λ >= 2 on the GPU), which run down the rows as steep lines, faster than both.
 // Erosion and dilation kinds are the first stage alone (the windows above).
 //
 // Reductions over a set of angles (never storing one image per angle unless asked):
