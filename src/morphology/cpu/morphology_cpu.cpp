@@ -109,16 +109,17 @@ void run_separable(host_view<const T> in, host_view<T> out, const std::vector<se
         for (std::size_t i = u.begin; i < u.end; ++i)
             chain.push_back(make_pass<T>(detail::pointing_down(steps[i].segment), steps[i].maximum, mode));
         const std::span<const detail::line_pass<T>> passes(chain);
-        // The horizontal chains of uint8 and float run faster in the AVX-512 copy, uint16's and
-        // the vertical ones slower (Zen 5, 4096x4096 numpy arrays, opening by a line of 101:
-        // uint8 0 deg 1.41-1.46 -> 1.22-1.25 ms on 2 threads, float 6.37 -> 5.75-5.85; uint16
-        // 4.8 -> 5.7 ms on one thread, uint8 90 deg 1.12 -> 1.27 on two).
+        // The AVX-512 copy runs the horizontal chains of uint8 and float faster, uint16's slower
+        // (Zen 5, 4096x4096 numpy arrays, opening by a line of 101: uint8 0 deg 1.41-1.46 ->
+        // 1.22-1.25 ms on 2 threads, float 6.37 -> 5.75-5.85; uint16 4.8 -> 5.7 ms on one thread),
+        // and the vertical ones faster since its windows run a vector wide (bench_cpu_lines 90
+        // deg, uint8, 2 threads: 1.15-1.18 -> 1.03-1.06 ms; docs/benchmarks.md, 2026-12-01).
         if (steps[u.begin].segment.horizontal() && !std::is_same_v<T, std::uint16_t>)
             GRANULA_SIMD_DISPATCH_AVX512(horizontal_passes<T>, source, target, passes);
         else if (steps[u.begin].segment.horizontal())
             GRANULA_SIMD_DISPATCH(horizontal_passes<T>, source, target, passes);
         else
-            GRANULA_SIMD_DISPATCH(vertical_passes<T>, source, target, passes);
+            GRANULA_SIMD_DISPATCH_AVX512(vertical_passes<T>, source, target, passes);
         source = target;
     }
 }
