@@ -8,10 +8,11 @@
 // windows longer than 2C. Every row is one shift for the whole block, so a warp's loads of a row
 // are still one contiguous segment (two aligned words and a funnel shift per thread). S is a
 // parallelogram: each run of K chunks takes only the lines that meet the image in the rows it
-// reads, and a thread whose P lines stay on the image in all of them (most threads) runs with no
-// bounds tests at all; the others read the border's pad (first stage) or `outside` (second
-// stage) off the image, which is the two-stage operator along each line exactly (the same
-// samples as vhgw_rows in lines_cuda.cu).
+// reads. Words whose P lines stay on the image in all of those rows that lie in it (most words)
+// run in one kernel with no bounds tests at all (rows above and below the image read a pad row
+// and write to a trash row); the edge words run in a second, small kernel whose lanes read the
+// border's pad (first stage) or `outside` (second stage) off the image. That is the two-stage
+// operator along each line exactly (the same samples as vhgw_rows in lines_cuda.cu).
 //
 // Stage 1 writes S's rows into a scratch image (lanes aligned to words); stage 2 reads it and
 // writes each row back at its shift. A lone erosion or dilation is one pass, image to image.
@@ -53,7 +54,8 @@ struct args {
     i64 in_stride = 0;
     T* out = nullptr;  // the scratch (stage 1 of 2) or the oriented image
     i64 out_stride = 0;
-    T* trash = nullptr;  // a scratch row: where a scratch output's rows off the image go
+    T* trash = nullptr;  // a scratch row: where the outputs of rows off the image go
+    const T* pad_row = nullptr;  // a scratch row of `pad`: what rows off the image read
     const T* W = nullptr;  // W(ca) at row ca - ca_min (m >= 2), lanes as the scratch
     i64 W_stride = 0;
     T* cm = nullptr;  // chunk minima, row k = chunk ca_min + 1 + k, lanes as the scratch
@@ -68,24 +70,38 @@ struct args {
 };
 
 // A row as a pass sees it: lane c's element is base[c]; its pixel is at image column c + shift
-// (off_image for rows outside the oriented image, whose base is then only a placeholder).
+// (off_image for rows outside the oriented image, whose base is then the pad row to read or the
+// trash row to write, so that the inside kernel needs no tests for them).
 template <class T>
 struct row_ref {
     const T* base;
     int shift;
 };
 
+// A block's rows as two arrays, so that the inside engine, which never reads a row's shift,
+// loads 8 bytes a row rather than a 16-byte row_ref.
+template <class T, int N>
+struct row_table {
+    const T* base[N];
+    int shift[N];
+    __device__ __forceinline__ void set(int t, row_ref<T> r) {
+        base[t] = r.base;
+        shift[t] = r.shift;
+    }
+    __device__ __forceinline__ row_ref<T> operator[](int t) const { return {base[t], shift[t]}; }
+};
+
 // In: the image (lane c of row r at in(r, c + shift(r))) or the scratch (at column c - first_line).
 template <class T, bool FromScratch>
 __device__ __forceinline__ row_ref<T> source_row(const args<T>& a, i64 row) {
-    if (row < 0 || row >= a.rows) return {a.in, off_image};
+    if (row < 0 || row >= a.rows) return {a.pad_row - a.first_line, off_image};
     const int s = granula::detail::scan_line_shift(row, a.slope_fixed);
     const T* r = a.in + row * a.in_stride;
     return {FromScratch ? r - a.first_line : r + s, s};
 }
 template <class T, bool ToScratch>
 __device__ __forceinline__ row_ref<T> output_row(const args<T>& a, i64 row) {
-    if (row < 0 || row >= a.rows) return {ToScratch ? a.trash - a.first_line : nullptr, off_image};
+    if (row < 0 || row >= a.rows) return {a.trash - a.first_line, off_image};
     const int s = granula::detail::scan_line_shift(row, a.slope_fixed);
     T* r = a.out + row * a.out_stride;
     return {ToScratch ? r - a.first_line : r + s, s};
@@ -118,19 +134,19 @@ __device__ __forceinline__ void store_unaligned(typename V::elem* p, typename V:
     }
 }
 
-// The word of lanes [c, c + P) of a row. Inside: all of them on the image (no tests).
+// The word of lanes [c, c + P) of a row. Inside: all of them on the image (no tests). Edges:
+// lane by lane, predicated rather than branching, so that a chunk's loads still issue together
+// (with a branch per row the edge kernel waited on each row's load in turn: 35 us a stage
+// at 8000^2, as long as the inside kernel's 60).
 template <class V, bool FromScratch, bool Inside>
 __device__ __forceinline__ typename V::word load_lanes(const row_ref<typename V::elem>& row, i64 c, i64 columns,
                                                        typename V::mem pad) {
     using mem = typename V::mem;
     constexpr int P = V::P;
     const auto* p = row.base + c;
-    const auto aligned_load = [&] {
-        return FromScratch ? load_ro(reinterpret_cast<const mem*>(p)) : load_unaligned<V>(p);
-    };
-    if constexpr (Inside) return V::unpack(aligned_load());
+    if constexpr (Inside)
+        return V::unpack(FromScratch ? load_ro(reinterpret_cast<const mem*>(p)) : load_unaligned<V>(p));
     const i64 x = c + row.shift;
-    if (x >= 0 && x + P <= columns) return V::unpack(aligned_load());
     mem m = 0;
 #pragma unroll
     for (int j = 0; j < P; ++j)
@@ -149,85 +165,113 @@ __device__ __forceinline__ void store_lanes(const row_ref<typename V::elem>& row
         *reinterpret_cast<typename V::mem*>(p) = m;
         return;
     }
-    const i64 x = c + row.shift;
     if constexpr (Inside) {
         store_unaligned<V>(p, m);
         return;
     }
-    if (x >= 0 && x + P <= columns) {
-        store_unaligned<V>(p, m);
-        return;
-    }
+    const i64 x = c + row.shift;
 #pragma unroll
     for (int j = 0; j < P; ++j)
         if (x + j >= 0 && x + j < columns) p[j] = V::get(m, j);
 }
 
-// The words [first, end) of a scratch row whose lanes meet the image in rows [r0, r1] (clipped
-// to the image; empty when none is on it).
+// The words of a scratch row whose lanes meet the image in rows [r0, r1] (clipped to the
+// image), [first, end), and among them the inside ones, [inside_first, inside_end): all P lanes
+// on the image in every one of those rows (shift is monotone, so the first and last rows bound
+// them). The others, at both ends, are the edges.
+struct run_words {
+    i64 first = 0, end = 0, inside_first = 0, inside_end = 0;
+    GRANULA_HOST_DEVICE i64 edges() const { return (inside_first - first) + (end - inside_end); }
+    GRANULA_HOST_DEVICE i64 edge(i64 i) const {
+        return i < inside_first - first ? first + i : inside_end + (i - (inside_first - first));
+    }
+};
+
+GRANULA_HOST_DEVICE inline i64 clamp_to(i64 v, i64 lo, i64 hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
 template <class T, int P>
-__device__ __forceinline__ void lane_words(const args<T>& a, i64 r0, i64 r1, i64& first, i64& end) {
-    r0 = max(r0, i64{0});
-    r1 = min(r1, a.rows - 1);
-    first = end = 0;
-    if (r0 > r1) return;
+GRANULA_HOST_DEVICE run_words words_of_run(const args<T>& a, i64 r0, i64 r1) {
+    r0 = r0 > 0 ? r0 : 0;
+    r1 = r1 < a.rows - 1 ? r1 : a.rows - 1;
+    run_words u;
+    if (r0 > r1) return u;
     const i64 s0 = granula::detail::scan_line_shift(r0, a.slope_fixed);
     const i64 s1 = granula::detail::scan_line_shift(r1, a.slope_fixed);
-    // Lanes c with c + shift in [0, columns) for some row: c in [-max shift, columns - min shift).
-    first = max(i64{0}, static_cast<i64>(floor_div(-max(s0, s1) - a.first_line, P)));
-    end = min(a.n_words, static_cast<i64>(floor_div(a.columns - min(s0, s1) - a.first_line + P - 1, P)));
+    const i64 lo = s0 < s1 ? s0 : s1, hi = s0 < s1 ? s1 : s0;
+    // Lane c meets the image in some row when c in [-hi, columns - lo), in every row when c in
+    // [-lo, columns - P - hi] (for all of c .. c + P - 1).
+    u.first = clamp_to(floor_div(-hi - a.first_line, P), 0, a.n_words);
+    u.end = clamp_to(floor_div(a.columns - lo - a.first_line + P - 1, P), u.first, a.n_words);
+    u.inside_first = clamp_to(-floor_div(lo + a.first_line, P), u.first, u.end);
+    u.inside_end = clamp_to(floor_div(a.columns - P - hi - a.first_line, P) + 1, u.inside_first, u.end);
+    return u;
 }
 
-// Grid: x = blocks of the words of one run (its own lanes), y = runs of K chunks.
-template <class V, bool Max, int C, int K, bool FromScratch, bool ToScratch>
+// A run of K chunks from chunk ca0 (nchunks of them inside the pass) reads rows [a_first, b_last].
+struct run_rows {
+    i64 ca0 = 0, a_first = 0, b_first = 0, b_last = 0;
+    int nchunks = 0;
+};
+template <int C, int K>
+GRANULA_HOST_DEVICE run_rows rows_of_run(const line_geometry& g, i64 run) {
+    run_rows u;
+    u.ca0 = g.ca_min + run * K;
+    const i64 left = g.ca_max - u.ca0 + 1;
+    u.nchunks = static_cast<int>(left < K ? left : K);
+    u.a_first = u.ca0 * C;
+    u.b_first = (u.ca0 + g.m) * C;
+    u.b_last = u.b_first + g.r + u.nchunks * C - 1;
+    return u;
+}
+
+// Two kernels per pass, each over all runs of K chunks (grid y): Edges = false takes a run's
+// inside words (grid x: blocks of them), whose loads and stores need no tests; Edges = true its
+// edge words (grid x: enough blocks for the most edges of any run, a few). Apart, the inside
+// kernel keeps the vertical pass's registers and half the code of one kernel with both engines.
+template <class V, bool Max, int C, int K, bool FromScratch, bool ToScratch, bool Edges>
 __global__ void __launch_bounds__(threads) pass_kernel(const args<typename V::elem> a) {
     using T = typename V::elem;
     using Op = word_op<V, Max>;
     using word = typename V::word;
     constexpr int P = V::P;
-    __shared__ row_ref<T> rows_a[K * C];
-    __shared__ row_ref<T> rows_b[K * C + C];
-    __shared__ row_ref<T> rows_out[K * C];
+    __shared__ row_table<T, K * C> rows_a;
+    __shared__ row_table<T, K * C + C> rows_b;
+    __shared__ row_table<T, K * C> rows_out;
     const typename V::mem pad = V::splat_mem(a.pad);
     const i64 runs = (a.g.ca_max - a.g.ca_min + K) / K;
     for (i64 run = blockIdx.y; run < runs; run += gridDim.y) {
-        const i64 ca0 = a.g.ca_min + run * K;
-        const int nchunks = static_cast<int>(min(static_cast<i64>(K), a.g.ca_max - ca0 + 1));
-        const i64 a_first = ca0 * C, b_first = (ca0 + a.g.m) * C;
-        const i64 b_last = b_first + a.g.r + nchunks * C - 1;  // the last row the run reads
+        const run_rows u = rows_of_run<C, K>(a.g, run);
         __syncthreads();  // the previous run's tables are no longer read
         for (int t = threadIdx.x; t < K * C; t += threads) {
-            rows_a[t] = source_row<T, FromScratch>(a, a_first + t);
-            rows_out[t] = output_row<T, ToScratch>(a, a_first + a.g.before + t);
+            rows_a.set(t, source_row<T, FromScratch>(a, u.a_first + t));
+            rows_out.set(t, output_row<T, ToScratch>(a, u.a_first + a.g.before + t));
         }
-        for (int t = threadIdx.x; t < K * C + a.g.r; t += threads) rows_b[t] = source_row<T, FromScratch>(a, b_first + t);
+        for (int t = threadIdx.x; t < K * C + a.g.r; t += threads)
+            rows_b.set(t, source_row<T, FromScratch>(a, u.b_first + t));
         __syncthreads();
-        i64 w_first, w_end;
-        lane_words<T, P>(a, a_first, b_last, w_first, w_end);
-        const i64 w = w_first + static_cast<i64>(blockIdx.x) * threads + threadIdx.x;
-        if (w >= w_end) continue;
-        const i64 c = a.first_line + w * P;
-        // Inside: every row the run reads is on the image with all P lanes (shift is monotone,
-        // so the first and last rows bound it).
-        const bool inside = a_first >= 0 && b_last < a.rows && [&] {
-            const i64 x0 = c + granula::detail::scan_line_shift(a_first, a.slope_fixed);
-            const i64 x1 = c + granula::detail::scan_line_shift(b_last, a.slope_fixed);
-            return min(x0, x1) >= 0 && max(x0, x1) + P <= a.columns;
-        }();
-        auto wload = [&](int k) {
-            return V::unpack(load_ro(reinterpret_cast<const typename V::mem*>(a.W + (ca0 + k - a.g.ca_min) * a.W_stride) + w));
-        };
-        const auto engine = [&](auto inside_constant) {
+        const run_words words = words_of_run<T, P>(a, u.a_first, u.b_last);
+        const auto engine = [&](i64 w, auto inside_constant) {
             constexpr bool In = decltype(inside_constant)::value;
+            const i64 c = a.first_line + w * P;
             auto load_a = [&](int p) { return load_lanes<V, FromScratch, In>(rows_a[p], c, a.columns, pad); };
             auto load_b = [&](int q) { return load_lanes<V, FromScratch, In>(rows_b[q], c, a.columns, pad); };
-            auto store = [&](int k, int j, word v) { store_lanes<V, ToScratch, In>(rows_out[k * C + j], c, a.columns, v); };
-            vhgw_run<Op, C, K, true>(nchunks, a.g.m, a.g.r, load_a, load_b, wload, store);
+            auto wload = [&](int k) {
+                return V::unpack(load_ro(
+                    reinterpret_cast<const typename V::mem*>(a.W + (u.ca0 + k - a.g.ca_min) * a.W_stride) + w));
+            };
+            auto store = [&](int k, int j, word v) {
+                store_lanes<V, ToScratch, In>(rows_out[k * C + j], c, a.columns, v);
+            };
+            vhgw_run<Op, C, K, true>(u.nchunks, a.g.m, a.g.r, load_a, load_b, wload, store);
         };
-        if (inside)
-            engine(std::true_type{});
-        else
-            engine(std::false_type{});
+        if constexpr (Edges) {
+            for (i64 i = static_cast<i64>(blockIdx.x) * threads + threadIdx.x; i < words.edges();
+                 i += static_cast<i64>(gridDim.x) * threads)
+                engine(words.edge(i), std::false_type{});
+        } else {
+            const i64 w = words.inside_first + static_cast<i64>(blockIdx.x) * threads + threadIdx.x;
+            if (w < words.inside_end) engine(w, std::true_type{});
+        }
     }
 }
 
@@ -252,6 +296,12 @@ __global__ void __launch_bounds__(threads) chunk_kernel(const args<typename V::e
     }
 }
 
+template <class T>
+__global__ void fill_row_kernel(T* row, i64 count, T value) {
+    const i64 i = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < count) row[i] = value;
+}
+
 // One pass: out = the min (max) over [r - before, r + after] along every scan line.
 template <class V, bool Max, int C, bool FromScratch, bool ToScratch>
 void run_pass(args<typename V::elem> a, const line_geometry& g, cudaStream_t stream) {
@@ -272,13 +322,22 @@ void run_pass(args<typename V::elem> a, const line_geometry& g, cudaStream_t str
     }
     // A run's lanes: the image's columns plus the shift across the rows it reads (at most one
     // column per row: the oriented image's lines are steep).
-    const i64 run_rows = static_cast<i64>(K + g.m + 1) * C;
-    const i64 words = (a.columns + run_rows) / V::P + 2;
+    const i64 rows_read = static_cast<i64>(K + g.m + 1) * C;
+    const i64 words = (a.columns + rows_read) / V::P + 2;
     const i64 runs = (g.n_chunks() + K - 1) / K;
-    const dim3 grid(static_cast<unsigned>((words + threads - 1) / threads),
-                    static_cast<unsigned>(std::min<i64>(runs, 65535)));
-    pass_kernel<V, Max, C, K, FromScratch, ToScratch><<<grid, threads, 0, stream>>>(a);
-    check_launch("pass_kernel (scan-line passes)");
+    i64 most_edges = 0;
+    for (i64 run = 0; run < runs; ++run) {
+        const auto u = rows_of_run<C, K>(g, run);
+        most_edges = std::max(most_edges, words_of_run<T, V::P>(a, u.a_first, u.b_last).edges());
+    }
+    const auto y = static_cast<unsigned>(std::min<i64>(runs, 65535));
+    pass_kernel<V, Max, C, K, FromScratch, ToScratch, false>
+        <<<dim3(static_cast<unsigned>((words + threads - 1) / threads), y), threads, 0, stream>>>(a);
+    check_launch("pass_kernel (scan-line passes, inside)");
+    if (most_edges == 0) return;
+    pass_kernel<V, Max, C, K, FromScratch, ToScratch, true>
+        <<<dim3(static_cast<unsigned>((most_edges + threads - 1) / threads), y), threads, 0, stream>>>(a);
+    check_launch("pass_kernel (scan-line passes, edges)");
 }
 
 }  // namespace scan_passes
@@ -304,8 +363,11 @@ void scan_line_passes(device_view<const T> in, device_view<T> out, const granula
     a.slope_fixed = lines.slope_fixed;
     a.first_line = lines.first_line;
     a.n_words = (lines.end_line - lines.first_line + V::P - 1) / V::P;
-    scratch_image<T> first, trash(a.n_words * V::P, 1, stream);
-    a.trash = trash.view().data();
+    // Row 0: the trash row; row 1: the pad row, filled for each pass.
+    scratch_image<T> first, edge_rows(a.n_words * V::P, 2, stream);
+    a.trash = edge_rows.view().row(0);
+    T* const pad_row = edge_rows.view().row(1);
+    a.pad_row = pad_row;
     const auto pass = [&](device_view<const T> src, device_view<T> dst, bool maximum, i64 arm_before, i64 arm_after,
                           auto from_scratch, auto to_scratch) {
         constexpr bool FromScratch = decltype(from_scratch)::value, ToScratch = decltype(to_scratch)::value;
@@ -320,6 +382,9 @@ void scan_line_passes(device_view<const T> in, device_view<T> out, const granula
         p.n_coarse = g.n_coarse();
         const T identity = maximum ? identity_value<T, true>() : identity_value<T, false>();
         p.pad = constant ? cval : identity;
+        const i64 lanes = a.n_words * V::P;
+        fill_row_kernel<T><<<static_cast<unsigned>((lanes + 255) / 256), 256, 0, stream>>>(pad_row, lanes, p.pad);
+        check_launch("fill_row_kernel (scan-line passes)");
         with_chunk_length(g.C, [&](auto chunk) {
             constexpr int C = decltype(chunk)::value;
             if (maximum)
