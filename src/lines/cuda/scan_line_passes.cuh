@@ -44,6 +44,11 @@ using granula::detail::check_launch;
 // 28% achieved occupancy and 72% of the stalls on loads). vhgw_kernel took 0.39 / 0.66. Capping
 // the registers at 64 (8 blocks per SM; the 32-row chunks then spill) changed nothing. The
 // vertical pass took 32 rows per thread too after this (tuning.hpp).
+// On one H200 (2026-12-01, Nsight Compute, 60 degrees, λ = 41): one kernel with both engines
+// took 103 / 112 us a stage (68 / 64 registers, 30-35% achieved occupancy, a third of the
+// stalls on instruction fetch); the inside kernel alone takes 60 / 59 us (56 registers, 48%)
+// and the edge kernel 19 / 22 (251 blocks). Not kept: a chunk's unaligned loads branch-free
+// (both words always read) and a warp's rows realigned by shuffles, 3-7% slower.
 constexpr int threads = tuning_policy::vertical_block_threads;
 // The shift of a row off the oriented image: far enough that every lane reads as off the image.
 constexpr int off_image = -(1 << 30);
@@ -136,8 +141,8 @@ __device__ __forceinline__ void store_unaligned(typename V::elem* p, typename V:
 
 // The word of lanes [c, c + P) of a row. Inside: all of them on the image (no tests). Edges:
 // lane by lane, predicated rather than branching, so that a chunk's loads still issue together
-// (with a branch per row the edge kernel waited on each row's load in turn: 35 us a stage
-// at 8000^2, as long as the inside kernel's 60).
+// (with a branch per row the edge kernel waited on each row's load in turn: 35-37 us a stage at
+// 8000^2 and 60 degrees, predicated 19-22, against the inside kernel's 60).
 template <class V, bool FromScratch, bool Inside>
 __device__ __forceinline__ typename V::word load_lanes(const row_ref<typename V::elem>& row, i64 c, i64 columns,
                                                        typename V::mem pad) {
