@@ -162,6 +162,27 @@ TYPED_TEST(LinesCuda, LargeSingleAnglesEqualCpu) {
         }
 }
 
+// Lines so close to the axes that every shift is 0, on an image whose oriented width is whole
+// words: every word of every run is inside, so the scan-line passes launch no edge kernel.
+TYPED_TEST(LinesCuda, NoEdgeWordsEqualCpu) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    std::mt19937_64 rng(43);
+    const auto img = random_image<T>(rng, 1024, 600, 200, std::is_floating_point_v<T>);
+    const device_image<T> d_in = upload<T>(img.view());
+    for (const double angle : {89.99, 90.01, 0.01})
+        for (const auto kind : {line_filter_kind::opening, line_filter_kind::erosion})
+            for (const std::int64_t length : {33, 101}) {
+                const line_params params{length, kind, {border_mode::ignore}, line_algorithm::automatic};
+                host_image<T> want(img.width(), img.height());
+                line_filter<T>(img.view(), want.view(), angle, params);
+                device_image<T> d_out(img.width(), img.height());
+                line_filter<T>(d_in.view(), d_out.view(), angle, params);
+                ASSERT_TRUE(equal_images<T>(download<T>(d_out.view()).view(), want.view()))
+                    << "angle " << angle << " length " << length << " " << to_string(kind);
+            }
+}
+
 // Queues too long for shared memory (global-memory queues), alone and with zones, and a length
 // equal to the extent.
 TYPED_TEST(LinesCuda, LongLinesEqualCpu) {
