@@ -301,12 +301,6 @@ __global__ void __launch_bounds__(threads) chunk_kernel(const args<typename V::e
     }
 }
 
-template <class T>
-__global__ void fill_row_kernel(T* row, i64 count, T value) {
-    const i64 i = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i < count) row[i] = value;
-}
-
 // One pass: out = the min (max) over [r - before, r + after] along every scan line.
 template <class V, bool Max, int C, bool FromScratch, bool ToScratch>
 void run_pass(args<typename V::elem> a, const line_geometry& g, cudaStream_t stream) {
@@ -387,9 +381,7 @@ void scan_line_passes(device_view<const T> in, device_view<T> out, const granula
         p.n_coarse = g.n_coarse();
         const T identity = maximum ? identity_value<T, true>() : identity_value<T, false>();
         p.pad = constant ? cval : identity;
-        const i64 lanes = a.n_words * V::P;
-        fill_row_kernel<T><<<static_cast<unsigned>((lanes + 255) / 256), 256, 0, stream>>>(pad_row, lanes, p.pad);
-        check_launch("fill_row_kernel (scan-line passes)");
+        fill_row<T>(pad_row, a.n_words * V::P, p.pad, stream);
         with_chunk_length(g.C, [&](auto chunk) {
             constexpr int C = decltype(chunk)::value;
             if (maximum)

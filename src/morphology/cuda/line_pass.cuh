@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/cuda/check.cuh"
 #include "core/cuda/stream_buffer.cuh"
 #include "granula/core/border.hpp"
 #include "granula/core/image.hpp"
@@ -119,6 +120,19 @@ private:
     std::int64_t width_ = 0, height_ = 0, stride_ = 0;
     granula::detail::stream_buffer buffer_;
 };
+
+template <class T>
+__global__ void fill_kernel(T* p, long long count, T value) {
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < count) p[i] = value;
+}
+
+// Fills `count` elements from `p` with `value` (a pass's row of padding), asynchronously.
+template <class T>
+void fill_row(T* p, long long count, T value, cudaStream_t stream) {
+    fill_kernel<T><<<static_cast<unsigned>((count + 255) / 256), 256, 0, stream>>>(p, count, value);
+    granula::detail::check_launch("fill_kernel");
+}
 
 // The middle term of the two-level vHGW: the min (max) of m - 1 consecutive chunk minima, down
 // the columns of `chunk_minima`. For m - 1 < 2 that is the chunk minima themselves; otherwise a

@@ -135,13 +135,6 @@ __global__ void __launch_bounds__(block_threads) vertical_chunk_kernel(const var
     }
 }
 
-// Fills `count` pixels with `value`.
-template <class T>
-__global__ void fill_kernel(T* p, i64 count, T value) {
-    const i64 i = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i < count) p[i] = value;
-}
-
 dim3 grid_for(i64 runs, i64 n_words) {
     const i64 word_blocks = (n_words + block_threads - 1) / block_threads;
     return dim3(static_cast<unsigned>(word_blocks), static_cast<unsigned>(std::min<i64>(runs, 65535)));
@@ -161,8 +154,7 @@ void run_vertical(vargs<typename V::elem> a, const line_geometry& g, cudaStream_
     scratch_image<T> rows(a.width, 2, stream), cm, W;  // row 0: pad row, row 1: trash row
     a.pad_row = rows.view().row(0);
     a.trash_row = rows.view().row(1);
-    fill_kernel<T><<<static_cast<unsigned>((a.width + 255) / 256), 256, 0, stream>>>(rows.view().row(0), a.width, a.pad);
-    check_launch("fill_kernel");
+    fill_row<T>(rows.view().row(0), a.width, a.pad, stream);
     if (g.m >= 2) {
         cm = scratch_image<T>(a.width, g.n_coarse(), stream);
         a.cm = cm.view().data();
