@@ -307,6 +307,10 @@ template <class V, bool Max, int C, bool FromScratch>
 __global__ void __launch_bounds__(threads) chunk_kernel(const args<typename V::elem> a) {
     using T = typename V::elem;
     using Op = word_op<V, Max>;
+    // The minima accumulate as split words (uint8: two u16x2 halves, whose min is native on
+    // sm_90 where __vminu4 takes about 7 instructions).
+    using S = typename split_word<T>::type;
+    using SOp = word_op<S, Max>;
     constexpr int P = V::P;
     const typename V::mem pad = V::splat_mem(a.pad);
     const i64 w = static_cast<i64>(blockIdx.x) * threads + threadIdx.x;
@@ -314,22 +318,36 @@ __global__ void __launch_bounds__(threads) chunk_kernel(const args<typename V::e
     const i64 c = a.first_line + w * P;
     for (i64 k = blockIdx.y; k < a.n_coarse; k += gridDim.y) {
         const i64 first = (a.g.ca_min + 1 + k) * C;
-        const auto chunk_min = [&](auto inside) {
-            typename V::word acc = Op::identity();
-#pragma unroll 8
-            for (int j = 0; j < C; ++j)
-                acc = Op::apply(acc, load_lanes<V, FromScratch, decltype(inside)::value>(
-                                         source_row<T, FromScratch>(a, first + j), c, a.columns, pad));
-            return acc;
-        };
-        // Most words have all their lanes on the image in every row of the chunk: no tests
-        // (rows off the image read the pad row), as in the inside pass kernel. 8000^2 uint8,
-        // 60 degrees, λ = 101 (H200, Nsight Compute): 82 -> 63-68 us a stage (fully unrolled
-        // 67-71); the opening 0.352 -> 0.312 ms.
+        typename V::mem result;
         const run_words u = words_of_run<T, P>(a, first, first + C - 1);
-        const bool inside = w >= u.inside_first && w < u.inside_end;
-        const typename V::word acc = inside ? chunk_min(std::true_type{}) : chunk_min(std::false_type{});
-        *reinterpret_cast<typename V::mem*>(a.cm + k * a.cm_stride + w * P) = V::pack(acc);
+        if (w >= u.inside_first && w < u.inside_end && first >= 0 && first + C <= a.rows) {
+            // Most chunks: every lane on the image in every row, so no tests, and the rows'
+            // addresses and shifts step from one row to the next (source_row's, exactly).
+            // 8000^2 uint8, 60 degrees, λ = 101, one H200 (Nsight Compute, a stage): lane by
+            // lane 82 us; inside words without tests 60-67 (issue-bound: 0.77 warps issued per
+            // scheduler cycle, DRAM 21%); these steps and split words 54-57, the opening 0.310
+            // -> 0.293 ms. Not kept: 8 rows' loads issued before their minima, 57-62 us.
+            const T* row = a.in + first * a.in_stride + (FromScratch ? w * P : c);
+            i64 shift_numerator = first * a.slope_fixed + (i64{1} << (granula::detail::scan_slope_bits - 1));
+            typename S::word acc = SOp::identity();
+#pragma unroll 8
+            for (int j = 0; j < C; ++j) {
+                const typename V::mem m =
+                    FromScratch ? load_ro(reinterpret_cast<const typename V::mem*>(row))
+                                : load_unaligned<V>(row + static_cast<int>(shift_numerator >> granula::detail::scan_slope_bits));
+                acc = SOp::apply(acc, S::unpack(m));
+                row += a.in_stride;
+                shift_numerator += a.slope_fixed;
+            }
+            result = S::pack(acc);
+        } else {
+            typename V::word acc = Op::identity();
+            for (int j = 0; j < C; ++j)
+                acc = Op::apply(acc, load_lanes<V, FromScratch, false>(source_row<T, FromScratch>(a, first + j), c,
+                                                                        a.columns, pad));
+            result = V::pack(acc);
+        }
+        *reinterpret_cast<typename V::mem*>(a.cm + k * a.cm_stride + w * P) = result;
     }
 }
 
