@@ -327,14 +327,15 @@ __global__ void __launch_bounds__(threads) chunk_kernel(const args<typename V::e
             // lane 82 us; inside words without tests 60-67 (issue-bound: 0.77 warps issued per
             // scheduler cycle, DRAM 21%); these steps and split words 54-57, the opening 0.310
             // -> 0.293 ms. Not kept: 8 rows' loads issued before their minima, 57-62 us.
+            using granula::detail::scan_slope_bits;
             const T* row = a.in + first * a.in_stride + (FromScratch ? w * P : c);
-            i64 shift_numerator = first * a.slope_fixed + (i64{1} << (granula::detail::scan_slope_bits - 1));
+            i64 shift_numerator = first * a.slope_fixed + (i64{1} << (scan_slope_bits - 1));
             typename S::word acc = SOp::identity();
 #pragma unroll 8
             for (int j = 0; j < C; ++j) {
                 const typename V::mem m =
                     FromScratch ? load_ro(reinterpret_cast<const typename V::mem*>(row))
-                                : load_unaligned<V>(row + static_cast<int>(shift_numerator >> granula::detail::scan_slope_bits));
+                                : load_unaligned<V>(row + static_cast<int>(shift_numerator >> scan_slope_bits));
                 acc = SOp::apply(acc, S::unpack(m));
                 row += a.in_stride;
                 shift_numerator += a.slope_fixed;
