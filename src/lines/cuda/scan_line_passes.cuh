@@ -65,8 +65,10 @@ struct args {
     i64 out_stride = 0;
     T* trash = nullptr;  // a scratch row: where the outputs of rows off the image go
     const T* pad_row = nullptr;  // a scratch row of `pad`: what rows off the image read
-    const T* W = nullptr;  // W(ca) at row ca - ca_min (m >= 2), lanes as the scratch
+    // W(ca): the min of W_count rows from row ca - ca_min (m >= 2), lanes as the scratch.
+    const T* W = nullptr;
     i64 W_stride = 0;
+    int W_count = 1;
     T* cm = nullptr;  // chunk minima, row k = chunk ca_min + 1 + k, lanes as the scratch
     i64 cm_stride = 0;
     i64 rows = 0, columns = 0;  // of the oriented image
@@ -280,8 +282,9 @@ __global__ void __launch_bounds__(threads) pass_kernel(const args<typename V::el
             auto load_a = [&](int p) { return load_lanes<V, FromScratch, In>(rows_a[p], c, a.columns, pad); };
             auto load_b = [&](int q) { return load_lanes<V, FromScratch, In>(rows_b[q], c, a.columns, pad); };
             auto wload = [&](int k) {
-                return V::unpack(load_ro(
-                    reinterpret_cast<const typename V::mem*>(a.W + (u.ca0 + k - a.g.ca_min) * a.W_stride) + w));
+                const auto* row = reinterpret_cast<const typename V::mem*>(a.W + (u.ca0 + k - a.g.ca_min) * a.W_stride);
+                const word v = V::unpack(load_ro(row + w));
+                return a.W_count == 2 ? Op::apply(v, V::unpack(load_ro(row + a.W_stride / P + w))) : v;
             };
             auto store = [&](int k, int j, word v) {
                 store_lanes<V, ToScratch, In>(rows_out[k * C + j], c, a.columns, v);
@@ -366,9 +369,10 @@ void run_pass(args<typename V::elem> a, const line_geometry& g, cudaStream_t str
                         static_cast<unsigned>(std::min<i64>(g.n_coarse(), 65535)));
         chunk_kernel<V, Max, C, FromScratch><<<grid, threads, 0, stream>>>(a);
         check_launch("chunk_kernel (scan-line passes)");
-        const device_view<const T> window = chunk_window<T, Max>(cm.view(), g.m, W, stream);
-        a.W = window.data();
-        a.W_stride = window.stride();
+        const window_rows<T> window = chunk_window<T, Max>(cm.view(), g.m, W, stream, 2);
+        a.W = window.rows.data();
+        a.W_stride = window.rows.stride();
+        a.W_count = window.count;
     }
     // A run's lanes: the image's columns plus the shift across the rows it reads (at most one
     // column per row: the oriented image's lines are steep).

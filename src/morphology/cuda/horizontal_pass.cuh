@@ -303,7 +303,7 @@ void run_horizontal(hargs<T> a, const line_geometry& geo, cudaStream_t stream) {
         const dim3 grid(static_cast<unsigned>((geo.n_coarse() + warps * K - 1) / (warps * K)), grid_y);
         horizontal_chunk_kernel<T, Max, C><<<grid, warps * 32, tile * pitch * 4, stream>>>(a);
         check_launch("horizontal_chunk_kernel");
-        const device_view<const T> window = chunk_window<T, Max>(cm.view(), geo.m, W, stream);
+        const device_view<const T> window = chunk_window<T, Max>(cm.view(), geo.m, W, stream).rows;
         a.W = window.data();
         a.W_stride = window.stride();
     }

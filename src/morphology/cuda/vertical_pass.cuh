@@ -27,8 +27,9 @@ struct vargs {
     i64 in_stride = 0;  // elements
     T* out = nullptr;
     i64 out_stride = 0;
-    const T* W = nullptr;  // W(ca) at row ca - ca_min (m >= 2)
+    const T* W = nullptr;  // W(ca): the min of W_count rows from row ca - ca_min (m >= 2)
     i64 W_stride = 0;
+    int W_count = 1;
     T* cm = nullptr;  // chunk minima, row k = chunk ca_min + 1 + k
     i64 cm_stride = 0;
     i64 width = 0;    // columns
@@ -99,7 +100,11 @@ __global__ void __launch_bounds__(block_threads) vertical_vhgw_kernel(const varg
         if (w >= a.n_words) continue;
         auto load_a = [&](int p) { return full_word<V>(rows_a[p], w); };
         auto load_b = [&](int q) { return full_word<V>(rows_b[q], w); };
-        auto wload = [&](int k) { return full_word<V>(a.W + (ca0 + k - a.ca_min) * a.W_stride, w); };
+        auto wload = [&](int k) {
+            const T* row = a.W + (ca0 + k - a.ca_min) * a.W_stride;
+            const word v = full_word<V>(row, w);
+            return a.W_count == 2 ? Op::apply(v, full_word<V>(row + a.W_stride, w)) : v;
+        };
         auto store = [&](int k, int j, word v) { store_full_word<V>(rows_out[k * C + j], w, v); };
         // Results stored 16 at a time (the b-stream's loads issue together), except for words of
         // one uint8 or uint16 pixel, whose 32-row chunks then spill.
@@ -162,9 +167,10 @@ void run_vertical(vargs<typename V::elem> a, const line_geometry& g, cudaStream_
         vertical_chunk_kernel<V, Max, C, K>
             <<<grid_for((g.n_coarse() + K - 1) / K, a.n_words), block_threads, 0, stream>>>(a);
         check_launch("vertical_chunk_kernel");
-        const device_view<const T> window = chunk_window<T, Max>(cm.view(), g.m, W, stream);
-        a.W = window.data();
-        a.W_stride = window.stride();
+        const window_rows<T> window = chunk_window<T, Max>(cm.view(), g.m, W, stream, 2);
+        a.W = window.rows.data();
+        a.W_stride = window.rows.stride();
+        a.W_count = window.count;
     }
     const dim3 grid = grid_for((g.n_chunks() + K - 1) / K, a.n_words);
     if (K > 1 && static_cast<i64>(grid.x) * grid.y < tuning_policy::vertical_min_blocks_per_sm * multiprocessors()) {
