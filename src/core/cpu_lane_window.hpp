@@ -248,6 +248,76 @@ inline void transpose_registers(typename vec16<T>::type* r) {
     }
 }
 
+#if defined(__AVX512BW__)
+// With 512-bit registers the group's four N x N blocks transpose together: a row's 64 bytes
+// are one register, and the interleaves stay within 16-byte lanes (vpunpck*), one block each.
+// Through a stack tile and 16-byte registers instead, each row was stored whole and reloaded by
+// quarters.
+template <class T>
+struct vec64 {
+    typedef T type __attribute__((vector_size(64)));
+};
+
+template <class V, std::size_t N, std::size_t... I>
+inline V interleave_low_lanes(V a, V b, std::index_sequence<I...>) {
+    constexpr std::size_t total = sizeof...(I);
+    return __builtin_shufflevector(a, b, (I % N % 2 ? total : 0) + I / N * N + I % N / 2 ...);
+}
+template <class V, std::size_t N, std::size_t... I>
+inline V interleave_high_lanes(V a, V b, std::index_sequence<I...>) {
+    constexpr std::size_t total = sizeof...(I);
+    return __builtin_shufflevector(a, b, (I % N % 2 ? total : 0) + I / N * N + N / 2 + I % N / 2 ...);
+}
+
+// Each 16-byte lane b of r[0..N) transposed as its own N x N block.
+template <class T>
+inline void transpose_lanes(typename vec64<T>::type* r) {
+    using V = typename vec64<T>::type;
+    constexpr std::size_t N = block_n<T>;
+    constexpr auto idx = std::make_index_sequence<64 / sizeof(T)>{};
+#pragma GCC unroll 4
+    for (std::size_t stage = 1; stage < N; stage *= 2) {
+        V t[N];
+#pragma GCC unroll 16
+        for (std::size_t i = 0; i < N / 2; ++i) {
+            t[2 * i] = interleave_low_lanes<V, N>(r[i], r[i + N / 2], idx);
+            t[2 * i + 1] = interleave_high_lanes<V, N>(r[i], r[i + N / 2], idx);
+        }
+#pragma GCC unroll 16
+        for (std::size_t i = 0; i < N; ++i) r[i] = t[i];
+    }
+}
+
+template <class T>
+inline void gather_group(const T* const* rows, std::int64_t x, T* columns, std::int64_t K) {
+    using V = typename vec64<T>::type;
+    constexpr std::int64_t N = block_n<T>, blocks = 4;
+    V r[N];
+#pragma GCC unroll 16
+    for (std::int64_t i = 0; i < N; ++i) std::memcpy(&r[i], rows[i] + x, 64);
+    transpose_lanes<T>(r);
+#pragma GCC unroll 16
+    for (std::int64_t j = 0; j < N; ++j)
+#pragma GCC unroll 4
+        for (std::int64_t b = 0; b < blocks; ++b)
+            std::memcpy(columns + (b * N + j) * K, reinterpret_cast<const char*>(&r[j]) + 16 * b, 16);
+}
+
+template <class T>
+inline void scatter_group(const T* columns, std::int64_t K, T* const* rows, std::int64_t x) {
+    using V = typename vec64<T>::type;
+    constexpr std::int64_t N = block_n<T>, blocks = 4;
+    V r[N];
+#pragma GCC unroll 16
+    for (std::int64_t j = 0; j < N; ++j)
+#pragma GCC unroll 4
+        for (std::int64_t b = 0; b < blocks; ++b)
+            std::memcpy(reinterpret_cast<char*>(&r[j]) + 16 * b, columns + (b * N + j) * K, 16);
+    transpose_lanes<T>(r);
+#pragma GCC unroll 16
+    for (std::int64_t i = 0; i < N; ++i) std::memcpy(rows[i] + x, &r[i], 64);
+}
+#else
 template <class T>
 inline void gather_group(const T* const* rows, std::int64_t x, T* columns, std::int64_t K) {
     using V = typename vec16<T>::type;
@@ -283,6 +353,7 @@ inline void scatter_group(const T* columns, std::int64_t K, T* const* rows, std:
 #pragma GCC unroll 16
     for (std::int64_t i = 0; i < N; ++i) std::memcpy(rows[i] + x, tile[i], 64);
 }
+#endif  // __AVX512BW__
 #endif
 
 }  // namespace
