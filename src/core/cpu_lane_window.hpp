@@ -252,7 +252,7 @@ inline void transpose_registers(typename vec16<T>::type* r) {
 // With 512-bit registers the group's four N x N blocks transpose together: a row's 64 bytes
 // are one register, and the interleaves stay within 16-byte lanes (vpunpck*), one block each.
 // Through a stack tile and 16-byte registers instead, each row was stored whole and reloaded by
-// quarters.
+// quarters: uint8 horizontal chains were 10-13% slower (build VM, Zen 5).
 template <class T>
 struct vec64 {
     typedef T type __attribute__((vector_size(64)));

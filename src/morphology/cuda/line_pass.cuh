@@ -138,8 +138,8 @@ void fill_row(T* p, long long count, T value, cudaStream_t stream) {
 // minima, down the columns of `chunk_minima`, as the min of `count` consecutive rows of `rows`
 // from row ca - ca_min. Where m - 1 <= max_count (the rows a kernel is willing to combine) those
 // are the chunk minima themselves; otherwise a vertical pass (arms 0 and m - 2, border ignore)
-// into `storage`, count 1. Combining two rows in the kernel saves that pass, which took 8 us
-// and a fill of 2 at 8000^2 (one H200).
+// into `storage`, count 1. Combining two rows in the kernel saves that pass (8 us and a 2-us
+// fill at 8000^2 on one H200; the 90-degree opening by a line of 101: 0.18 -> 0.165 ms).
 template <class T>
 struct window_rows {
     device_view<const T> rows;
