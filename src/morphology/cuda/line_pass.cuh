@@ -134,18 +134,20 @@ void fill_row(T* p, long long count, T value, cudaStream_t stream) {
     granula::detail::check_launch("fill_kernel");
 }
 
-// The middle term of the two-level vHGW, W(ca): the min (max) of m - 1 consecutive chunk
-// minima, down the columns of `chunk_minima`, as the min of `count` consecutive rows of `rows`
-// from row ca - ca_min. Where m - 1 <= max_count (the rows a kernel is willing to combine) those
-// are the chunk minima themselves; otherwise a vertical pass (arms 0 and m - 2, border ignore)
-// into `storage`, count 1. Combining two rows in the kernel saves that pass (8 us and a 2-us
-// fill at 8000^2 on one H200; the 90-degree opening by a line of 101: 0.18 -> 0.165 ms).
+// W(ca) of the two-level vHGW as a kernel reads it: the min of `count` consecutive rows of
+// `rows` from row ca - ca_min.
 template <class T>
 struct window_rows {
     device_view<const T> rows;
     int count = 1;
 };
 
+// The middle term of the two-level vHGW, W(ca): the min (max) of m - 1 consecutive chunk
+// minima, down the columns of `chunk_minima`. Where m - 1 <= max_count (the rows a kernel is
+// willing to combine) those are the chunk minima themselves, count m - 1; otherwise a vertical
+// pass (arms 0 and m - 2, border ignore) into `storage`, count 1. Combining two rows in the
+// kernel saves that pass (8 us and a 2-us fill at 8000^2 on one H200; the 90-degree opening by
+// a line of 101: 0.18 -> 0.165 ms).
 template <class T, bool Max>
 window_rows<T> chunk_window(device_view<const T> chunk_minima, long long m, scratch_image<T>& storage,
                             cudaStream_t stream, int max_count = 1) {
