@@ -355,15 +355,16 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
             const std::int64_t y_hi = std::min(columns, c0 + std::max(shift[a], shift[b - 1]) + V);
             T* to = s.piece.data() + (ty - y0) * P + (a - p0);
             // Whole groups of N tile rows by G lanes from ty (lanes past y_hi are unused but inside
-            // the tile), the rows left over one by one.
-            std::int64_t k = 0;
-            for (; k + N <= b - a; k += N)
-                for (std::int64_t y = ty; y < y_hi; y += G) {
+            // the tile), the rows left over one by one. The groups of G lanes outside: the piece
+            // (mostly in the L2 cache) then gets whole lines of its rows in turn.
+            const std::int64_t whole = (b - a) / N * N;
+            for (std::int64_t y = ty; y < y_hi; y += G)
+                for (std::int64_t k = 0; k < whole; k += N) {
                     const T* rows[N];
                     for (std::int64_t i = 0; i < N; ++i) rows[i] = s.tile_out.data() + (k + i) * KT;
                     gather_group<T>(rows, y - ty, to + (y - ty) * P + k, P);
                 }
-            for (; k < b - a; ++k)
+            for (std::int64_t k = whole; k < b - a; ++k)
                 for (std::int64_t y = y_lo; y < y_hi; ++y) to[(y - ty) * P + k] = s.tile_out[k * KT + y - ty];
         }
         const std::int64_t y_lo = std::max<std::int64_t>(0, y0);
