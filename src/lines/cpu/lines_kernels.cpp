@@ -355,8 +355,9 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
             const std::int64_t y_hi = std::min(columns, c0 + std::max(shift[a], shift[b - 1]) + V);
             T* to = s.piece.data() + (ty - y0) * P + (a - p0);
             // Whole groups of N tile rows by G lanes from ty (lanes past y_hi are unused but inside
-            // the tile), the rows left over one by one. The groups of G lanes outside: the piece
-            // (mostly in the L2 cache) then gets whole lines of its rows in turn.
+            // the tile), the rows left over one by one. Image row groups in the outer loop, so that
+            // each line of the piece (mostly in the L2 cache) is filled whole before the next: with
+            // tile row groups outside, every line came from the L2 cache four times.
             const std::int64_t whole = (b - a) / N * N;
             for (std::int64_t y = ty; y < y_hi; y += G)
                 for (std::int64_t k = 0; k < whole; k += N) {
