@@ -282,9 +282,7 @@ __global__ void __launch_bounds__(threads) pass_kernel(const args<typename V::el
             auto load_a = [&](int p) { return load_lanes<V, FromScratch, In>(rows_a[p], c, a.columns, pad); };
             auto load_b = [&](int q) { return load_lanes<V, FromScratch, In>(rows_b[q], c, a.columns, pad); };
             auto wload = [&](int k) {
-                const auto* row = reinterpret_cast<const typename V::mem*>(a.W + (u.ca0 + k - a.g.ca_min) * a.W_stride);
-                const word v = V::unpack(load_ro(row + w));
-                return a.W_count == 2 ? Op::apply(v, V::unpack(load_ro(row + a.W_stride / P + w))) : v;
+                return window_word<V, Max>(a.W, a.W_stride, a.W_count, u.ca0 + k - a.g.ca_min, w);
             };
             auto store = [&](int k, int j, word v) {
                 store_lanes<V, ToScratch, In>(rows_out[k * C + j], c, a.columns, v);

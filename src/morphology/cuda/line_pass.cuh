@@ -142,6 +142,16 @@ struct window_rows {
     int count = 1;
 };
 
+// W(ca) for word w as a kernel reads it: row `index` of the window rows (base W, stride in
+// pixels, aligned to words) and, where count is 2, the min (max) with the next one.
+template <class V, bool Max>
+__device__ __forceinline__ typename V::word window_word(const typename V::elem* W, long long stride, int count,
+                                                        long long index, long long w) {
+    const auto* row = reinterpret_cast<const typename V::mem*>(W + index * stride);
+    const typename V::word v = V::unpack(load_ro(row + w));
+    return count == 2 ? word_op<V, Max>::apply(v, V::unpack(load_ro(row + stride / V::P + w))) : v;
+}
+
 // The middle term of the two-level vHGW, W(ca): the min (max) of m - 1 consecutive chunk
 // minima, down the columns of `chunk_minima`. Where m - 1 <= max_count (the rows a kernel is
 // willing to combine) those are the chunk minima themselves, count m - 1; otherwise a vertical

@@ -100,11 +100,7 @@ __global__ void __launch_bounds__(block_threads) vertical_vhgw_kernel(const varg
         if (w >= a.n_words) continue;
         auto load_a = [&](int p) { return full_word<V>(rows_a[p], w); };
         auto load_b = [&](int q) { return full_word<V>(rows_b[q], w); };
-        auto wload = [&](int k) {
-            const T* row = a.W + (ca0 + k - a.ca_min) * a.W_stride;
-            const word v = full_word<V>(row, w);
-            return a.W_count == 2 ? Op::apply(v, full_word<V>(row + a.W_stride, w)) : v;
-        };
+        auto wload = [&](int k) { return window_word<V, Max>(a.W, a.W_stride, a.W_count, ca0 + k - a.ca_min, w); };
         auto store = [&](int k, int j, word v) { store_full_word<V>(rows_out[k * C + j], w, v); };
         // Results stored 16 at a time (the b-stream's loads issue together), except for words of
         // one uint8 or uint16 pixel, whose 32-row chunks then spill.
