@@ -26,27 +26,40 @@ namespace granula::cuda::detail {
 // at j. With DeferStores results wait in the suffix registers and are stored 16 at a time, so a store
 // path with branches no longer splits every step of the loop and 16 b-stream loads can issue
 // together (the sheared pass's one-pixel words; holding all 32 of a chunk spilled registers).
-template <class Op, int C, bool DeferStores = false, class LoadA, class LoadB, class WLoad, class Store>
-__device__ __forceinline__ void vhgw_chunk(int r, typename Op::word& run, LoadA&& load_a, LoadB&& load_b, WLoad&& wload,
+// Last: no chunk of this line follows, so `run` need not restart at chunk ca + m + 1 for the
+// next one: run over chunk ca + m and on is exactly the rest of every window, and W(ca) joins
+// the suffixes, which leaves 3 min operations per position rather than 4.
+template <class Op, int C, bool DeferStores = false, bool Last = false, class LoadA, class LoadB, class WLoad,
+          class Store>
+__device__ __forceinline__ void vhgw_chunk(int r, typename Op::acc& run, LoadA&& load_a, LoadB&& load_b, WLoad&& wload,
                                            Store&& store) {
     using word = typename Op::word;
-    const word id = Op::identity();
+    using acc = typename Op::acc;
+    const acc id = Op::to_acc(Op::identity());
+    const acc m1 = Op::to_acc(wload());
     word s[C];
 #pragma unroll
     for (int j = 0; j < C; ++j) s[j] = load_a(j);
+    {
+        acc suffix = Last ? Op::combine(Op::to_acc(s[C - 1]), m1) : Op::to_acc(s[C - 1]);
+        if constexpr (Last) s[C - 1] = Op::from_acc(suffix);
 #pragma unroll
-    for (int j = C - 2; j >= 0; --j) s[j] = Op::apply(s[j], s[j + 1]);
-    const word m1 = wload();
-    word full = m1;
+        for (int j = C - 2; j >= 0; --j) {
+            suffix = Op::combine(suffix, Op::to_acc(s[j]));
+            s[j] = Op::from_acc(suffix);
+        }
+    }
+    acc full = m1;
     if (r == 0) run = id;  // the b-stream starts chunk ca + m afresh
 #pragma unroll
     for (int j = 0; j < C; ++j) {
-        if (j == C - r) {  // b crosses into chunk ca + m + 1: run is the min of chunk ca + m
-            full = Op::apply(m1, run);
+        if (!Last && j == C - r) {  // b crosses into chunk ca + m + 1: run is the min of chunk ca + m
+            full = Op::combine(m1, run);
             run = id;
         }
-        run = Op::apply(run, load_b(j));
-        const word v = Op::apply(Op::apply(s[j], run), full);
+        run = Op::combine(run, Op::to_acc(load_b(j)));
+        const acc window = Op::combine(Op::to_acc(s[j]), run);
+        const word v = Op::from_acc(Last ? window : Op::combine(window, full));
         if constexpr (DeferStores) {
             constexpr int D = C < 16 ? C : 16;
             s[j] = v;
@@ -69,14 +82,15 @@ template <class Op, int C, int K, bool DeferStores = false, class LoadA, class L
 __device__ __forceinline__ void vhgw_run(int nchunks, int m, int r, LoadA&& load_a, LoadB&& load_b, WLoad&& wload,
                                          Store&& store) {
     using word = typename Op::word;
-    word run = Op::identity();
-    for (int t = 0; t < r; ++t) run = Op::apply(run, load_b(t));
+    typename Op::acc run = Op::to_acc(Op::identity());
+    for (int t = 0; t < r; ++t) run = Op::combine(run, Op::to_acc(load_b(t)));
     // Only the chunk body is unrolled: unrolling the K chunks too made the kernels large enough
-    // to stall on instruction fetch (Nsight Compute, H200).
+    // to stall on instruction fetch (Nsight Compute, H200). One chunk a line (K = 1) is the
+    // last; with more, the last would need a second copy of the body.
 #pragma unroll 1
     for (int k = 0; k < K; ++k) {
         if (k < nchunks)
-            vhgw_chunk<Op, C, DeferStores>(
+            vhgw_chunk<Op, C, DeferStores, K == 1>(
                 r, run, [&](int j) { return load_a(k * C + j); }, [&](int j) { return load_b(r + k * C + j); },
                 [&] { return m >= 2 ? wload(k) : Op::identity(); }, [&](int j, word v) { store(k, j, v); });
     }

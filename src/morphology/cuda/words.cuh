@@ -182,10 +182,34 @@ struct scalar {
     __device__ static mem put(mem, int, elem v) { return v; }
 };
 
-// min (Max = false) or max over words, with its identity.
+// What the engines' running minima accumulate in (vhgw.cuh): the word itself, except for
+// __vminu4 uint8 words, whose min Hopper emulates in about 7 instructions. Those accumulate as
+// split u16x2 halves (native min.u16x2: 2 instructions, and a byte permute to split or pack a
+// word), while the registers that hold a chunk keep packed words (split registers took the
+// vertical pass to 96 registers: tuning.hpp).
+template <class V>
+struct accumulator {
+    using ops = V;
+    __device__ static typename V::word from_word(typename V::word w) { return w; }
+    __device__ static typename V::word to_word(typename V::word a) { return a; }
+};
+#if !GRANULA_CUDA_U8_SPLIT
+template <>
+struct accumulator<packed<std::uint8_t>> {
+    using ops = packed_u8_split;
+    __device__ static u8x4_split from_word(std::uint32_t w) {
+        return {__byte_perm(w, 0, 0x4240), __byte_perm(w, 0, 0x4341)};  // bytes 0, 2 and 1, 3
+    }
+    __device__ static std::uint32_t to_word(u8x4_split a) { return __byte_perm(a.lo, a.hi, 0x6240); }
+};
+#endif
+
+// min (Max = false) or max over words, with its identity; `combine` is the same over
+// accumulators.
 template <class V, bool Max>
 struct word_op {
     using word = typename V::word;
+    using acc = typename accumulator<V>::ops::word;
     __device__ static word apply(word a, word b) {
         if constexpr (Max)
             return V::vmax(a, b);
@@ -193,6 +217,14 @@ struct word_op {
             return V::vmin(a, b);
     }
     __host__ __device__ static word identity() { return V::splat(identity_value<typename V::elem, Max>()); }
+    __device__ static acc to_acc(word w) { return accumulator<V>::from_word(w); }
+    __device__ static word from_acc(acc a) { return accumulator<V>::to_word(a); }
+    __device__ static acc combine(acc a, acc b) {
+        if constexpr (Max)
+            return accumulator<V>::ops::vmax(a, b);
+        else
+            return accumulator<V>::ops::vmin(a, b);
+    }
 };
 
 template <class T>
