@@ -85,7 +85,9 @@ struct tuning_policy {
 
 // uint8 word representation (words.cuh): __vminu4 is emulated on sm_90, min.u16x2 is native.
 // Vertical pass, L=63: __vminu4 words 0.50 ms, split u16x2 words 0.91 ms (96 registers, 30%
-// occupancy, instruction-fetch stalls) -> __vminu4. Horizontal pass, L=63: 0.52 ms with
-// __vminu4, 0.47 ms split -> split (split_word<uint8_t> in words.cuh).
+// occupancy, instruction-fetch stalls) -> __vminu4 words in registers, whose running minima
+// accumulate split (accumulator<> in words.cuh; one H200, 16384^2 vline:63 0.219 -> 0.192 ms,
+// docs/benchmarks.md, 2026-12-01). Horizontal pass, L=63: 0.52 ms with __vminu4, 0.47 ms split
+// -> split (split_word<uint8_t> in words.cuh).
 
 }  // namespace granula::cuda::detail
