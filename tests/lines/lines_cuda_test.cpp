@@ -112,10 +112,12 @@ TYPED_TEST(LinesCuda, SingleAngleEqualsCpu) {
     }
 }
 
-// Flat angles read the image and write their results through transposes that move whole 4-byte
-// words where both views' rows are aligned to 4 bytes (whole device images, as here) and one
+// Flat angles read the image and write their results through transposes that move square tiles
+// of 16-byte rows where both views are aligned to 16 bytes (whole device images, as here), whole
+// 4-byte words at those tiles' right and bottom and where rows are aligned to 4 bytes, and one
 // element at a time elsewhere (the strided views above): odd sizes, so that tiles are partial
-// in both directions and rows end inside a word.
+// in both directions and rows end inside a word, and sizes with whole 16-byte tiles and strips
+// beside them (1001 x 203: seven tiles of 128 uint8 columns).
 TYPED_TEST(LinesCuda, FlatAnglesOnWholeImagesEqualCpu) {
     GRANULA_REQUIRE_GPU();
     using T = TypeParam;

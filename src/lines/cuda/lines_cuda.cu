@@ -615,17 +615,17 @@ __global__ void spectrum_kernel(const angle_job<T>* jobs, const i32* index_of_ra
     spectrum[index_of_rank[k]] = total;
 }
 
-constexpr int tile = 32, tile_rows = 8;
+constexpr int tile = 32, tile_rows = 8, transpose_threads = tile * tile_rows;
 
 // dst[x][y] = src[y][x] for a src of width x height (dst: width rows of height elements), in
-// 4-byte words of V::P elements (words.cuh): a block of 32 x 8 threads takes 8P source rows of
-// 32 words; each thread reads a P x P block as P row words, transposes it in registers and
+// 4-byte words of V::P elements (words.cuh): block (bx, by) of 32 x 8 threads takes 8P source rows
+// of 32 words; each thread reads a P x P block as P row words, transposes it in registers and
 // stages it in shared memory, from which the block writes 32P destination rows of 8 words.
 // Whole words both ways: byte-wide accesses kept the uint8 transpose far from the copy rate.
 template <class V>
-__global__ void __launch_bounds__(tile * tile_rows)
-    transpose_kernel(const typename V::elem* src, i64 src_stride, typename V::elem* dst, i64 dst_stride, i64 width,
-                     i64 height) {
+__device__ __forceinline__ void transpose_word_block(const typename V::elem* src, i64 src_stride,
+                                                     typename V::elem* dst, i64 dst_stride, i64 width, i64 height,
+                                                     i64 bx, i64 by) {
     using mem = typename V::mem;
     constexpr int P = V::P;
     // Word (i, tx, ty) holds destination row tx * P + i, word ty; each i's plane is padded by 8
@@ -633,8 +633,9 @@ __global__ void __launch_bounds__(tile * tile_rows)
     // for uint8 (P = 4; at most 2-way conflicts for P = 1, 2).
     constexpr int plane = tile * (tile_rows + 1) + 8;
     __shared__ mem staged[P * plane];
-    const i64 word_x = static_cast<i64>(blockIdx.y) * tile + threadIdx.x;
-    const i64 y_first = (static_cast<i64>(blockIdx.x) * tile_rows + threadIdx.y) * P;
+    const int thread = static_cast<int>(threadIdx.x), tx = thread % tile, ty = thread / tile;
+    const i64 word_x = by * tile + tx;
+    const i64 y_first = (bx * tile_rows + ty) * P;
     mem rows[P], columns[P];
     for (int k = 0; k < P; ++k)
         rows[k] = y_first + k < height && word_x * P < width
@@ -644,38 +645,99 @@ __global__ void __launch_bounds__(tile * tile_rows)
         columns[0] = rows[0];
     else
         cd::transpose_words<P>(rows, columns);
-    for (int i = 0; i < P; ++i) staged[i * plane + threadIdx.x * (tile_rows + 1) + threadIdx.y] = columns[i];
+    __syncthreads();  // a previous call's readers are done
+    for (int i = 0; i < P; ++i) staged[i * plane + tx * (tile_rows + 1) + ty] = columns[i];
     __syncthreads();
-    const int thread = threadIdx.y * tile + threadIdx.x;
     for (int k = 0; k < P; ++k) {
-        const int index = thread + k * tile * tile_rows;
+        const int index = thread + k * transpose_threads;
         const int row = index / tile_rows, word = index % tile_rows;  // in the block's destination
-        const i64 x = static_cast<i64>(blockIdx.y) * tile * P + row;
-        const i64 word_y = static_cast<i64>(blockIdx.x) * tile_rows + word;
+        const i64 x = by * tile * P + row;
+        const i64 word_y = bx * tile_rows + word;
         if (x < width && word_y * P < height)
             cd::store_mem<V>(dst + x * dst_stride, word_y, height,
                              staged[(row % P) * plane + (row / P) * (tile_rows + 1) + word]);
     }
 }
 
-// Whole words where both images' rows are 4-byte aligned, else one element per word.
+template <class V>
+__global__ void __launch_bounds__(transpose_threads)
+    transpose_kernel(const typename V::elem* src, i64 src_stride, typename V::elem* dst, i64 dst_stride, i64 width,
+                     i64 height) {
+    transpose_word_block<V>(src, src_stride, dst, dst_stride, width, height, blockIdx.x, blockIdx.y);
+}
+
+// The same over square tiles of 32P x 32P elements (128 bytes a side), 16 bytes a load and a
+// store: a thread reads P source rows of 16 bytes (four words each), transposes the four P x P
+// blocks in registers and stages them in shared memory (a destination row's 32 words per row,
+// their 4-word groups XOR-swizzled by the writer's 16-byte chunk, so that both the word writes
+// and the 16-byte reads are free of bank conflicts); the block then writes 32P destination rows
+// of 128 bytes. Tiles cut by the image's right or bottom edge go by transpose_word_block, in the
+// same launch (as launches of their own, the two strips cost 3 us each at 8000^2). Rows and
+// bases 16-byte aligned. 8000^2 uint8 on one H200: 46.5-47.2 us by transpose_kernel alone (4
+// bytes a load: too few in flight for the copy rate), 31.1-31.9 us for the whole tiles here.
+template <class V>
+__global__ void __launch_bounds__(transpose_threads)
+    transpose_tiles_kernel(const typename V::elem* src, i64 src_stride, typename V::elem* dst, i64 dst_stride,
+                           i64 width, i64 height) {
+    constexpr int P = V::P, side = 32 * P;
+    const i64 y0 = static_cast<i64>(blockIdx.x) * side, x0 = static_cast<i64>(blockIdx.y) * side;
+    if (y0 + side > height || x0 + side > width) {
+        for (int i = 0; i < side / (tile_rows * P); ++i)
+            transpose_word_block<V>(src, src_stride, dst, dst_stride, width, height,
+                                    static_cast<i64>(blockIdx.x) * (side / (tile_rows * P)) + i, blockIdx.y);
+        return;
+    }
+    __shared__ uint4 staged[side * 8];
+    const auto swizzle = [](int row) { return (row / (4 * P)) & 7; };  // in 4-word groups
+    const int chunk = threadIdx.x % 8, group = threadIdx.x / 8;
+    uint4 rows[P];
+    for (int k = 0; k < P; ++k)
+        rows[k] = __ldg(reinterpret_cast<const uint4*>(src + (y0 + P * group + k) * src_stride + x0) + chunk);
+    auto* words = reinterpret_cast<std::uint32_t*>(staged);
+    for (int q = 0; q < 4; ++q) {
+        std::uint32_t in[P], out[P];
+        for (int k = 0; k < P; ++k) in[k] = q == 0 ? rows[k].x : q == 1 ? rows[k].y : q == 2 ? rows[k].z : rows[k].w;
+        if constexpr (P == 1)
+            out[0] = in[0];
+        else
+            cd::transpose_words<P>(in, out);
+        for (int i = 0; i < P; ++i) {  // destination row 4P chunk + P q + i, word `group`
+            const int row = 4 * P * chunk + P * q + i;
+            words[row * 32 + (group ^ (4 * swizzle(row)))] = out[i];
+        }
+    }
+    __syncthreads();
+    for (int j = 0; j < P; ++j) {
+        const int row = threadIdx.x / 8 + 32 * j, c = threadIdx.x % 8;
+        reinterpret_cast<uint4*>(dst + (x0 + row) * dst_stride + y0)[c] = staged[row * 8 + (c ^ swizzle(row))];
+    }
+}
+
+// Tiles of 16-byte rows where both images are aligned to 16 bytes, else whole words where both
+// images' rows are aligned to 4 bytes, else one element per word.
 template <class E>
 void transpose(const E* src, i64 src_stride, E* dst, i64 dst_stride, i64 width, i64 height, cudaStream_t s) {
-    const auto aligned = [](const void* p, i64 stride) {
-        return reinterpret_cast<std::uintptr_t>(p) % 4 == 0 && stride * static_cast<i64>(sizeof(E)) % 4 == 0;
+    const auto aligned = [](const void* p, i64 stride, std::size_t bytes) {
+        return reinterpret_cast<std::uintptr_t>(p) % bytes == 0 && stride * sizeof(E) % bytes == 0;
     };
-    const auto launch = [&](auto word_type) {
-        using V = decltype(word_type);
-        constexpr int P = V::P;
-        // Blocks along the source's rows in x (no limit), along its columns in y.
-        const dim3 grid(static_cast<unsigned>((height + tile_rows * P - 1) / (tile_rows * P)),
-                        static_cast<unsigned>((width + tile * P - 1) / (tile * P)));
-        transpose_kernel<V><<<grid, dim3(tile, tile_rows), 0, s>>>(src, src_stride, dst, dst_stride, width, height);
+    // Blocks along the source's rows in x (no limit), along its columns in y.
+    const auto grid = [&](i64 rows_per_block, i64 columns_per_block) {
+        return dim3(static_cast<unsigned>((height + rows_per_block - 1) / rows_per_block),
+                    static_cast<unsigned>((width + columns_per_block - 1) / columns_per_block));
     };
-    if (aligned(src, src_stride) && aligned(dst, dst_stride))
-        launch(cd::packed<E>{});
-    else
-        launch(cd::scalar<E>{});
+    if (aligned(src, src_stride, 16) && aligned(dst, dst_stride, 16)) {
+        using V = cd::packed<E>;
+        transpose_tiles_kernel<V>
+            <<<grid(32 * V::P, 32 * V::P), transpose_threads, 0, s>>>(src, src_stride, dst, dst_stride, width, height);
+    } else if (aligned(src, src_stride, 4) && aligned(dst, dst_stride, 4)) {
+        using V = cd::packed<E>;
+        transpose_kernel<V><<<grid(tile_rows * V::P, tile * V::P), transpose_threads, 0, s>>>(src, src_stride, dst,
+                                                                                           dst_stride, width, height);
+    } else {
+        using V = cd::scalar<E>;
+        transpose_kernel<V><<<grid(tile_rows, tile), transpose_threads, 0, s>>>(src, src_stride, dst, dst_stride, width,
+                                                                             height);
+    }
     check_launch("transpose_kernel (linear filters)");
 }
 
@@ -1000,10 +1062,10 @@ void single_angle_passes(device_view<const T> in, const gd::line_plan& plan, con
             run(in, filtered);
             return;
         }
-        // Flat lines: through transposed copies, rows padded to 4 bytes for the word transposes.
+        // Flat lines: through transposed copies, rows padded to 16 bytes for the tiled transposes.
         const i64 width = in.width(), height = in.height();
         const i64 oriented_stride =
-            static_cast<i64>(align_up(static_cast<std::size_t>(height) * sizeof(T), 4) / sizeof(T));
+            static_cast<i64>(align_up(static_cast<std::size_t>(height) * sizeof(T), 16) / sizeof(T));
         const auto bytes = static_cast<std::size_t>(width * oriented_stride) * sizeof(T);
         stream_buffer oriented_in(bytes, s, scratch_what), oriented_out(bytes, s, scratch_what);
         transpose<T>(in.data(), in.stride(), oriented_in.as<T>(), oriented_stride, width, height, s);
