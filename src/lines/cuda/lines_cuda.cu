@@ -618,9 +618,10 @@ __global__ void spectrum_kernel(const angle_job<T>* jobs, const i32* index_of_ra
 constexpr int tile = 32, tile_rows = 8, transpose_threads = tile * tile_rows;
 
 // dst[x][y] = src[y][x] for a src of width x height (dst: width rows of height elements), in
-// 4-byte words of V::P elements (words.cuh): block (bx, by) of 32 x 8 threads takes 8P source rows
-// of 32 words; each thread reads a P x P block as P row words, transposes it in registers and
-// stages it in shared memory, from which the block writes 32P destination rows of 8 words.
+// 4-byte words of V::P elements (words.cuh): block (bx, by), its 256 threads as 32 x 8 (tx, ty),
+// takes 8P source rows of 32 words; each thread reads a P x P block as P row words, transposes it
+// in registers and stages it in shared memory, from which the block writes 32P destination rows
+// of 8 words.
 // Whole words both ways: byte-wide accesses kept the uint8 transpose far from the copy rate.
 template <class V>
 __device__ __forceinline__ void transpose_word_block(const typename V::elem* src, i64 src_stride,
