@@ -445,7 +445,8 @@ void scan_line_passes(device_view<const T> in, device_view<T> out, const granula
                           auto from_scratch, auto to_scratch) {
         constexpr bool FromScratch = decltype(from_scratch)::value, ToScratch = decltype(to_scratch)::value;
         const line_geometry g = make_geometry(rows, granula::detail::clip_arm(arm_before, rows),
-                                              granula::detail::clip_arm(arm_after, rows), tuning_policy::max_chunk);
+                                              granula::detail::clip_arm(arm_after, rows),
+                                              tuning_policy::scan_line_max_chunk);
         args<T> p = a;
         p.in = src.data();
         p.in_stride = src.stride();
@@ -456,7 +457,14 @@ void scan_line_passes(device_view<const T> in, device_view<T> out, const granula
         const T identity = maximum ? identity_value<T, true>() : identity_value<T, false>();
         p.pad = constant ? cval : identity;
         fill_row<T>(pad_row, a.n_words * V::P, p.pad, stream);
-        with_chunk_length(g.C, [&](auto chunk) {
+        const auto with_chunk = [&](auto&& f) {
+            static_assert(tuning_policy::scan_line_max_chunk == 64);
+            if (g.C == 64)
+                f(std::integral_constant<int, 64>{});
+            else
+                with_chunk_length(g.C, f);
+        };
+        with_chunk([&](auto chunk) {
             constexpr int C = decltype(chunk)::value;
             if (maximum)
                 run_pass<V, true, C, FromScratch, ToScratch>(p, g, stream);
