@@ -52,7 +52,9 @@ using granula::detail::check_launch;
 // and the edge kernel 19 / 22 (251 blocks). Not kept: a chunk's unaligned loads branch-free
 // (both words always read) and a warp's rows realigned by shuffles, 3-7% slower. The inside
 // kernel beside the edge kernel rather than after it: 60 degrees 0.186 -> 0.167 ms, 30 degrees
-// 0.277 -> 0.260 (bench_gpu_lines, two rounds each, 2026-12-01).
+// 0.277 -> 0.260 (bench_gpu_lines, two rounds each, 2026-12-01). Chunks of up to 64 rows
+// (tuning_policy::scan_line_max_chunk) give a thread 64 rows for windows of 66 to 129 rows,
+// which then need no coarse level.
 constexpr int threads = tuning_policy::vertical_block_threads;
 // The shift of a row off the oriented image: far enough that every lane reads as off the image.
 constexpr int off_image = -(1 << 30);
