@@ -53,7 +53,7 @@ using granula::detail::check_launch;
 // (both words always read) and a warp's rows realigned by shuffles, 3-7% slower. The inside
 // kernel beside the edge kernel rather than after it: 60 degrees 0.186 -> 0.167 ms, 30 degrees
 // 0.277 -> 0.260 (bench_gpu_lines, two rounds each, 2026-12-01). Chunks of up to 64 rows
-// (tuning_policy::scan_line_max_chunk) give a thread 64 rows for windows of 66 to 129 rows,
+// (tuning_policy::scan_line_max_chunk) give a thread 64 rows for windows of 65 to 128 rows,
 // which then need no coarse level.
 constexpr int threads = tuning_policy::vertical_block_threads;
 // The shift of a row off the oriented image: far enough that every lane reads as off the image.

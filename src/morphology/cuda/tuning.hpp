@@ -15,7 +15,7 @@ struct tuning_policy {
     // 268 MB). 32 keeps the per-thread suffix array (C words) in registers without spilling.
     static constexpr int max_chunk = 32;
     // The scan-line passes (lines/cuda/scan_line_passes.cuh) take chunks up to 64, so that
-    // windows up to 129 need no coarse pass: 96-110 registers and no spills against 48-64, but
+    // windows up to 128 need no coarse pass: 96-110 registers and no spills against 48-64, but
     // the chunk minima's extra read of the image and kernel go. One H200, 8000^2 uint8 openings
     // at λ = 101 (two rounds, 2026-12-02): 45 deg 0.305 -> 0.209 ms, 60 deg 0.269 -> 0.205, 30
     // deg 0.336 -> 0.275; λ = 41 (chunks of 32 either way) unchanged.
