@@ -7,10 +7,12 @@
 // The copy is one cudaMemcpyAsync of the image's bytes (rows and their padding): the floor.
 // Method (GUIDE §5): one warm-up, then the median of `--reps` runs; runs alternate between two
 // input/output pairs (256 MB at 8000^2, several times the 60 MB L2). A timed call is the whole
-// public call: planning on the host (scan-line tables), their upload and every kernel.
+// public call: planning on the host (scan-line tables), their upload and every kernel; with
+// --queued the runs are queued back to back instead, so that the host's work hides behind the
+// previous run's kernels: the device's time alone.
 //
 //   bench_gpu_lines [--size N] [--reps N] [--angles A,B,..] [--algorithms auto,fifo,stack] [--no-map]
-//                   [--json FILE]
+//                   [--queued] [--json FILE]
 // (--angles, --algorithms and --no-map narrow the cases, e.g. to profile one opening.)
 #include <cuda_runtime.h>
 
@@ -29,8 +31,6 @@ namespace {
 
 using granula_bench::check;
 using granula_bench::median_ms;
-// Each run waits for the previous: the time of a whole call, host work included.
-constexpr auto timing = granula_bench::runs::each_alone;
 
 void copy_image(const granula::device_image<std::uint8_t>& from, granula::device_image<std::uint8_t>& to) {
     check(cudaMemcpyAsync(to.data(), from.data(), static_cast<std::size_t>(from.stride() * from.height()),
@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
     using granula::line_algorithm;
     std::vector<line_algorithm> algorithms = {line_algorithm::automatic, line_algorithm::fifo, line_algorithm::stack};
     bool map = true;
+    auto timing = granula_bench::runs::each_alone;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         const auto value = [&] { return granula_bench::option_value(i, argc, argv); };
@@ -67,6 +68,7 @@ int main(int argc, char** argv) {
         else if (a == "--reps") reps = std::max(1, std::atoi(value().c_str()));
         else if (a == "--json") json = value();
         else if (a == "--no-map") map = false;
+        else if (a == "--queued") timing = granula_bench::runs::back_to_back;
         else if (a == "--angles") {
             angles.clear();
             for (const std::string& v : granula_bench::split(value())) angles.push_back(std::atof(v.c_str()));
@@ -126,7 +128,8 @@ int main(int argc, char** argv) {
                 }
     }
 
-    std::printf("# median of %d runs (CUDA events), whole public call; copy = device-to-device copy of the input\n", reps);
+    std::printf("# median of %d runs (CUDA events), %s; copy = device-to-device copy of the input\n", reps,
+                timing == granula_bench::runs::each_alone ? "whole public call" : "queued back to back");
     std::printf("%-46s %-6s %10s %10s %8s\n", "case", "algo", "ms", "copy ms", "x copy");
     for (const row& r : rows)
         std::printf("%-46s %-6s %10.3f %10.4f %8.1f\n", r.case_name.c_str(), r.algorithm.c_str(), r.ms, r.copy_ms,
