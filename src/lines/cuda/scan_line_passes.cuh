@@ -252,19 +252,16 @@ __device__ __forceinline__ void wait_for_prerequisite_grid() {
 }
 
 // Two kernels per pass, each over all runs of K chunks (grid y): Edges = false takes a run's
-// inside words (grid x: blocks of them), whose loads and stores need no tests; Edges = true its
-// edge words (grid x: enough blocks for the most edges of any run, a few). Apart, the inside
+// inside words (grid x: blocks of them), whose loads and stores need no tests; Edges = true the
+// lanes of its edge words (grid x: enough blocks for the most of any run, a few). Apart, the inside
 // kernel keeps the vertical pass's registers and half the code of one kernel with both engines.
 template <class V, bool Max, int C, int K, bool FromScratch, bool ToScratch, bool Edges>
 __global__ void __launch_bounds__(threads) pass_kernel(const args<typename V::elem> a) {
     using T = typename V::elem;
-    using Op = word_op<V, Max>;
-    using word = typename V::word;
     constexpr int P = V::P;
     __shared__ row_table<T, K * C> rows_a;
     __shared__ row_table<T, K * C + C> rows_b;
     __shared__ row_table<T, K * C> rows_out;
-    const typename V::mem pad = V::splat_mem(a.pad);
     if constexpr (Edges) allow_dependent_launch();
     const i64 runs = (a.g.ca_max - a.g.ca_min + K) / K;
     for (i64 run = blockIdx.y; run < runs; run += gridDim.y) {
@@ -278,26 +275,34 @@ __global__ void __launch_bounds__(threads) pass_kernel(const args<typename V::el
             rows_b.set(t, source_row<T, FromScratch>(a, u.b_first + t));
         __syncthreads();
         const run_words words = words_of_run<T, P>(a, u.a_first, u.b_last);
-        const auto engine = [&](i64 w, auto inside_constant) {
+        // The engine on one W (P lanes of a word, or one lane) from scratch lane `lane` on.
+        const auto engine = [&](i64 lane, auto word_type, auto inside_constant) {
+            using W = typename decltype(word_type)::type;
             constexpr bool In = decltype(inside_constant)::value;
-            const i64 c = a.first_line + w * P;
-            auto load_a = [&](int p) { return load_lanes<V, FromScratch, In>(rows_a[p], c, a.columns, pad); };
-            auto load_b = [&](int q) { return load_lanes<V, FromScratch, In>(rows_b[q], c, a.columns, pad); };
-            auto wload = [&](int k) {
-                return window_word<V, Max>(a.W, a.W_stride, a.W_count, u.ca0 + k - a.g.ca_min, w);
-            };
-            auto store = [&](int k, int j, word v) {
-                store_lanes<V, ToScratch, In>(rows_out[k * C + j], c, a.columns, v);
-            };
-            vhgw_run<Op, C, K, true>(u.nchunks, a.g.m, a.g.r, load_a, load_b, wload, store);
+            const i64 c = a.first_line + lane;
+            const typename W::mem pad = W::splat_mem(a.pad);
+            vhgw_run<word_op<W, Max>, C, K, true>(
+                u.nchunks, a.g.m, a.g.r,
+                [&](int p) { return load_lanes<W, FromScratch, In>(rows_a[p], c, a.columns, pad); },
+                [&](int q) { return load_lanes<W, FromScratch, In>(rows_b[q], c, a.columns, pad); },
+                [&](int k) {
+                    return window_word<W, Max>(a.W, a.W_stride, a.W_count, u.ca0 + k - a.g.ca_min, lane / W::P);
+                },
+                [&](int k, int j, typename W::word v) {
+                    store_lanes<W, ToScratch, In>(rows_out[k * C + j], c, a.columns, v);
+                });
         };
         if constexpr (Edges) {
-            for (i64 i = static_cast<i64>(blockIdx.x) * threads + threadIdx.x; i < words.edges();
+            // A thread per lane of the edge words, with one predicated load a row rather than P:
+            // the kernel's time is about one thread's chain of instructions and loads, and the
+            // inside kernel beside it waits for it (8000^2 uint8, 60 degrees, λ = 41, one H200:
+            // 16-20 us alone with a thread per word, 8-10 per lane; the opening 0.148 -> 0.133 ms).
+            for (i64 i = static_cast<i64>(blockIdx.x) * threads + threadIdx.x; i < words.edges() * P;
                  i += static_cast<i64>(gridDim.x) * threads)
-                engine(words.edge(i), std::false_type{});
+                engine(words.edge(i / P) * P + i % P, std::type_identity<scalar<T>>{}, std::false_type{});
         } else {
             const i64 w = words.inside_first + static_cast<i64>(blockIdx.x) * threads + threadIdx.x;
-            if (w < words.inside_end) engine(w, std::true_type{});
+            if (w < words.inside_end) engine(w * P, std::type_identity<V>{}, std::true_type{});
         }
     }
     if (!Edges && blockIdx.x == gridDim.x - 1 && blockIdx.y == gridDim.y - 1 && threadIdx.x == 0)
@@ -355,6 +360,16 @@ __global__ void __launch_bounds__(threads) chunk_kernel(const args<typename V::e
     }
 }
 
+// Both passes' pad rows: `rows` gets min_pad, the row after it max_pad.
+template <class T>
+__global__ void fill_pad_rows_kernel(T* rows, i64 stride, i64 count, T min_pad, T max_pad) {
+    const i64 i = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < count) {
+        rows[i] = min_pad;
+        rows[stride + i] = max_pad;
+    }
+}
+
 // One pass: out = the min (max) over [r - before, r + after] along every scan line.
 template <class V, bool Max, int C, bool FromScratch, bool ToScratch>
 void run_pass(args<typename V::elem> a, const line_geometry& g, cudaStream_t stream) {
@@ -395,7 +410,7 @@ void run_pass(args<typename V::elem> a, const line_geometry& g, cudaStream_t str
     // The edge kernel first: its few blocks wait on memory most of their time, and the inside
     // kernel runs beside them (allow_dependent_launch).
     pass_kernel<V, Max, C, K, FromScratch, ToScratch, true>
-        <<<dim3(static_cast<unsigned>((most_edges + threads - 1) / threads), y), threads, 0, stream>>>(a);
+        <<<dim3(static_cast<unsigned>((most_edges * V::P + threads - 1) / threads), y), threads, 0, stream>>>(a);
     check_launch("pass_kernel (scan-line passes, edges)");
     // Only where the kernel was compiled for sm_90 or later: code from older PTX, run on a newer
     // GPU, has no wait in it, and the two kernels' overlap would then go unchecked.
@@ -438,11 +453,19 @@ void scan_line_passes(device_view<const T> in, device_view<T> out, const granula
     a.slope_fixed = lines.slope_fixed;
     a.first_line = lines.first_line;
     a.n_words = (lines.end_line - lines.first_line + V::P - 1) / V::P;
-    // Row 0: the trash row; row 1: the pad row, filled for each pass.
-    scratch_image<T> first, edge_rows(a.n_words * V::P, 2, stream);
+    // Row 0: the trash row; rows 1 and 2: what the min and the max pass read off the image, filled
+    // in one launch: one launch less between the passes (1-2 us of an 8000^2 opening, one H200).
+    scratch_image<T> first, edge_rows(a.n_words * V::P, 3, stream);
     a.trash = edge_rows.view().row(0);
-    T* const pad_row = edge_rows.view().row(1);
-    a.pad_row = pad_row;
+    const auto pad_of = [&](bool maximum) {
+        return constant ? cval : (maximum ? identity_value<T, true>() : identity_value<T, false>());
+    };
+    {
+        const i64 count = a.n_words * V::P;
+        fill_pad_rows_kernel<T><<<static_cast<unsigned>((count + 255) / 256), 256, 0, stream>>>(
+            edge_rows.view().row(1), edge_rows.view().stride(), count, pad_of(false), pad_of(true));
+        check_launch("fill_pad_rows_kernel (scan-line passes)");
+    }
     const auto pass = [&](device_view<const T> src, device_view<T> dst, bool maximum, i64 arm_before, i64 arm_after,
                           auto from_scratch, auto to_scratch) {
         constexpr bool FromScratch = decltype(from_scratch)::value, ToScratch = decltype(to_scratch)::value;
@@ -456,9 +479,8 @@ void scan_line_passes(device_view<const T> in, device_view<T> out, const granula
         p.out_stride = dst.stride();
         p.g = g;
         p.n_coarse = g.n_coarse();
-        const T identity = maximum ? identity_value<T, true>() : identity_value<T, false>();
-        p.pad = constant ? cval : identity;
-        fill_row<T>(pad_row, a.n_words * V::P, p.pad, stream);
+        p.pad = pad_of(maximum);
+        p.pad_row = edge_rows.view().row(maximum ? 2 : 1);
         const auto with_chunk = [&](auto&& f) {
             static_assert(tuning_policy::scan_line_max_chunk == 64);
             if (g.C == 64)
