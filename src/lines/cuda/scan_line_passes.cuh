@@ -481,14 +481,7 @@ void scan_line_passes(device_view<const T> in, device_view<T> out, const granula
         p.n_coarse = g.n_coarse();
         p.pad = pad_of(maximum);
         p.pad_row = edge_rows.view().row(maximum ? 2 : 1);
-        const auto with_chunk = [&](auto&& f) {
-            static_assert(tuning_policy::scan_line_max_chunk == 64);
-            if (g.C == 64)
-                f(std::integral_constant<int, 64>{});
-            else
-                with_chunk_length(g.C, f);
-        };
-        with_chunk([&](auto chunk) {
+        with_chunk_length<tuning_policy::scan_line_max_chunk>(g.C, [&](auto chunk) {
             constexpr int C = decltype(chunk)::value;
             if (maximum)
                 run_pass<V, true, C, FromScratch, ToScratch>(p, g, stream);

@@ -92,17 +92,20 @@ bool word_aligned(const void* data, std::int64_t stride) {
     return reinterpret_cast<std::uintptr_t>(data) % 4 == 0 && (stride * static_cast<std::int64_t>(sizeof(T))) % 4 == 0;
 }
 
-// Calls f(std::integral_constant<int, C>{}) with the chunk length C in {1, 2, 4, 8, 16, 32} that
-// equals `chunk` (32 for anything larger), so kernels get it as a compile-time constant.
-template <class F>
+// Calls f(std::integral_constant<int, C>{}) with the chunk length C in {1, 2, 4, ..., MaxChunk}
+// that equals `chunk` (MaxChunk for anything larger), so kernels get it as a compile-time
+// constant. MaxChunk is 32 or 64: only the passes that opt in instantiate 64-row kernels.
+template <int MaxChunk = 32, class F>
 void with_chunk_length(int chunk, F&& f) {
+    static_assert(MaxChunk == 32 || MaxChunk == 64);
     switch (chunk) {
     case 1: f(std::integral_constant<int, 1>{}); break;
     case 2: f(std::integral_constant<int, 2>{}); break;
     case 4: f(std::integral_constant<int, 4>{}); break;
     case 8: f(std::integral_constant<int, 8>{}); break;
     case 16: f(std::integral_constant<int, 16>{}); break;
-    default: f(std::integral_constant<int, 32>{}); break;
+    case 32: f(std::integral_constant<int, 32>{}); break;
+    default: f(std::integral_constant<int, MaxChunk>{}); break;
     }
 }
 

@@ -20,6 +20,12 @@ struct tuning_policy {
     // at λ = 101 (two rounds, 2026-12-02): 45 deg 0.305 -> 0.209 ms, 60 deg 0.269 -> 0.205, 30
     // deg 0.336 -> 0.275; λ = 41 (chunks of 32 either way) unchanged.
     static constexpr int scan_line_max_chunk = 64;
+    // The vertical pass's words of several pixels (packed uint8 and uint16) likewise take
+    // chunks up to 64; its one-pixel words spill at 32 already (vertical_pass.cuh). One H200,
+    // 2026-12-02, two rounds: 16384^2 uint8 erosion by vline:101 0.245 -> 0.208 ms, vline:127
+    // 0.265 -> 0.248, rect:101x101 0.554 -> 0.514; the 8000^2 opening by line(101, 90) 0.158 ->
+    // 0.142; L <= 65 unchanged.
+    static constexpr int vertical_packed_max_chunk = 64;
 
     // Vertical pass (and the scan-line passes of lines/cuda/scan_line_passes.cuh): positions
     // along the column handled by one thread (K = rows / C chunks). 64 rows amortise the

@@ -178,15 +178,21 @@ void run_vertical(vargs<typename V::elem> a, const line_geometry& g, cudaStream_
     check_launch("vertical_vhgw_kernel");
 }
 
+// Words of several pixels take chunks of up to vertical_packed_max_chunk rows; one-pixel words
+// (unaligned views, float32) up to max_chunk.
+template <class V>
+constexpr int vertical_max_chunk = V::P > 1 ? tuning_policy::vertical_packed_max_chunk : tuning_policy::max_chunk;
+
 template <class V, bool Max>
 void dispatch_chunk(const vargs<typename V::elem>& a, const line_geometry& g, cudaStream_t stream) {
-    static_assert(tuning_policy::max_chunk == 32, "with_chunk_length() covers chunk lengths up to 32");
-    with_chunk_length(g.C, [&](auto C) { run_vertical<V, Max, decltype(C)::value>(a, g, stream); });
+    with_chunk_length<vertical_max_chunk<V>>(g.C,
+                                             [&](auto C) { run_vertical<V, Max, decltype(C)::value>(a, g, stream); });
 }
 
 template <class V>
 void vertical_words(device_view<const typename V::elem> in, device_view<typename V::elem> out,
-                    const pass_params<typename V::elem>& p, const line_geometry& g, cudaStream_t stream) {
+                    const pass_params<typename V::elem>& p, i64 before, i64 after, cudaStream_t stream) {
+    const line_geometry g = make_geometry(in.height(), before, after, vertical_max_chunk<V>);
     vargs<typename V::elem> a;
     a.in = in.data();
     a.in_stride = in.stride();
@@ -219,10 +225,9 @@ void vertical_pass(device_view<const T> in, device_view<T> out, const pass_param
         granula::copy<T>(in, out, granula::stream(stream));
         return;
     }
-    const line_geometry g = make_geometry(n, before, after, tuning_policy::max_chunk);
     if constexpr (sizeof(T) < 4) {
         if (!word_aligned<T>(in.data(), in.stride()) || !word_aligned<T>(out.data(), out.stride())) {
-            vertical_words<scalar<T>>(in, out, p, g, stream);
+            vertical_words<scalar<T>>(in, out, p, before, after, stream);
             return;
         }
         // The last width % P columns (a partial word) go through the one-column kernel, so the
@@ -231,13 +236,13 @@ void vertical_pass(device_view<const T> in, device_view<T> out, const pass_param
         const i64 whole = in.width() / P * P;
         if (whole < in.width()) {
             vertical_words<scalar<T>>(in.subview(whole, 0, in.width() - whole, in.height()),
-                                      out.subview(whole, 0, in.width() - whole, in.height()), p, g, stream);
+                                      out.subview(whole, 0, in.width() - whole, in.height()), p, before, after, stream);
             if (whole == 0) return;
             in = in.subview(0, 0, whole, in.height());
             out = out.subview(0, 0, whole, in.height());
         }
     }
-    vertical_words<packed<T>>(in, out, p, g, stream);
+    vertical_words<packed<T>>(in, out, p, before, after, stream);
 }
 
 }  // namespace granula::cuda::detail
