@@ -68,9 +68,9 @@ constexpr std::int64_t tile_rows(std::int64_t lanes) {
 // cache line each, an image row apart: with a row stride that is a multiple of 4 KiB they all
 // fall in one set of the L1 cache, whose 12 ways (Zen 5) cannot take one gather's 16 rows in
 // flight; the next tiles' lines are in the next sets. 4096x4096 uint8, line(101, 30), best of
-// 18 runs alternated in one process: one tile at a time 6.64 ms (one thread) and 3.47 ms (two),
+// 90 runs alternated in one process: one tile at a time 6.64 ms (one thread) and 3.47 ms (two),
 // four 6.11 and 3.30; the same image with a row stride of 4160 bytes 5.85 and 3.18 either way.
-// Later, the machine quieter, best of 12: 5.41 -> 5.15 ms (one thread), 2.68 -> 2.66 (two).
+// Later, the machine quieter, best of 60: 5.41 -> 5.15 ms (one thread), 2.68 -> 2.66 (two).
 constexpr std::int64_t tile_batch = 4;
 
 // The output goes through pieces of up to piece_columns<T> oriented rows (256 bytes of image
