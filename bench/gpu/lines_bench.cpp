@@ -3,7 +3,8 @@
 //   - the orientation map (extremum + orientation) of a 640x640 uint8 image over 180 angles,
 //     λ = 41 (target <= 1 ms on an H200);
 //   - a single opening of an 8000x8000 uint8 image at several angles, λ = 41 and 101
-//     (target: within 3x of the copy).
+//     (target: within 3x of the copy); --kind and --lengths time other filters and lengths
+//     (issue 3's lines at 16384^2: --size 16384 --kind erosion --lengths 63,255,1001).
 // The copy is one cudaMemcpyAsync of the image's bytes (rows and their padding): the floor.
 // Method (GUIDE §5): one warm-up, then the median of `--reps` runs; runs alternate between two
 // input/output pairs (256 MB at 8000^2, several times the 60 MB L2). A timed call is the whole
@@ -12,7 +13,7 @@
 // previous run's kernels: the device's time alone.
 //
 //   bench_gpu_lines [--size N] [--reps N] [--angles A,B,..] [--algorithms auto,fifo,stack] [--no-map]
-//                   [--queued] [--json FILE]
+//                   [--kind opening|closing|erosion|dilation] [--lengths L,..] [--queued] [--json FILE]
 // (--angles, --algorithms and --no-map narrow the cases, e.g. to profile one opening.)
 #include <cuda_runtime.h>
 
@@ -60,6 +61,8 @@ int main(int argc, char** argv) {
     using granula::line_algorithm;
     std::vector<line_algorithm> algorithms = {line_algorithm::automatic, line_algorithm::fifo, line_algorithm::stack};
     bool map = true;
+    auto kind = granula::line_filter_kind::opening;
+    std::vector<std::int64_t> lengths = {41, 101};
     auto timing = granula_bench::runs::each_alone;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -69,6 +72,11 @@ int main(int argc, char** argv) {
         else if (a == "--json") json = value();
         else if (a == "--no-map") map = false;
         else if (a == "--queued") timing = granula_bench::runs::back_to_back;
+        else if (a == "--kind") kind = granula::parse_line_filter_kind(value());
+        else if (a == "--lengths") {
+            lengths.clear();
+            for (const std::string& v : granula_bench::split(value())) lengths.push_back(std::atoll(v.c_str()));
+        }
         else if (a == "--angles") {
             angles.clear();
             for (const std::string& v : granula_bench::split(value())) angles.push_back(std::atof(v.c_str()));
@@ -107,22 +115,23 @@ int main(int argc, char** argv) {
         }
     }
 
-    // Single openings of an n x n uint8 image.
+    // Single filters (openings unless --kind) of an n x n uint8 image.
     {
         granula::device_image<std::uint8_t> in[2] = {granula::upload<std::uint8_t>(random_u8(n, n, 3).view()),
                                                       granula::upload<std::uint8_t>(random_u8(n, n, 4).view())};
         granula::device_image<std::uint8_t> out[2] = {granula::device_image<std::uint8_t>(n, n),
                                                       granula::device_image<std::uint8_t>(n, n)};
         const double copy_ms = median_ms(reps, 1, timing, [&](int i) { copy_image(in[i % 2], out[i % 2]); });
-        for (const std::int64_t length : {41, 101})
+        for (const std::int64_t length : lengths)
             for (const double angle : angles)
                 for (const auto algorithm : algorithms) {
                     const double ms = median_ms(reps, 1, timing, [&](int i) {
                         granula::line_filter<std::uint8_t>(in[i % 2].view(), out[i % 2].view(), angle,
-                                                           {length, {}, {}, algorithm});
+                                                           {length, kind, {}, algorithm});
                     });
                     char name[96];
-                    std::snprintf(name, sizeof name, "opening %lldx%lld uint8 %g deg L=%lld", static_cast<long long>(n),
+                    std::snprintf(name, sizeof name, "%s %lldx%lld uint8 %g deg L=%lld",
+                                  std::string(to_string(kind)).c_str(), static_cast<long long>(n),
                                   static_cast<long long>(n), angle, static_cast<long long>(length));
                     rows.push_back({name, std::string(to_string(algorithm)), ms, copy_ms});
                 }

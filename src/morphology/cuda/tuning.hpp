@@ -18,13 +18,14 @@ struct tuning_policy {
     // windows up to 128 need no coarse pass: 96-110 registers and no spills against 48-64, but
     // the chunk minima's extra read of the image and kernel go. One H200, 8000^2 uint8 openings
     // at λ = 101 (two rounds, 2026-12-02): 45 deg 0.305 -> 0.209 ms, 60 deg 0.269 -> 0.205, 30
-    // deg 0.336 -> 0.275; λ = 41 (chunks of 32 either way) unchanged.
+    // deg 0.336 -> 0.275; λ = 41 (chunks of 32 either way) unchanged. Windows past 128 take
+    // the coarse level either way, and chunks of 32 (chunk_length in vhgw.cuh).
     static constexpr int scan_line_max_chunk = 64;
     // The vertical pass's words of several pixels (packed uint8 and uint16) likewise take
     // chunks up to 64; its one-pixel words spill at 32 already (vertical_pass.cuh). One H200,
     // 2026-12-02, two rounds: 16384^2 uint8 erosion by vline:101 0.245 -> 0.208 ms, vline:127
     // 0.265 -> 0.248, rect:101x101 0.554 -> 0.514; the 8000^2 opening by line(101, 90) 0.158 ->
-    // 0.142; L <= 65 unchanged.
+    // 0.142; L <= 65 unchanged. Past 128, chunks of 32 as above.
     static constexpr int vertical_packed_max_chunk = 64;
 
     // Vertical pass (and the scan-line passes of lines/cuda/scan_line_passes.cuh): positions
