@@ -977,6 +977,92 @@ __global__ void accumulate_kernel(T* acc, i64 acc_stride, const T* src, i64 src_
     }
 }
 
+// Short periodic lines, at most sheared_direct_max positions (a line's period repeated two or
+// three times, a short diagonal): each output word reads its positions directly, two aligned
+// words and a funnel shift each. The van Herk/Gil-Werman kernels' staging and chunks cost more
+// than the loads they save there: 16384^2 uint8, line:63:30's periodic line of 2 positions took
+// 503 us in sheared_staged_kernel (one H200, Nsight Compute), a third of the erosion. Erosions
+// at 16384^2, one H200: line:63:30 (2 positions) 1.479 -> 1.266 ms, line:101:30 (3) 1.616 ->
+// 1.487, line:3:45 0.414 -> 0.371; with 4 positions no gain (line:127:30 1.621 -> 1.586,
+// line:255:75 1.97 -> 2.00, line:4:135 0.42 -> 0.48), so those keep the staged kernel.
+// out(x, y) = min (max) over k in [-before, after] of in(x + crop_x + k dx, y + crop_y + k dy), pad
+// off `in` (out is the crop of in's frame at (crop_x, crop_y)).
+constexpr int sheared_direct_max = 3;
+
+// P = V::P pixels from p on, at any alignment: two aligned words and a funnel shift (the second
+// holds p[P - 1], so it is read only when p is not aligned).
+template <class V>
+__device__ __forceinline__ typename V::mem load_word_at(const typename V::elem* p) {
+    const auto address = reinterpret_cast<std::uintptr_t>(p);
+    const auto* words = reinterpret_cast<const std::uint32_t*>(address & ~std::uintptr_t{3});
+    const unsigned shift = 8 * static_cast<unsigned>(address & 3);
+    const std::uint32_t lo = __ldg(words);
+    return V::from_bits(shift == 0 ? lo : __funnelshift_r(lo, __ldg(words + 1), shift));
+}
+
+// N = before + after + 1 positions, unrolled so that a row's N loads issue together (a loop over
+// them waited on each in turn: 16384^2 uint8, line:3:45 0.54 ms against the staged kernel's 0.41).
+template <class T, bool Max, int N>
+__global__ void sheared_direct_kernel(const T* in, i64 in_stride, i64 in_w, i64 in_h, T* out, i64 out_stride,
+                                      i64 out_w, i64 out_h, i64 crop_x, i64 crop_y, int dx, int dy, int before,
+                                      T pad) {
+    using V = typename split_word<T>::type;
+    using Op = word_op<V, Max>;
+    using mem = typename V::mem;
+    constexpr int P = V::P;
+    const i64 x = (static_cast<i64>(blockIdx.x) * threads_x + threadIdx.x) * P;
+    if (x >= out_w) return;
+    for (i64 y = blockIdx.y; y < out_h; y += gridDim.y) {
+        mem v[N];
+#pragma unroll
+        for (int i = 0; i < N; ++i) {
+            const i64 k = i - before;
+            const i64 sy = y + crop_y + k * dy, sx = x + crop_x + k * dx;
+            const T* row = in + sy * in_stride + sx;
+            const bool row_in = sy >= 0 && sy < in_h;
+            if (row_in && sx >= 0 && sx + P <= in_w) {
+                v[i] = load_word_at<V>(row);
+            } else {
+                v[i] = V::from_bits(0);
+#pragma unroll
+                for (int q = 0; q < P; ++q)
+                    v[i] = V::put(v[i], q, row_in && sx + q >= 0 && sx + q < in_w ? load_ro(row + q) : pad);
+            }
+        }
+        typename V::word acc = V::unpack(v[0]);
+#pragma unroll
+        for (int i = 1; i < N; ++i) acc = Op::apply(acc, V::unpack(v[i]));
+        const mem m = V::pack(acc);
+        T* o = out + y * out_stride + x;
+        if (x + P <= out_w && (reinterpret_cast<std::uintptr_t>(o) & 3) == 0) {
+            *reinterpret_cast<mem*>(o) = m;
+        } else {
+#pragma unroll
+            for (int q = 0; q < P; ++q)
+                if (x + q < out_w) o[q] = V::get(m, q);
+        }
+    }
+}
+
+template <class T, bool Max>
+void launch_sheared_direct(device_view<const T> in, device_view<T> out, i64 crop_x, i64 crop_y, int dx, int dy,
+                           int before, int after, T pad, cudaStream_t stream) {
+    // About 8 rows a thread (a grid row per output row would be half a million blocks at 16384^2).
+    const dim3 grid(static_cast<unsigned>((out.width() + threads_x * lanes<T> - 1) / (threads_x * lanes<T>)),
+                    grid_rows((out.height() + 7) / 8));
+    const auto launch = [&](auto n) {
+        sheared_direct_kernel<T, Max, decltype(n)::value><<<grid, threads_x, 0, stream>>>(
+            in.data(), in.stride(), in.width(), in.height(), out.data(), out.stride(), out.width(), out.height(),
+            crop_x, crop_y, dx, dy, before, pad);
+    };
+    static_assert(sheared_direct_max == 3);
+    if (before + after + 1 == 2)
+        launch(std::integral_constant<int, 2>{});
+    else
+        launch(std::integral_constant<int, 3>{});
+    check_launch("sheared_direct_kernel");
+}
+
 }  // namespace
 
 template <class T>
@@ -995,6 +1081,15 @@ void sheared_pass(device_view<const T> in, device_view<T> out, const pass_params
     const i64 before = std::min<i64>(p.before, 2 * n), after = std::min<i64>(p.after, 2 * n);
     if (before + after == 0) {
         granula::copy<T>(in.subview(out_x0, out_y0, out.width(), out.height()), out, granula::stream(stream));
+        return;
+    }
+    if (before + after + 1 <= sheared_direct_max) {
+        if (p.maximum)
+            launch_sheared_direct<T, true>(in, out, out_x0, out_y0, dx, dy, static_cast<int>(before),
+                                           static_cast<int>(after), p.pad, stream);
+        else
+            launch_sheared_direct<T, false>(in, out, out_x0, out_y0, dx, dy, static_cast<int>(before),
+                                            static_cast<int>(after), p.pad, stream);
         return;
     }
     const line_geometry g = make_geometry(n, before, after, tuning_policy::max_chunk);
