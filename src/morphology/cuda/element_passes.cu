@@ -2,8 +2,9 @@
 // combined in shared-memory tiles straight from the input and its border rule (runs_pass),
 // windows along periodic lines and diagonals (sheared columns, sheared_pass; windows of two or
 // three positions read directly), and, for the plans runs_pass cannot take, padding an image
-// by its border rule and shifted min/max accumulation. Coalesced because neighbouring threads take neighbouring columns. `acc` and
-// `src` of the accumulation are scratch images: rows 128-byte aligned and padded.
+// by its border rule and shifted min/max accumulation. Coalesced because neighbouring threads
+// take neighbouring columns. `acc` and `src` of the accumulation are scratch images: rows
+// 128-byte aligned and padded.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
