@@ -1056,23 +1056,22 @@ void single_angle_passes(device_view<const T> in, const gd::line_plan& plan, con
     if constexpr (std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::uint16_t>) {
         const gd::scan_lines& lines = plan.angles.front().lines;
         const device_view<T> filtered = out.filtered.front();
-        const auto run = [&](device_view<const T> from, device_view<T> to) {
-            cd::scan_line_passes<T>(from, to, lines, plan.length, plan.closing, plan.first_stage_only, plan.mode, s);
+        const auto run = [&](device_view<const T> from, bool transposed) {
+            cd::scan_line_passes<T>(from, filtered, transposed, lines, plan.length, plan.closing, plan.first_stage_only,
+                                    plan.mode, s);
         };
         if (!lines.transposed) {
-            run(in, filtered);
+            run(in, false);
             return;
         }
-        // Flat lines: through transposed copies, rows padded to 16 bytes for the tiled transposes.
+        // Flat lines: from a transposed copy (rows padded to 16 bytes for the tiled transpose);
+        // the last pass writes the image transposed back.
         const i64 width = in.width(), height = in.height();
         const i64 oriented_stride =
             static_cast<i64>(align_up(static_cast<std::size_t>(height) * sizeof(T), 16) / sizeof(T));
-        const auto bytes = static_cast<std::size_t>(width * oriented_stride) * sizeof(T);
-        stream_buffer oriented_in(bytes, s, scratch_what), oriented_out(bytes, s, scratch_what);
+        stream_buffer oriented_in(static_cast<std::size_t>(width * oriented_stride) * sizeof(T), s, scratch_what);
         transpose<T>(in.data(), in.stride(), oriented_in.as<T>(), oriented_stride, width, height, s);
-        run(device_view<const T>(oriented_in.as<T>(), height, width, oriented_stride),
-            device_view<T>(oriented_out.as<T>(), height, width, oriented_stride));
-        transpose<T>(oriented_out.as<T>(), oriented_stride, filtered.data(), filtered.stride(), height, width, s);
+        run(device_view<const T>(oriented_in.as<T>(), height, width, oriented_stride), true);
     }
 }
 

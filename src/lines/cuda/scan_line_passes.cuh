@@ -17,6 +17,11 @@
 //
 // Stage 1 writes S's rows into a scratch image (lanes aligned to words); stage 2 reads it and
 // writes each row back at its shift. A lone erosion or dilation is one pass, image to image.
+//
+// Flat lines run on a transposed copy of the image (the oriented image). Their last pass writes
+// the image itself, transposed (ToTransposed): oriented row o, column x is the image's row x,
+// column o. The inside kernel gathers a run's outputs in shared memory and writes them out as
+// row segments of the image, so that no transpose of the result follows.
 #pragma once
 
 #include <algorithm>
@@ -74,6 +79,7 @@ struct args {
     T* cm = nullptr;  // chunk minima, row k = chunk ca_min + 1 + k, lanes as the scratch
     i64 cm_stride = 0;
     i64 rows = 0, columns = 0;  // of the oriented image
+    bool out_words_aligned = false;  // ToTransposed: every image row starts on a 4-byte boundary
     i64 slope_fixed = 0;        // shift(r) = scan_line_shift(r, slope_fixed)
     i64 first_line = 0;         // lane of scratch element 0
     i64 n_words = 0;            // words of P lanes in a scratch row
@@ -112,10 +118,12 @@ __device__ __forceinline__ row_ref<T> source_row(const args<T>& a, i64 row) {
     const T* r = a.in + row * a.in_stride;
     return {FromScratch ? r - a.first_line : r + s, s};
 }
-template <class T, bool ToScratch>
+// ToTransposed: lane c's element is at base + c * out_stride (the edge kernel's stores).
+template <class T, bool ToScratch, bool ToTransposed>
 __device__ __forceinline__ row_ref<T> output_row(const args<T>& a, i64 row) {
     if (row < 0 || row >= a.rows) return {a.trash - a.first_line, off_image};
     const int s = granula::detail::scan_line_shift(row, a.slope_fixed);
+    if (ToTransposed) return {a.out + row + s * a.out_stride, s};
     T* r = a.out + row * a.out_stride;
     return {ToScratch ? r - a.first_line : r + s, s};
 }
@@ -231,8 +239,8 @@ GRANULA_HOST_DEVICE run_rows rows_of_run(const line_geometry& g, i64 run) {
     u.ca0 = g.ca_min + run * K;
     const i64 left = g.ca_max - u.ca0 + 1;
     u.nchunks = static_cast<int>(left < K ? left : K);
-    u.a_first = u.ca0 * C;
-    u.b_first = (u.ca0 + g.m) * C;
+    u.a_first = g.origin + u.ca0 * C;
+    u.b_first = g.origin + (u.ca0 + g.m) * C;
     u.b_last = u.b_first + g.r + u.nchunks * C - 1;
     return u;
 }
@@ -251,30 +259,114 @@ __device__ __forceinline__ void wait_for_prerequisite_grid() {
 #endif
 }
 
+// The ToTransposed inside kernel's outputs of one run: R oriented rows from o0 (a multiple of R:
+// make_geometry's outputs_aligned) of the block's n_lanes lanes from c_lo, held in shared memory
+// as the engine stores them, tile[t * pitch + lane] (one aligned word a store). Image row x takes
+// column o0 + t from lane x - shift(o0 + t) - c_lo, so a thread writes E image rows of E columns
+// (one image word each, E = 4 / sizeof(T)): it reads E words of E lanes, one from each tile row at
+// that row's shift, and transposes them. Blocks whose lanes are not all this block's (the
+// parallelogram's slanted ends) or that leave the image go element by element.
+template <class T, int R>
+struct transposed_tile {
+    using mem = std::uint32_t;
+    static constexpr int E = 4 / sizeof(T);
+    static constexpr int pitch = threads * packed<T>::P + E;  // one word more: a row's banks move by one
+    static constexpr int words = R / E;                       // image words of a tile row
+    static_assert(threads % words == 0);
+    T values[R * pitch];
+    int shift[R];  // shift(o0 + t) less the least of them
+
+    __device__ __forceinline__ void store(int lane, int t, mem m) {
+        *reinterpret_cast<mem*>(values + t * pitch + lane) = m;
+    }
+    // E lanes from `lane` on of row t, lane >= 0 (two aligned words and a funnel shift).
+    __device__ __forceinline__ mem lanes_at(int t, int lane) const {
+        const mem* p = reinterpret_cast<const mem*>(values + t * pitch) + lane / E;
+        const unsigned bits = 8 * sizeof(T) * static_cast<unsigned>(lane % E);
+        return bits ? __funnelshift_r(p[0], p[1], bits) : p[0];
+    }
+
+    // By every thread of the block, once the engine's stores are in: image rows from x0 = c_lo +
+    // the least shift, n_lanes + spread of them.
+    __device__ void write_out(const args<T>& a, i64 o0, i64 x0, int n_lanes, int spread) const {
+        const int w = threadIdx.x % words;  // the same image word of every row this thread writes
+        int sh[E];
+#pragma unroll
+        for (int e = 0; e < E; ++e) sh[e] = shift[w * E + e];
+        const bool rows_inside = o0 + R <= a.rows;
+        const int blocks = (n_lanes + spread + E - 1) / E;
+        for (int b = threadIdx.x / words; b < blocks; b += threads / words) {
+            const int xr = b * E;  // tile's image rows xr .. xr + E - 1
+            T* dst = a.out + (x0 + xr) * a.out_stride + o0 + w * E;
+            if (rows_inside && a.out_words_aligned && xr >= spread && xr + E <= n_lanes) {
+                mem in[E], out[E];
+#pragma unroll
+                for (int e = 0; e < E; ++e) in[e] = lanes_at(w * E + e, xr - sh[e]);
+#pragma unroll
+                for (int j = 0; j < E; ++j) {
+                    out[j] = 0;
+#pragma unroll
+                    for (int e = 0; e < E; ++e) out[j] = packed<T>::put(out[j], e, packed<T>::get(in[e], j));
+                }
+#pragma unroll
+                for (int j = 0; j < E; ++j) *reinterpret_cast<mem*>(dst + j * a.out_stride) = out[j];
+                continue;
+            }
+#pragma unroll
+            for (int j = 0; j < E; ++j) {
+                const i64 x = x0 + xr + j;
+                if (x < 0 || x >= a.columns) continue;
+#pragma unroll
+                for (int e = 0; e < E; ++e) {
+                    const int lane = xr + j - sh[e];
+                    if (lane >= 0 && lane < n_lanes && o0 + w * E + e < a.rows)
+                        dst[j * a.out_stride + e] = values[(w * E + e) * pitch + lane];
+                }
+            }
+        }
+    }
+};
+
 // Two kernels per pass, each over all runs of K chunks (grid y): Edges = false takes a run's
 // inside words (grid x: blocks of them), whose loads and stores need no tests; Edges = true the
 // lanes of its edge words (grid x: enough blocks for the most of any run, a few). Apart, the inside
 // kernel keeps the vertical pass's registers and half the code of one kernel with both engines.
-template <class V, bool Max, int C, int K, bool FromScratch, bool ToScratch, bool Edges>
+// ToTransposed (with ToScratch false): the output is the image itself, transposed.
+template <class V, bool Max, int C, int K, bool FromScratch, bool ToScratch, bool ToTransposed, bool Edges>
 __global__ void __launch_bounds__(threads) pass_kernel(const args<typename V::elem> a) {
     using T = typename V::elem;
     constexpr int P = V::P;
-    __shared__ row_table<T, K * C> rows_a;
-    __shared__ row_table<T, K * C + C> rows_b;
-    __shared__ row_table<T, K * C> rows_out;
+    constexpr int R = K * C;  // output rows of a run
+    constexpr bool Gather = ToTransposed && !Edges;
+    using tile_type = transposed_tile<T, R>;
+    __shared__ row_table<T, R> rows_a;
+    __shared__ row_table<T, R + C> rows_b;
+    __shared__ row_table<T, Gather ? 1 : R> rows_out;
+    __shared__ std::conditional_t<Gather, tile_type, char> tile;
     if constexpr (Edges) allow_dependent_launch();
     const i64 runs = (a.g.ca_max - a.g.ca_min + K) / K;
     for (i64 run = blockIdx.y; run < runs; run += gridDim.y) {
         const run_rows u = rows_of_run<C, K>(a.g, run);
-        __syncthreads();  // the previous run's tables are no longer read
-        for (int t = threadIdx.x; t < K * C; t += threads) {
+        const i64 o0 = u.a_first + a.g.before;  // the run's first output row
+        // Gather: the shifts of the output rows, relative to the least (shift is monotone).
+        const int shift_first = granula::detail::scan_line_shift(o0, a.slope_fixed);
+        const int shift_last = granula::detail::scan_line_shift(o0 + R - 1, a.slope_fixed);
+        const int least_shift = shift_first < shift_last ? shift_first : shift_last;
+        __syncthreads();  // the previous run's tables and tile are no longer read
+        for (int t = threadIdx.x; t < R; t += threads) {
             rows_a.set(t, source_row<T, FromScratch>(a, u.a_first + t));
-            rows_out.set(t, output_row<T, ToScratch>(a, u.a_first + a.g.before + t));
+            if constexpr (Gather)
+                tile.shift[t] = granula::detail::scan_line_shift(o0 + t, a.slope_fixed) - least_shift;
+            else
+                rows_out.set(t, output_row<T, ToScratch, ToTransposed>(a, o0 + t));
         }
-        for (int t = threadIdx.x; t < K * C + a.g.r; t += threads)
+        for (int t = threadIdx.x; t < R + a.g.r; t += threads)
             rows_b.set(t, source_row<T, FromScratch>(a, u.b_first + t));
         __syncthreads();
         const run_words words = words_of_run<T, P>(a, u.a_first, u.b_last);
+        // Gather: this block's inside words of the run, [w_lo, w_hi).
+        const i64 w_lo = words.inside_first + static_cast<i64>(blockIdx.x) * threads;
+        const i64 w_hi = w_lo + threads < words.inside_end ? w_lo + threads : words.inside_end;
         // The engine on one W (P lanes of a word, or one lane) from scratch lane `lane` on.
         const auto engine = [&](i64 lane, auto word_type, auto inside_constant) {
             using W = typename decltype(word_type)::type;
@@ -289,7 +381,15 @@ __global__ void __launch_bounds__(threads) pass_kernel(const args<typename V::el
                     return window_word<W, Max>(a.W, a.W_stride, a.W_count, u.ca0 + k - a.g.ca_min, lane / W::P);
                 },
                 [&](int k, int j, typename W::word v) {
-                    store_lanes<W, ToScratch, In>(rows_out[k * C + j], c, a.columns, v);
+                    if constexpr (Gather) {
+                        tile.store(static_cast<int>(lane - w_lo * P), k * C + j, W::pack(v));
+                    } else if constexpr (ToTransposed) {  // an edge lane: one element
+                        const row_ref<T> row = rows_out[k * C + j];
+                        const i64 x = c + row.shift;
+                        if (x >= 0 && x < a.columns) const_cast<T*>(row.base)[c * a.out_stride] = W::pack(v);
+                    } else {
+                        store_lanes<W, ToScratch, In>(rows_out[k * C + j], c, a.columns, v);
+                    }
                 });
         };
         if constexpr (Edges) {
@@ -301,8 +401,15 @@ __global__ void __launch_bounds__(threads) pass_kernel(const args<typename V::el
                  i += static_cast<i64>(gridDim.x) * threads)
                 engine(words.edge(i / P) * P + i % P, std::type_identity<scalar<T>>{}, std::false_type{});
         } else {
-            const i64 w = words.inside_first + static_cast<i64>(blockIdx.x) * threads + threadIdx.x;
-            if (w < words.inside_end) engine(w * P, std::type_identity<V>{}, std::true_type{});
+            const i64 w = w_lo + threadIdx.x;
+            if (w < w_hi) engine(w * P, std::type_identity<V>{}, std::true_type{});
+            if constexpr (Gather) {
+                if (w_lo < w_hi) {  // the same for the whole block
+                    __syncthreads();
+                    tile.write_out(a, o0, a.first_line + w_lo * P + least_shift, static_cast<int>((w_hi - w_lo) * P),
+                                   shift_first < shift_last ? shift_last - shift_first : shift_first - shift_last);
+                }
+            }
         }
     }
     if (!Edges && blockIdx.x == gridDim.x - 1 && blockIdx.y == gridDim.y - 1 && threadIdx.x == 0)
@@ -325,7 +432,7 @@ __global__ void __launch_bounds__(threads) chunk_kernel(const args<typename V::e
     if (w >= a.n_words) return;
     const i64 c = a.first_line + w * P;
     for (i64 k = blockIdx.y; k < a.n_coarse; k += gridDim.y) {
-        const i64 first = (a.g.ca_min + 1 + k) * C;
+        const i64 first = a.g.origin + (a.g.ca_min + 1 + k) * C;
         typename V::mem result;
         const run_words u = words_of_run<T, P>(a, first, first + C - 1);
         if (w < u.first || w >= u.end) {
@@ -376,7 +483,7 @@ __global__ void fill_pad_rows_kernel(T* rows, i64 stride, i64 count, T min_pad, 
 }
 
 // One pass: out = the min (max) over [r - before, r + after] along every scan line.
-template <class V, bool Max, int C, bool FromScratch, bool ToScratch>
+template <class V, bool Max, int C, bool FromScratch, bool ToScratch, bool ToTransposed>
 void run_pass(args<typename V::elem> a, const line_geometry& g, cudaStream_t stream) {
     using T = typename V::elem;
     constexpr int K = std::max(1, tuning_policy::vertical_rows_per_thread / C);
@@ -406,7 +513,7 @@ void run_pass(args<typename V::elem> a, const line_geometry& g, cudaStream_t str
     }
     const auto y = static_cast<unsigned>(std::min<i64>(runs, 65535));
     const dim3 inside_grid(static_cast<unsigned>((words + threads - 1) / threads), y);
-    const auto inside_kernel = pass_kernel<V, Max, C, K, FromScratch, ToScratch, false>;
+    const auto inside_kernel = pass_kernel<V, Max, C, K, FromScratch, ToScratch, ToTransposed, false>;
     if (most_edges == 0) {
         inside_kernel<<<inside_grid, threads, 0, stream>>>(a);
         check_launch("pass_kernel (scan-line passes, inside)");
@@ -414,7 +521,7 @@ void run_pass(args<typename V::elem> a, const line_geometry& g, cudaStream_t str
     }
     // The edge kernel first: its few blocks wait on memory most of their time, and the inside
     // kernel runs beside them (allow_dependent_launch).
-    pass_kernel<V, Max, C, K, FromScratch, ToScratch, true>
+    pass_kernel<V, Max, C, K, FromScratch, ToScratch, ToTransposed, true>
         <<<dim3(static_cast<unsigned>((most_edges * V::P + threads - 1) / threads), y), threads, 0, stream>>>(a);
     check_launch("pass_kernel (scan-line passes, edges)");
     // Only where the kernel was compiled for sm_90 or later: code from older PTX, run on a newer
@@ -437,14 +544,15 @@ void run_pass(args<typename V::elem> a, const line_geometry& g, cudaStream_t str
 
 }  // namespace scan_passes
 
-// The scan-line filter of one angle on the oriented image `in` into the oriented image `out`
-// (same size, not overlapping), for uint8 and uint16 under border ignore or constant: an
-// opening or closing (two passes through a scratch image) or, first_stage_only, an erosion or
-// dilation (closing: the max stage first; arms as make_line_extension). 4-byte aligned rows are
-// not required. length >= 2.
+// The scan-line filter of one angle on the oriented image `in` into `out` (not overlapping it):
+// the oriented image, or with out_transposed the image itself (flat lines: `in` is its transposed
+// copy). For uint8 and uint16 under border ignore or constant: an opening or closing (two passes
+// through a scratch image) or, first_stage_only, an erosion or dilation (closing: the max stage
+// first; arms as make_line_extension). 4-byte aligned rows are not required. length >= 2.
 template <class T>
-void scan_line_passes(device_view<const T> in, device_view<T> out, const granula::detail::scan_lines& lines,
-                      int length, bool closing, bool first_stage_only, border mode, cudaStream_t stream) {
+void scan_line_passes(device_view<const T> in, device_view<T> out, bool out_transposed,
+                      const granula::detail::scan_lines& lines, int length, bool closing, bool first_stage_only,
+                      border mode, cudaStream_t stream) {
     static_assert(std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::uint16_t>);
     using V = packed<T>;
     using namespace scan_passes;
@@ -457,6 +565,8 @@ void scan_line_passes(device_view<const T> in, device_view<T> out, const granula
     a.columns = in.width();
     a.slope_fixed = lines.slope_fixed;
     a.first_line = lines.first_line;
+    a.out_words_aligned =
+        reinterpret_cast<std::uintptr_t>(out.data()) % 4 == 0 && out.stride() * static_cast<i64>(sizeof(T)) % 4 == 0;
     a.n_words = (lines.end_line - lines.first_line + V::P - 1) / V::P;
     // Row 0: the trash row; rows 1 and 2: what the min and the max pass read off the image, filled
     // in one launch: one launch less between the passes (1-2 us of an 8000^2 opening, one H200).
@@ -472,11 +582,12 @@ void scan_line_passes(device_view<const T> in, device_view<T> out, const granula
         check_launch("fill_pad_rows_kernel (scan-line passes)");
     }
     const auto pass = [&](device_view<const T> src, device_view<T> dst, bool maximum, i64 arm_before, i64 arm_after,
-                          auto from_scratch, auto to_scratch) {
+                          auto from_scratch, auto to_scratch, auto to_transposed) {
         constexpr bool FromScratch = decltype(from_scratch)::value, ToScratch = decltype(to_scratch)::value;
+        constexpr bool ToTransposed = decltype(to_transposed)::value;
         const line_geometry g = make_geometry(rows, granula::detail::clip_arm(arm_before, rows),
                                               granula::detail::clip_arm(arm_after, rows),
-                                              tuning_policy::scan_line_max_chunk);
+                                              tuning_policy::scan_line_max_chunk, true);
         args<T> p = a;
         p.in = src.data();
         p.in_stride = src.stride();
@@ -489,18 +600,26 @@ void scan_line_passes(device_view<const T> in, device_view<T> out, const granula
         with_chunk_length<tuning_policy::scan_line_max_chunk>(g.C, [&](auto chunk) {
             constexpr int C = decltype(chunk)::value;
             if (maximum)
-                run_pass<V, true, C, FromScratch, ToScratch>(p, g, stream);
+                run_pass<V, true, C, FromScratch, ToScratch, ToTransposed>(p, g, stream);
             else
-                run_pass<V, false, C, FromScratch, ToScratch>(p, g, stream);
+                run_pass<V, false, C, FromScratch, ToScratch, ToTransposed>(p, g, stream);
         });
     };
+    // The pass that writes `out`, from `src` (the oriented image or the scratch).
+    const auto last_pass = [&](device_view<const T> src, bool maximum, i64 arm_before, i64 arm_after,
+                               auto from_scratch) {
+        if (out_transposed)
+            pass(src, out, maximum, arm_before, arm_after, from_scratch, std::false_type{}, std::true_type{});
+        else
+            pass(src, out, maximum, arm_before, arm_after, from_scratch, std::false_type{}, std::false_type{});
+    };
     if (first_stage_only) {
-        pass(in, out, closing, before, after, std::false_type{}, std::false_type{});
+        last_pass(in, closing, before, after, std::false_type{});
         return;
     }
     first = scratch_image<T>(a.n_words * V::P, rows, stream);
-    pass(in, first.view(), closing, before, after, std::false_type{}, std::true_type{});
-    pass(first.view(), out, !closing, after, before, std::true_type{}, std::false_type{});
+    pass(in, first.view(), closing, before, after, std::false_type{}, std::true_type{}, std::false_type{});
+    last_pass(first.view(), !closing, after, before, std::true_type{});
 }
 
 }  // namespace granula::cuda::detail

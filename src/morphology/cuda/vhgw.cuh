@@ -121,6 +121,7 @@ struct line_geometry {
     int C = 1;        // chunk length
     int m = 1;        // (L - 1) / C
     int r = 0;        // (L - 1) % C
+    i64 origin = 0;   // chunk c holds the window starts [origin + cC, origin + cC + C)
     i64 ca_min = 0;   // chunk of the first window start, -before
     i64 ca_max = 0;   // chunk of the last window start, n - 1 - before
     i64 n_chunks() const { return ca_max - ca_min + 1; }
@@ -128,7 +129,9 @@ struct line_geometry {
     i64 n_coarse() const { return ca_max + m - 1 - ca_min; }
 };
 
-inline line_geometry make_geometry(i64 n, i64 before, i64 after, int max_chunk) {
+// outputs_aligned: chunks start where outputs at multiples of C do (origin = -before mod C), so
+// that a run of whole chunks from ca_min writes rows from a multiple of its length.
+inline line_geometry make_geometry(i64 n, i64 before, i64 after, int max_chunk, bool outputs_aligned = false) {
     line_geometry g;
     g.n = n;
     g.before = before;
@@ -139,8 +142,9 @@ inline line_geometry make_geometry(i64 n, i64 before, i64 after, int max_chunk) 
         g.m = static_cast<int>((g.L - 1) / g.C);
         g.r = static_cast<int>((g.L - 1) % g.C);
     }
-    g.ca_min = floor_div(-before, g.C);
-    g.ca_max = floor_div(n - 1 - before, g.C);
+    if (outputs_aligned) g.origin = (g.C - before % g.C) % g.C;
+    g.ca_min = floor_div(-before - g.origin, g.C);
+    g.ca_max = floor_div(n - 1 - before - g.origin, g.C);
     return g;
 }
 
