@@ -118,12 +118,10 @@ __device__ __forceinline__ row_ref<T> source_row(const args<T>& a, i64 row) {
     const T* r = a.in + row * a.in_stride;
     return {FromScratch ? r - a.first_line : r + s, s};
 }
-// ToTransposed: lane c's element is at base + c * out_stride (the edge kernel's stores).
-template <class T, bool ToScratch, bool ToTransposed>
+template <class T, bool ToScratch>
 __device__ __forceinline__ row_ref<T> output_row(const args<T>& a, i64 row) {
     if (row < 0 || row >= a.rows) return {a.trash - a.first_line, off_image};
     const int s = granula::detail::scan_line_shift(row, a.slope_fixed);
-    if (ToTransposed) return {a.out + row + s * a.out_stride, s};
     T* r = a.out + row * a.out_stride;
     return {ToScratch ? r - a.first_line : r + s, s};
 }
@@ -327,6 +325,31 @@ struct transposed_tile {
     }
 };
 
+// The ToTransposed edge kernel's outputs of one round of its lanes (a thread each), R oriented
+// rows from o0, written out along image rows, a warp's stores one row's R columns, rather than
+// straight from the engine, where a warp's store was a byte in each of 32 image rows.
+template <class T, int R>
+struct transposed_edge_tile {
+    static constexpr int pitch = threads + 4;
+    T values[R * pitch];
+    int shift[R];  // as transposed_tile's
+
+    __device__ __forceinline__ void store(int k, int t, T v) { values[t * pitch + k] = v; }
+
+    // By every thread of the block: the lanes [l0, l0 + n) (scratch lanes) held at columns
+    // [k0, k0 + n); their image rows from first_line + l0 + the least shift, n + spread of them.
+    __device__ void write_out(const args<T>& a, i64 o0, i64 l0, int k0, int n, int spread, int least_shift) const {
+        const i64 x0 = a.first_line + l0 + least_shift;
+        for (int i = threadIdx.x; i < (n + spread) * R; i += threads) {
+            const int xr = i / R, t = i % R;
+            const int lane = xr - shift[t];
+            const i64 x = x0 + xr;
+            if (lane >= 0 && lane < n && x >= 0 && x < a.columns && o0 + t < a.rows)
+                a.out[x * a.out_stride + o0 + t] = values[t * pitch + k0 + lane];
+        }
+    }
+};
+
 // Two kernels per pass, each over all runs of K chunks (grid y): Edges = false takes a run's
 // inside words (grid x: blocks of them), whose loads and stores need no tests; Edges = true the
 // lanes of its edge words (grid x: enough blocks for the most of any run, a few). Apart, the inside
@@ -337,12 +360,12 @@ __global__ void __launch_bounds__(threads) pass_kernel(const args<typename V::el
     using T = typename V::elem;
     constexpr int P = V::P;
     constexpr int R = K * C;  // output rows of a run
-    constexpr bool Gather = ToTransposed && !Edges;
-    using tile_type = transposed_tile<T, R>;
+    constexpr bool Gather = ToTransposed && !Edges, EdgeGather = ToTransposed && Edges;
     __shared__ row_table<T, R> rows_a;
     __shared__ row_table<T, R + C> rows_b;
-    __shared__ row_table<T, Gather ? 1 : R> rows_out;
-    __shared__ std::conditional_t<Gather, tile_type, char> tile;
+    __shared__ row_table<T, ToTransposed ? 1 : R> rows_out;
+    __shared__ std::conditional_t<Gather, transposed_tile<T, R>, char> tile;
+    __shared__ std::conditional_t<EdgeGather, transposed_edge_tile<T, R>, char> edge_tile;
     if constexpr (Edges) allow_dependent_launch();
     const i64 runs = (a.g.ca_max - a.g.ca_min + K) / K;
     for (i64 run = blockIdx.y; run < runs; run += gridDim.y) {
@@ -355,10 +378,13 @@ __global__ void __launch_bounds__(threads) pass_kernel(const args<typename V::el
         __syncthreads();  // the previous run's tables and tile are no longer read
         for (int t = threadIdx.x; t < R; t += threads) {
             rows_a.set(t, source_row<T, FromScratch>(a, u.a_first + t));
+            const int shift = granula::detail::scan_line_shift(o0 + t, a.slope_fixed) - least_shift;
             if constexpr (Gather)
-                tile.shift[t] = granula::detail::scan_line_shift(o0 + t, a.slope_fixed) - least_shift;
+                tile.shift[t] = shift;
+            else if constexpr (EdgeGather)
+                edge_tile.shift[t] = shift;
             else
-                rows_out.set(t, output_row<T, ToScratch, ToTransposed>(a, o0 + t));
+                rows_out.set(t, output_row<T, ToScratch>(a, o0 + t));
         }
         for (int t = threadIdx.x; t < R + a.g.r; t += threads)
             rows_b.set(t, source_row<T, FromScratch>(a, u.b_first + t));
@@ -383,10 +409,8 @@ __global__ void __launch_bounds__(threads) pass_kernel(const args<typename V::el
                 [&](int k, int j, typename W::word v) {
                     if constexpr (Gather) {
                         tile.store(static_cast<int>(lane - w_lo * P), k * C + j, W::pack(v));
-                    } else if constexpr (ToTransposed) {  // an edge lane: one element
-                        const row_ref<T> row = rows_out[k * C + j];
-                        const i64 x = c + row.shift;
-                        if (x >= 0 && x < a.columns) const_cast<T*>(row.base)[c * a.out_stride] = W::pack(v);
+                    } else if constexpr (EdgeGather) {
+                        edge_tile.store(threadIdx.x, k * C + j, W::pack(v));
                     } else {
                         store_lanes<W, ToScratch, In>(rows_out[k * C + j], c, a.columns, v);
                     }
@@ -397,9 +421,32 @@ __global__ void __launch_bounds__(threads) pass_kernel(const args<typename V::el
             // the kernel's time is about one thread's chain of instructions and loads, and the
             // inside kernel beside it waits for it (8000^2 uint8, 60 degrees, λ = 41, one H200:
             // 16-20 us alone with a thread per word, 8-10 per lane; the opening 0.148 -> 0.133 ms).
-            for (i64 i = static_cast<i64>(blockIdx.x) * threads + threadIdx.x; i < words.edges() * P;
-                 i += static_cast<i64>(gridDim.x) * threads)
-                engine(words.edge(i / P) * P + i % P, std::type_identity<scalar<T>>{}, std::false_type{});
+            const i64 total = words.edges() * P;
+            if constexpr (EdgeGather) {
+                const i64 left = (words.inside_first - words.first) * P;  // lanes of the left edge words
+                const int spread = shift_first < shift_last ? shift_last - shift_first : shift_first - shift_last;
+                for (i64 base = static_cast<i64>(blockIdx.x) * threads; base < total;
+                     base += static_cast<i64>(gridDim.x) * threads) {  // the same rounds for the whole block
+                    const i64 i = base + threadIdx.x;
+                    if (i < total)
+                        engine(words.edge(i / P) * P + i % P, std::type_identity<scalar<T>>{}, std::false_type{});
+                    __syncthreads();
+                    const i64 end = base + threads < total ? base + threads : total;
+                    if (base < left)  // lanes of left edge words, then of right ones
+                        edge_tile.write_out(a, o0, words.first * P + base, 0,
+                                            static_cast<int>((end < left ? end : left) - base), spread, least_shift);
+                    if (end > left) {
+                        const i64 from = base > left ? base : left;
+                        edge_tile.write_out(a, o0, words.inside_end * P + (from - left), static_cast<int>(from - base),
+                                            static_cast<int>(end - from), spread, least_shift);
+                    }
+                    __syncthreads();
+                }
+            } else {
+                for (i64 i = static_cast<i64>(blockIdx.x) * threads + threadIdx.x; i < total;
+                     i += static_cast<i64>(gridDim.x) * threads)
+                    engine(words.edge(i / P) * P + i % P, std::type_identity<scalar<T>>{}, std::false_type{});
+            }
         } else {
             const i64 w = w_lo + threadIdx.x;
             if (w < w_hi) engine(w * P, std::type_identity<V>{}, std::true_type{});
