@@ -1056,9 +1056,9 @@ void single_angle_passes(device_view<const T> in, const gd::line_plan& plan, con
     if constexpr (std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::uint16_t>) {
         const gd::scan_lines& lines = plan.angles.front().lines;
         const device_view<T> filtered = out.filtered.front();
-        const auto run = [&](device_view<const T> from, bool transposed) {
-            cd::scan_line_passes<T>(from, filtered, transposed, lines, plan.length, plan.closing, plan.first_stage_only,
-                                    plan.mode, s);
+        const auto run = [&](device_view<const T> from, bool out_transposed) {
+            cd::scan_line_passes<T>(from, filtered, out_transposed, lines, plan.length, plan.closing,
+                                    plan.first_stage_only, plan.mode, s);
         };
         if (!lines.transposed) {
             run(in, false);

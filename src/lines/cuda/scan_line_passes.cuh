@@ -20,8 +20,8 @@
 //
 // Flat lines run on a transposed copy of the image (the oriented image). Their last pass writes
 // the image itself, transposed (ToTransposed): oriented row o, column x is the image's row x,
-// column o. The inside kernel gathers a run's outputs in shared memory and writes them out as
-// row segments of the image, so that no transpose of the result follows.
+// column o. The inside and edge kernels gather a run's outputs in shared memory and write them
+// out as row segments of the image, so that no transpose of the result follows.
 #pragma once
 
 #include <algorithm>
