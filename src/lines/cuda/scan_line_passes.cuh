@@ -126,17 +126,6 @@ __device__ __forceinline__ row_ref<T> output_row(const args<T>& a, i64 row) {
     return {ToScratch ? r - a.first_line : r + s, s};
 }
 
-// P elements from p on, at any alignment: two aligned words and a funnel shift (the second word
-// holds p[P - 1], so it is read only when p is not aligned).
-template <class V>
-__device__ __forceinline__ typename V::mem load_unaligned(const typename V::elem* p) {
-    using mem = typename V::mem;
-    const auto address = reinterpret_cast<std::uintptr_t>(p);
-    const auto* aligned = reinterpret_cast<const mem*>(address & ~std::uintptr_t{3});
-    const unsigned shift = 8 * static_cast<unsigned>(address & 3);
-    const mem lo = load_ro(aligned);
-    return shift ? __funnelshift_r(lo, load_ro(aligned + 1), shift) : lo;
-}
 // P elements to p on, at any alignment: one word, two halves, or byte, half, byte.
 template <class V>
 __device__ __forceinline__ void store_unaligned(typename V::elem* p, typename V::mem v) {

@@ -990,17 +990,6 @@ __global__ void accumulate_kernel(T* acc, i64 acc_stride, const T* src, i64 src_
 // off `in` (out is the crop of in's frame at (crop_x, crop_y)).
 constexpr int sheared_direct_max = 3;
 
-// P = V::P pixels from p on, at any alignment: two aligned words and a funnel shift (the second
-// holds p[P - 1], so it is read only when p is not aligned).
-template <class V>
-__device__ __forceinline__ typename V::mem load_word_at(const typename V::elem* p) {
-    const auto address = reinterpret_cast<std::uintptr_t>(p);
-    const auto* words = reinterpret_cast<const std::uint32_t*>(address & ~std::uintptr_t{3});
-    const unsigned shift = 8 * static_cast<unsigned>(address & 3);
-    const std::uint32_t lo = __ldg(words);
-    return V::from_bits(shift == 0 ? lo : __funnelshift_r(lo, __ldg(words + 1), shift));
-}
-
 // N = before + after + 1 positions, unrolled so that a row's N loads issue together (a loop over
 // them waited on each in turn: 16384^2 uint8, line:3:45 0.54 ms against the staged kernel's 0.41).
 template <class T, bool Max, int N>
@@ -1022,7 +1011,7 @@ __global__ void sheared_direct_kernel(const T* in, i64 in_stride, i64 in_w, i64 
             const T* row = in + sy * in_stride + sx;
             const bool row_in = sy >= 0 && sy < in_h;
             if (row_in && sx >= 0 && sx + P <= in_w) {
-                v[i] = load_word_at<V>(row);
+                v[i] = load_unaligned<V>(row);
             } else {
                 v[i] = V::from_bits(0);
 #pragma unroll

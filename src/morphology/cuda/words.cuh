@@ -232,6 +232,17 @@ __device__ __forceinline__ T load_ro(const T* p) {
     return __ldg(p);
 }
 
+// P = V::P elements from p on, at any alignment, for 4-byte words (uint8, uint16): two aligned
+// words and a funnel shift (the second holds p[P - 1], so it is read only when p is not aligned).
+template <class V>
+__device__ __forceinline__ typename V::mem load_unaligned(const typename V::elem* p) {
+    const auto address = reinterpret_cast<std::uintptr_t>(p);
+    const auto* aligned = reinterpret_cast<const std::uint32_t*>(address & ~std::uintptr_t{3});
+    const unsigned shift = 8 * static_cast<unsigned>(address & 3);
+    const std::uint32_t lo = load_ro(aligned);
+    return V::from_bits(shift ? __funnelshift_r(lo, load_ro(aligned + 1), shift) : lo);
+}
+
 // Memory word w of a row of `width` pixels (columns w*P .. w*P+P-1); pixels past the row read
 // as 0. Requires the row pointer to be aligned to the word size.
 template <class V>
