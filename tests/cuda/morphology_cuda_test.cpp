@@ -86,6 +86,22 @@ device_view_case<T> make_word_aligned_view(std::mt19937_64& rng, std::int64_t w,
     return c;
 }
 
+// A device view whose rows start on 16-byte boundaries (the row stride rounded up to 16 pixels,
+// then 16 more), guards after the last row.
+template <class T>
+device_view_case<T> make_aligned_view(std::mt19937_64& rng, std::int64_t w, std::int64_t h) {
+    device_view_case<T> c;
+    c.stride = (w + 15) / 16 * 16 + 16;
+    c.offset = 0;
+    const std::int64_t total = c.stride * (h + 1);
+    c.buffer = device_image<T>(total, 1);
+    c.initial.resize(static_cast<std::size_t>(total));
+    for (auto& v : c.initial) v = random_pixel<T>(rng, 256);
+    copy<T>(host_view<const T>(c.initial.data(), total, 1), c.buffer.view());
+    c.view = device_view<T>(c.buffer.data(), w, h, c.stride);
+    return c;
+}
+
 // The view's pixels against `want`, and nothing outside the view changed (its guards).
 template <class T>
 ::testing::AssertionResult view_equals(const device_view_case<T>& c, const host_image<T>& want) {
@@ -567,6 +583,32 @@ TYPED_TEST(MorphologyCuda, FusedLineOpeningsLargeImageEqualCpu) {
             ASSERT_TRUE(cuda_equals<T>(op, img.view(), se, bm, rng, trial % 3 == 1, want))
                 << "vs CPU: " << describe(seed, trial, 2051, 1539, se, op, bm.mode, trial % 3 == 1);
         }
+}
+
+// Horizontal lines shorter than 256 pixels on aligned rows take the doubling kernel
+// (fused_opening.cuh): a warp per row segment, so rows of one to several segments, segment ends at
+// every alignment the line's arms give, both stages' paddings.
+TYPED_TEST(MorphologyCuda, FusedRowDoublingEqualsCpu) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    const std::uint64_t seed = 20261202;
+    std::mt19937_64 rng(seed);
+    int trial = 0;
+    for (const std::int64_t w : {1, 17, 700, 1024, 1025, 2051, 4100, 8000}) {
+        const auto img = random_image<T>(rng, w, 9, 256);
+        for (const std::int64_t L : {2, 3, 16, 17, 41, 64, 101, 128, 129, 200, 255}) {
+            ++trial;
+            const auto op = trial % 2 ? morphology_op::opening : morphology_op::closing;
+            const border bm = make_border<T>(trial % 3 == 0 ? border_mode::constant : border_mode::ignore);
+            const auto se = structuring_element::hline(L);
+            const auto want = run_cpu<T>(op, img.view(), se, bm);
+            auto in = make_aligned_view<T>(rng, w, 9);
+            copy<T>(img.view(), in.view);
+            auto out = make_aligned_view<T>(rng, w, 9);
+            morphology<T>(op, device_view<const T>(in.view), out.view, se, bm);
+            ASSERT_TRUE(view_equals(out, want)) << "vs CPU: " << describe(seed, trial, w, 9, se, op, bm.mode, false);
+        }
+    }
 }
 
 // NaN anywhere in the window gives NaN, on the GPU exactly as in the reference; also a NaN cval.

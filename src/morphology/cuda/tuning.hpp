@@ -92,6 +92,10 @@ struct tuning_policy {
     static constexpr int fused_max_shared = 100 * 1024;
     static constexpr int fused_max_chunk = 16;
 
+    // Fused opening/closing by a horizontal line by doubling (fused_opening.cuh): threads per
+    // block, a warp per row segment.
+    static constexpr int doubling_threads = 256;
+
     // Element-wise kernels (differences of the compound operations).
     static constexpr int elementwise_block_threads = 256;
 };
