@@ -585,9 +585,10 @@ TYPED_TEST(MorphologyCuda, FusedLineOpeningsLargeImageEqualCpu) {
         }
 }
 
-// Horizontal lines shorter than 256 pixels on aligned rows take the doubling kernel
-// (fused_opening.cuh): a warp per row segment, so rows of one to several segments, segment ends at
-// every alignment the line's arms give, both stages' paddings.
+// Horizontal uint8 lines shorter than 256 pixels on aligned rows take the doubling kernel
+// (row_doubling.cuh), for erosions and dilations and for openings and closings in one kernel: a
+// warp per row segment, so rows of one to several segments, segment ends at every alignment the
+// line's arms give, both stages' paddings.
 TYPED_TEST(MorphologyCuda, FusedRowDoublingEqualsCpu) {
     GRANULA_REQUIRE_GPU();
     using T = TypeParam;
@@ -598,7 +599,9 @@ TYPED_TEST(MorphologyCuda, FusedRowDoublingEqualsCpu) {
         const auto img = random_image<T>(rng, w, 9, 256);
         for (const std::int64_t L : {2, 3, 16, 17, 41, 64, 101, 128, 129, 200, 255}) {
             ++trial;
-            const auto op = trial % 2 ? morphology_op::opening : morphology_op::closing;
+            const morphology_op ops[] = {morphology_op::opening, morphology_op::closing, morphology_op::erosion,
+                                         morphology_op::dilation, morphology_op::white_tophat};
+            const auto op = ops[trial % 5];
             const border bm = make_border<T>(trial % 3 == 0 ? border_mode::constant : border_mode::ignore);
             const auto se = structuring_element::hline(L);
             const auto want = run_cpu<T>(op, img.view(), se, bm);

@@ -289,12 +289,7 @@ struct transposed_tile {
                 mem in[E], out[E];
 #pragma unroll
                 for (int e = 0; e < E; ++e) in[e] = lanes_at(w * E + e, xr - sh[e]);
-#pragma unroll
-                for (int j = 0; j < E; ++j) {
-                    out[j] = 0;
-#pragma unroll
-                    for (int e = 0; e < E; ++e) out[j] = packed<T>::put(out[j], e, packed<T>::get(in[e], j));
-                }
+                transpose_words<E>(in, out);
 #pragma unroll
                 for (int j = 0; j < E; ++j) *reinterpret_cast<mem*>(dst + j * a.out_stride) = out[j];
                 continue;
@@ -364,6 +359,8 @@ __global__ void __launch_bounds__(threads) pass_kernel(const args<typename V::el
         const int shift_first = granula::detail::scan_line_shift(o0, a.slope_fixed);
         const int shift_last = granula::detail::scan_line_shift(o0 + R - 1, a.slope_fixed);
         const int least_shift = shift_first < shift_last ? shift_first : shift_last;
+        [[maybe_unused]] const int spread = shift_first < shift_last ? shift_last - shift_first
+                                                                     : shift_first - shift_last;
         __syncthreads();  // the previous run's tables and tile are no longer read
         for (int t = threadIdx.x; t < R; t += threads) {
             rows_a.set(t, source_row<T, FromScratch>(a, u.a_first + t));
@@ -413,7 +410,6 @@ __global__ void __launch_bounds__(threads) pass_kernel(const args<typename V::el
             const i64 total = words.edges() * P;
             if constexpr (EdgeGather) {
                 const i64 left = (words.inside_first - words.first) * P;  // lanes of the left edge words
-                const int spread = shift_first < shift_last ? shift_last - shift_first : shift_first - shift_last;
                 for (i64 base = static_cast<i64>(blockIdx.x) * threads; base < total;
                      base += static_cast<i64>(gridDim.x) * threads) {  // the same rounds for the whole block
                     const i64 i = base + threadIdx.x;
@@ -443,7 +439,7 @@ __global__ void __launch_bounds__(threads) pass_kernel(const args<typename V::el
                 if (w_lo < w_hi) {  // the same for the whole block
                     __syncthreads();
                     tile.write_out(a, o0, a.first_line + w_lo * P + least_shift, static_cast<int>((w_hi - w_lo) * P),
-                                   shift_first < shift_last ? shift_last - shift_first : shift_first - shift_last);
+                                   spread);
                 }
             }
         }

@@ -1,4 +1,6 @@
-// Horizontal min/max pass: van Herk/Gil-Werman along rows (see vhgw.cuh), by one of two kernels.
+// Horizontal min/max pass. uint8 windows under 256 pixels with pixels off the row at p.pad (border
+// ignore or constant) go by doubling in registers (row_doubling.cuh); the rest by van
+// Herk/Gil-Werman along rows (see vhgw.cuh), by one of two kernels.
 // Where a row group and its border extension fit in shared memory (rows up to about 56000
 // columns for short windows), the whole-row kernel further down: one read and one write of the
 // image whatever L. Otherwise the tiled kernel described here, whose halo of L - 1 columns per
@@ -29,6 +31,7 @@
 #include "granula/core/device.hpp"
 #include "core/cuda/check.cuh"
 #include "morphology/cuda/line_pass.cuh"
+#include "morphology/cuda/row_doubling.cuh"
 #include "morphology/cuda/tuning.hpp"
 #include "morphology/cuda/vhgw.cuh"
 
@@ -708,10 +711,6 @@ __global__ void __launch_bounds__(tuning_policy::horizontal_row_threads, 1) hori
     }
 }
 
-inline bool aligned16(const void* data, i64 stride_bytes) {
-    return reinterpret_cast<std::uintptr_t>(data) % 16 == 0 && stride_bytes % 16 == 0;
-}
-
 // Shared-memory words of an extended row of NE words and the row_run identity words after it.
 inline std::size_t row_words(i64 NE) { return static_cast<std::size_t>(rpad(static_cast<int>(NE + row_run)) + 1); }
 
@@ -787,6 +786,10 @@ void horizontal_pass(device_view<const T> in, device_view<T> out, const pass_par
     if (before + after == 0) {
         granula::copy<T>(in, out, granula::stream(stream));
         return;
+    }
+    if (p.mode == border_mode::ignore || p.mode == border_mode::constant) {  // pixels off the row are p.pad
+        const row_doubling_stage<T> only{before, after, p.pad};
+        if (row_doubling<T>(in, out, p.maximum, only, nullptr, stream)) return;
     }
     if (p.maximum ? run_rows<T, true>(in, out, p, before, after, stream)
                   : run_rows<T, false>(in, out, p, before, after, stream))

@@ -92,6 +92,11 @@ bool word_aligned(const void* data, std::int64_t stride) {
     return reinterpret_cast<std::uintptr_t>(data) % 4 == 0 && (stride * static_cast<std::int64_t>(sizeof(T))) % 4 == 0;
 }
 
+// True when a view's rows start on 16-byte boundaries (stride in bytes), for 16-byte vectors.
+inline bool aligned16(const void* data, std::int64_t stride_bytes) {
+    return reinterpret_cast<std::uintptr_t>(data) % 16 == 0 && stride_bytes % 16 == 0;
+}
+
 // Calls f(std::integral_constant<int, C>{}) with the chunk length C in {1, 2, 4, ..., MaxChunk}
 // that equals `chunk` (MaxChunk for anything larger), so kernels get it as a compile-time
 // constant. MaxChunk is 32 or 64: only the passes that opt in instantiate 64-row kernels.

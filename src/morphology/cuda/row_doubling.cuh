@@ -1,0 +1,270 @@
+// Min/max windows along the rows of a uint8 image by doubling, in registers: one pass
+// (horizontal_pass.cuh) or an opening or closing in one kernel (fused_opening.cuh).
+//
+// A warp owns one row's columns [c0, c0 + S): lane t holds NW words of four columns each from
+// c0 + 32 t on, as split u16x2 halves (bytes 0, 2 in `lo`, 1, 3 in `hi`: native min.u16x2).
+// A window of L columns starting at i is op(N(i), N(i + L - 2^K)), N = op over 2^K columns,
+// K = floor(log2 L) (a sparse table): N doubles K times, each by a compile-time shift (renamed
+// registers within a lane, a byte permute within a word, shuffles from the lanes to the right),
+// and the one runtime shift, L - 2^K, goes bit by bit. No shared memory, no barrier, no scan
+// carried between threads; each stage costs about K + 1 min operations a word. Windows near the
+// warp's right end read wrapped lanes and are discarded: a warp writes S less its stages' L - 1,
+// rounded down to 16. One stage (a min or max pass) or two (an opening or closing: the first
+// stage's results stay in registers, the second sees its padding outside the image). K is a
+// template parameter: as a run-time loop bound, each level's branch cost copies of all 16
+// registers where the paths merge.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "granula/core/device.hpp"
+#include "core/cuda/check.cuh"
+#include "morphology/cuda/line_pass.cuh"
+#include "morphology/cuda/tuning.hpp"
+#include "morphology/cuda/words.cuh"
+
+namespace granula::cuda::detail {
+namespace {
+
+using granula::detail::check_launch;
+
+struct u8_row_words {
+    using word = u8x4_split;
+    static constexpr int NW = 8;  // words per lane
+    __device__ static word split(std::uint32_t m) { return {__byte_perm(m, 0, 0x4240), __byte_perm(m, 0, 0x4341)}; }
+    __device__ static std::uint32_t pack(word w) { return __byte_perm(w.lo, w.hi, 0x6240); }
+    template <bool Max>
+    __device__ static word apply(word a, word b) {
+        if constexpr (Max)
+            return {__vmaxu2(a.lo, b.lo), __vmaxu2(a.hi, b.hi)};
+        else
+            return {__vminu2(a.lo, b.lo), __vminu2(a.hi, b.hi)};
+    }
+    __device__ static word shfl_down(word w, int lanes) {
+        return {__shfl_down_sync(0xffffffffu, w.lo, lanes), __shfl_down_sync(0xffffffffu, w.hi, lanes)};
+    }
+    // Columns R .. R + 3 of the eight held by a (0 .. 3) and b (4 .. 7), R < 4.
+    template <int R>
+    __device__ static word shift(word a, word b) {
+        if constexpr (R == 0) return a;
+        if constexpr (R == 1) return {a.hi, __byte_perm(a.lo, b.lo, 0x5432)};
+        if constexpr (R == 2) return {__byte_perm(a.lo, b.lo, 0x5432), __byte_perm(a.hi, b.hi, 0x5432)};
+        if constexpr (R == 3) return {__byte_perm(a.hi, b.hi, 0x5432), b.lo};
+    }
+};
+using row_word = u8_row_words::word;
+constexpr int row_nw = u8_row_words::NW;
+
+// out[j] = the four columns D past word j's first (compile-time D); garbage near the warp's end.
+template <int D>
+__device__ __forceinline__ void shifted(const row_word (&a)[row_nw], row_word (&out)[row_nw]) {
+    constexpr int q = D / 4, r = D % 4, K = row_nw + (r ? 1 : 0);
+    row_word src[K];
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+        const int k = q + i;
+        src[i] = k < row_nw ? a[k] : u8_row_words::shfl_down(a[k % row_nw], k / row_nw);
+    }
+#pragma unroll
+    for (int j = 0; j < row_nw; ++j) out[j] = u8_row_words::shift<r>(src[j], src[r ? j + 1 : j]);
+}
+
+// n := op(n, n shifted by D) (Op), or n := n shifted by D (no Op).
+template <int D, bool Max>
+__device__ __forceinline__ void double_level(row_word (&n)[row_nw]) {
+    row_word s[row_nw];
+    shifted<D>(n, s);
+#pragma unroll
+    for (int j = 0; j < row_nw; ++j) n[j] = u8_row_words::apply<Max>(n[j], s[j]);
+}
+template <int D>
+__device__ __forceinline__ void shift_level(row_word (&n)[row_nw]) {
+    row_word s[row_nw];
+    shifted<D>(n, s);
+#pragma unroll
+    for (int j = 0; j < row_nw; ++j) n[j] = s[j];
+}
+
+// n := op over n[i, i + L), 2^K <= L < 2^(K + 1): K doublings, then op with a copy shifted by
+// t = L - 2^K, bit by bit.
+template <bool Max, int K, int... k>
+__device__ __forceinline__ void row_window(row_word (&n)[row_nw], int L, std::integer_sequence<int, k...>) {
+    (double_level<1 << k, Max>(n), ...);
+    row_word m[row_nw];
+#pragma unroll
+    for (int j = 0; j < row_nw; ++j) m[j] = n[j];
+    const int t = L - (1 << K);
+    ((t >> k & 1 ? shift_level<1 << k>(m) : void()), ...);
+#pragma unroll
+    for (int j = 0; j < row_nw; ++j) n[j] = u8_row_words::apply<Max>(n[j], m[j]);
+}
+template <bool Max, int K>
+__device__ __forceinline__ void row_window(row_word (&n)[row_nw], int L) {
+    row_window<Max, K>(n, L, std::make_integer_sequence<int, K>{});
+}
+
+struct row_doubling_args {
+    const std::uint8_t* in = nullptr;
+    i64 in_stride = 0;
+    std::uint8_t* out = nullptr;
+    i64 out_stride = 0;
+    i64 width = 0;
+    int L1 = 0, L2 = 0, b1 = 0;
+    int lead = 0;      // c0 = X - lead: the first input column of the warp writing from X (lead % 4 == 0)
+    int delta = 0;     // lead - the stages' arms before (< 4): register column delta holds output column X
+    int span = 0;      // output columns per warp, a multiple of 16
+    int segments = 0;  // warps per row
+    unsigned tasks = 0;  // warps in all
+    std::uint8_t pad1 = 0, pad2 = 0;
+};
+
+// Replaces the columns of packed word m (first column `col`) outside [0, width) by `pad`.
+__device__ __forceinline__ std::uint32_t pad_outside(std::uint32_t m, i64 col, i64 width, std::uint8_t pad) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+        if (col + i < 0 || col + i >= width) m = __byte_perm(m, pad, (0x3210 & ~(0xf << (4 * i))) | (4 << (4 * i)));
+    return m;
+}
+
+template <bool Max1, int K, bool Two>
+__global__ void __launch_bounds__(tuning_policy::doubling_threads, 2) row_doubling_kernel(const row_doubling_args a) {
+    constexpr int S = 32 * 4 * row_nw;  // columns per warp
+    const int lane = threadIdx.x % 32;
+    const unsigned task = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    if (task >= a.tasks) return;  // whole warps
+    const i64 y = task / static_cast<unsigned>(a.segments);
+    const i64 X = static_cast<i64>(task % static_cast<unsigned>(a.segments)) * a.span;
+    const i64 c0 = X - a.lead, ct = c0 + 4 * row_nw * lane;
+    const std::uint8_t* row = a.in + y * a.in_stride;
+    row_word n[row_nw];
+    if (c0 >= 0 && c0 + S <= a.width) {
+        const auto* src = reinterpret_cast<const std::uint32_t*>(row + ct);
+#pragma unroll
+        for (int j = 0; j < row_nw; ++j) n[j] = u8_row_words::split(__ldg(src + j));
+    } else {  // words lie wholly left of column 0 or right of it (c0 % 4 == 0)
+#pragma unroll
+        for (int j = 0; j < row_nw; ++j) {
+            const i64 col = ct + 4 * j;
+            std::uint32_t m = 0x01010101u * a.pad1;
+            if (col >= 0 && col + 4 <= a.width) {
+                m = __ldg(reinterpret_cast<const std::uint32_t*>(row + col));
+            } else if (col >= 0 && col < a.width) {
+                for (int i = 0; col + i < a.width; ++i)
+                    m = __byte_perm(m, __ldg(row + col + i), (0x3210 & ~(0xf << (4 * i))) | (4 << (4 * i)));
+            }
+            n[j] = u8_row_words::split(m);
+        }
+    }
+    row_window<Max1, K>(n, a.L1);
+    if constexpr (Two) {
+        // The second stage's input: the first's results, its padding outside the image.
+        const i64 ce = ct + a.b1;
+        if (c0 + a.b1 < 0 || c0 + a.b1 + S > a.width)
+#pragma unroll
+            for (int j = 0; j < row_nw; ++j)
+                n[j] = u8_row_words::split(pad_outside(u8_row_words::pack(n[j]), ce + 4 * j, a.width, a.pad2));
+        row_window<!Max1, K>(n, a.L2);
+    }
+    // Register column delta + u holds output column X + u: a funnel shift by delta columns, the
+    // lane's last word from the next lane's first.
+    std::uint32_t p[row_nw + 1];
+#pragma unroll
+    for (int j = 0; j < row_nw; ++j) p[j] = u8_row_words::pack(n[j]);
+    p[row_nw] = __shfl_down_sync(0xffffffffu, p[0], 1);
+    const unsigned sh = 8 * static_cast<unsigned>(a.delta);
+    std::uint32_t o[row_nw];
+#pragma unroll
+    for (int j = 0; j < row_nw; ++j) o[j] = __funnelshift_r(p[j], p[j + 1], sh);
+    std::uint8_t* orow = a.out + y * a.out_stride;
+    const i64 end = std::min<i64>(X + a.span, a.width);
+#pragma unroll
+    for (int v = 0; v < row_nw / 4; ++v) {
+        const i64 col = X + 4 * row_nw * lane + 16 * v;
+        if (col + 16 <= end) {
+            *reinterpret_cast<uint4*>(orow + col) = make_uint4(o[4 * v], o[4 * v + 1], o[4 * v + 2], o[4 * v + 3]);
+        } else if (col < end) {  // the row's last columns
+            for (int i = 0; col + i < end; ++i)
+                orow[col + i] = static_cast<std::uint8_t>(o[4 * v + i / 4] >> (8 * (i % 4)));
+        }
+    }
+}
+
+template <class T>
+struct row_doubling_stage {
+    i64 before = 0, after = 0;  // the window's arms, clipped to the row
+    T pad{};                    // the value of columns outside the row
+};
+
+// One min (max_first) or max pass along the rows, or two (`second`: the other op). uint8 only,
+// where it was measured. False (nothing launched) where it does not apply: windows of 256
+// pixels or more, stages of different K, a warp's halo over half its columns, rows not 16-byte
+// aligned, or `in` and `out` overlapping (a warp reads the columns its neighbours write).
+template <class T>
+bool row_doubling(device_view<const T> in, device_view<T> out, bool max_first, const row_doubling_stage<T>& first,
+                  const row_doubling_stage<T>* second, cudaStream_t stream) {
+    if constexpr (!std::is_same_v<T, std::uint8_t>) {
+        return false;
+    } else {
+        constexpr int S = 32 * 4 * row_nw;
+        const i64 L1 = first.before + first.after + 1;
+        const i64 L2 = second ? second->before + second->after + 1 : 1;
+        const i64 h = first.before + (second ? second->before : 0);
+        const auto log2 = [](i64 L) { return 63 - __builtin_clzll(static_cast<unsigned long long>(L)); };
+        const int K = log2(L1);
+        if (L1 < 2 || L1 >= 256 || L2 >= 256 || (second && log2(L2) != K)) return false;
+        if (!aligned16(in.data(), in.stride()) || !aligned16(out.data(), out.stride())) return false;
+        const auto* ib = in.data();
+        const auto* ob = out.data();
+        const auto* in_end = ib + (in.height() - 1) * in.stride() + in.width();
+        const auto* out_end = ob + (out.height() - 1) * out.stride() + out.width();
+        if (ib < out_end && ob < in_end) return false;
+        row_doubling_args a;
+        a.lead = static_cast<int>((h + 3) / 4 * 4);
+        a.delta = static_cast<int>(a.lead - h);
+        const i64 most = (S - (L1 - 1) - (L2 - 1) - a.delta) / 16 * 16;  // output columns a warp can write
+        if (most < S / 2) return false;
+        a.in = in.data();
+        a.in_stride = in.stride();
+        a.out = out.data();
+        a.out_stride = out.stride();
+        a.width = in.width();
+        a.L1 = static_cast<int>(L1);
+        a.L2 = static_cast<int>(L2);
+        a.b1 = static_cast<int>(first.before);
+        const i64 segments = (a.width + most - 1) / most;
+        a.span = static_cast<int>(((a.width + segments - 1) / segments + 15) / 16 * 16);
+        a.segments = static_cast<int>(segments);
+        a.pad1 = first.pad;
+        a.pad2 = second ? second->pad : std::uint8_t{0};
+        constexpr int per_block = tuning_policy::doubling_threads / 32;
+        const i64 warps = in.height() * segments, blocks = (warps + per_block - 1) / per_block;
+        if (blocks * tuning_policy::doubling_threads > 0xffffffffll) return false;
+        a.tasks = static_cast<unsigned>(warps);
+        const auto launch = [&](auto max1, auto two) {
+            const auto run = [&](auto k) {
+                row_doubling_kernel<decltype(max1)::value, decltype(k)::value, decltype(two)::value>
+                    <<<static_cast<unsigned>(blocks), tuning_policy::doubling_threads, 0, stream>>>(a);
+            };
+            switch (K) {
+                case 1: run(std::integral_constant<int, 1>{}); break;
+                case 2: run(std::integral_constant<int, 2>{}); break;
+                case 3: run(std::integral_constant<int, 3>{}); break;
+                case 4: run(std::integral_constant<int, 4>{}); break;
+                case 5: run(std::integral_constant<int, 5>{}); break;
+                case 6: run(std::integral_constant<int, 6>{}); break;
+                default: run(std::integral_constant<int, 7>{}); break;
+            }
+            check_launch("row_doubling_kernel");
+        };
+        if (second)
+            max_first ? launch(std::true_type{}, std::true_type{}) : launch(std::false_type{}, std::true_type{});
+        else
+            max_first ? launch(std::true_type{}, std::false_type{}) : launch(std::false_type{}, std::false_type{});
+        return true;
+    }
+}
+
+}  // namespace
+}  // namespace granula::cuda::detail
