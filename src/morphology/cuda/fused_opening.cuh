@@ -252,8 +252,8 @@ __global__ void __launch_bounds__(tuning_policy::horizontal_row_threads, 1)
 template <class T, bool Max1>
 bool fused_rows(device_view<const T> in, device_view<T> out, border_mode mode, i64 b1, i64 a1, i64 b2, i64 a2, T pad1,
                 T pad2, cudaStream_t stream) {
-    const row_doubling_stage<T> first{b1, a1, pad1}, second{b2, a2, pad2};
-    if (row_doubling<T>(in, out, Max1, first, &second, stream)) return true;
+    const row_doubling_stage<T> stages[] = {{b1, a1, pad1}, {b2, a2, pad2}};
+    if (row_doubling(in, out, Max1, stages, stream)) return true;
     if (in.width() + std::max(b1 + a1, b2 + a2) + 1 > (i64{1} << 24)) return false;
     const rargs<T> a = row_args<T>(in, out, mode, pad1, b1, a1);
     fused_row_stage<T> b;

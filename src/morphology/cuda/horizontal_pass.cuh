@@ -788,8 +788,8 @@ void horizontal_pass(device_view<const T> in, device_view<T> out, const pass_par
         return;
     }
     if (p.mode == border_mode::ignore || p.mode == border_mode::constant) {  // pixels off the row are p.pad
-        const row_doubling_stage<T> only{before, after, p.pad};
-        if (row_doubling<T>(in, out, p.maximum, only, nullptr, stream)) return;
+        const row_doubling_stage<T> stage[] = {{before, after, p.pad}};
+        if (row_doubling(in, out, p.maximum, stage, stream)) return;
     }
     if (p.maximum ? run_rows<T, true>(in, out, p, before, after, stream)
                   : run_rows<T, false>(in, out, p, before, after, stream))

@@ -15,6 +15,7 @@
 // registers where the paths merge.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -197,23 +198,27 @@ struct row_doubling_stage {
     T pad{};                    // the value of columns outside the row
 };
 
-// One min (max_first) or max pass along the rows, or two (`second`: the other op). uint8 only,
-// where it was measured. False (nothing launched) where it does not apply: windows of 256
-// pixels or more, stages of different K, a warp's halo over half its columns, rows not 16-byte
-// aligned, or `in` and `out` overlapping (a warp reads the columns its neighbours write).
-template <class T>
-bool row_doubling(device_view<const T> in, device_view<T> out, bool max_first, const row_doubling_stage<T>& first,
-                  const row_doubling_stage<T>* second, cudaStream_t stream) {
+// One min (max_first) or max pass along the rows (N = 1 stage), or two (N = 2: the second the
+// other op). uint8 only, where it was measured. False (nothing launched) where it does not apply:
+// windows of 256 pixels or more, stages of different K, a warp's halo over half its columns, rows
+// not 16-byte aligned, or `in` and `out` overlapping (a warp reads the columns its neighbours
+// write).
+template <class T, std::size_t N>
+bool row_doubling(device_view<const T> in, device_view<T> out, bool max_first,
+                  const row_doubling_stage<T> (&stages)[N], cudaStream_t stream) {
+    static_assert(N == 1 || N == 2);
+    constexpr bool two = N == 2;
     if constexpr (!std::is_same_v<T, std::uint8_t>) {
         return false;
     } else {
         constexpr int S = 32 * 4 * row_nw;
+        const row_doubling_stage<T>& first = stages[0];
         const i64 L1 = first.before + first.after + 1;
-        const i64 L2 = second ? second->before + second->after + 1 : 1;
-        const i64 h = first.before + (second ? second->before : 0);
+        const i64 L2 = two ? stages[N - 1].before + stages[N - 1].after + 1 : 1;
+        const i64 h = first.before + (two ? stages[N - 1].before : 0);
         const auto log2 = [](i64 L) { return 63 - __builtin_clzll(static_cast<unsigned long long>(L)); };
         const int K = log2(L1);
-        if (L1 < 2 || L1 >= 256 || L2 >= 256 || (second && log2(L2) != K)) return false;
+        if (L1 < 2 || L1 >= 256 || L2 >= 256 || (two && log2(L2) != K)) return false;
         if (!aligned16(in.data(), in.stride()) || !aligned16(out.data(), out.stride())) return false;
         const auto* ib = in.data();
         const auto* ob = out.data();
@@ -237,14 +242,14 @@ bool row_doubling(device_view<const T> in, device_view<T> out, bool max_first, c
         a.span = static_cast<int>(((a.width + segments - 1) / segments + 15) / 16 * 16);
         a.segments = static_cast<int>(segments);
         a.pad1 = first.pad;
-        a.pad2 = second ? second->pad : std::uint8_t{0};
+        a.pad2 = stages[N - 1].pad;
         constexpr int per_block = tuning_policy::doubling_threads / 32;
         const i64 warps = in.height() * segments, blocks = (warps + per_block - 1) / per_block;
         if (blocks * tuning_policy::doubling_threads > 0xffffffffll) return false;
         a.tasks = static_cast<unsigned>(warps);
-        const auto launch = [&](auto max1, auto two) {
+        const auto launch = [&](auto max1) {
             const auto run = [&](auto k) {
-                row_doubling_kernel<decltype(max1)::value, decltype(k)::value, decltype(two)::value>
+                row_doubling_kernel<decltype(max1)::value, decltype(k)::value, two>
                     <<<static_cast<unsigned>(blocks), tuning_policy::doubling_threads, 0, stream>>>(a);
             };
             switch (K) {
@@ -258,10 +263,7 @@ bool row_doubling(device_view<const T> in, device_view<T> out, bool max_first, c
             }
             check_launch("row_doubling_kernel");
         };
-        if (second)
-            max_first ? launch(std::true_type{}, std::true_type{}) : launch(std::false_type{}, std::true_type{});
-        else
-            max_first ? launch(std::true_type{}, std::false_type{}) : launch(std::false_type{}, std::false_type{});
+        max_first ? launch(std::true_type{}) : launch(std::false_type{});
         return true;
     }
 }
