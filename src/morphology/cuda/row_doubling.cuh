@@ -15,6 +15,7 @@
 // registers where the paths merge.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -72,7 +73,7 @@ __device__ __forceinline__ void shifted(const row_word (&a)[row_nw], row_word (&
     for (int j = 0; j < row_nw; ++j) out[j] = u8_row_words::shift<r>(src[j], src[r ? j + 1 : j]);
 }
 
-// n := op(n, n shifted by D) (Op), or n := n shifted by D (no Op).
+// double_level: n := op(n, n shifted by D); shift_level: n := n shifted by D.
 template <int D, bool Max>
 __device__ __forceinline__ void double_level(row_word (&n)[row_nw]) {
     row_word s[row_nw];
