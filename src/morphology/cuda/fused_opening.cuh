@@ -41,7 +41,6 @@
 
 #include <algorithm>
 #include <type_traits>
-#include <utility>
 
 #include "morphology/cuda/horizontal_pass.cuh"
 

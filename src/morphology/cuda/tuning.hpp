@@ -92,8 +92,8 @@ struct tuning_policy {
     static constexpr int fused_max_shared = 100 * 1024;
     static constexpr int fused_max_chunk = 16;
 
-    // Fused opening/closing by a horizontal line by doubling (fused_opening.cuh): threads per
-    // block, a warp per row segment.
+    // Windows along rows by doubling (row_doubling.cuh: a pass, or an opening or closing):
+    // threads per block, a warp per row segment.
     static constexpr int doubling_threads = 256;
 
     // Element-wise kernels (differences of the compound operations).
