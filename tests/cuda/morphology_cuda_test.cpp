@@ -53,20 +53,27 @@ struct device_view_case {
     std::int64_t offset = 0, stride = 0;
 };
 
+// A w x h view at `offset` with row stride `stride` in a buffer of `total` random pixels.
 template <class T>
-device_view_case<T> make_device_view(std::mt19937_64& rng, std::int64_t w, std::int64_t h, bool strided) {
-    std::uniform_int_distribution<std::int64_t> pad(0, 13);
+device_view_case<T> guarded_view(std::mt19937_64& rng, std::int64_t w, std::int64_t h, std::int64_t stride,
+                                 std::int64_t offset, std::int64_t total) {
     device_view_case<T> c;
-    const std::int64_t x0 = strided ? pad(rng) : 0, y0 = strided ? pad(rng) % 4 : 0;
-    c.stride = strided ? w + x0 + pad(rng) : w;
-    c.offset = y0 * c.stride + x0;
-    const std::int64_t total = c.stride * (h + y0) + 7;
+    c.stride = stride;
+    c.offset = offset;
     c.buffer = device_image<T>(total, 1);
     c.initial.resize(static_cast<std::size_t>(total));
     for (auto& v : c.initial) v = random_pixel<T>(rng, 256);
     copy<T>(host_view<const T>(c.initial.data(), total, 1), c.buffer.view());
-    c.view = device_view<T>(c.buffer.data() + c.offset, w, h, c.stride);
+    c.view = device_view<T>(c.buffer.data() + offset, w, h, stride);
     return c;
+}
+
+template <class T>
+device_view_case<T> make_device_view(std::mt19937_64& rng, std::int64_t w, std::int64_t h, bool strided) {
+    std::uniform_int_distribution<std::int64_t> pad(0, 13);
+    const std::int64_t x0 = strided ? pad(rng) : 0, y0 = strided ? pad(rng) % 4 : 0;
+    const std::int64_t stride = strided ? w + x0 + pad(rng) : w;
+    return guarded_view<T>(rng, w, h, stride, y0 * stride + x0, stride * (h + y0) + 7);
 }
 
 // A device view whose rows start one 4-byte word into a buffer (word aligned, not 16-byte
@@ -74,32 +81,16 @@ device_view_case<T> make_device_view(std::mt19937_64& rng, std::int64_t w, std::
 template <class T>
 device_view_case<T> make_word_aligned_view(std::mt19937_64& rng, std::int64_t w, std::int64_t h) {
     constexpr std::int64_t P = 4 / static_cast<std::int64_t>(sizeof(T));
-    device_view_case<T> c;
-    c.stride = (w + P - 1) / P * P + P;
-    c.offset = c.stride + P;
-    const std::int64_t total = c.stride * (h + 2) + P;
-    c.buffer = device_image<T>(total, 1);
-    c.initial.resize(static_cast<std::size_t>(total));
-    for (auto& v : c.initial) v = random_pixel<T>(rng, 256);
-    copy<T>(host_view<const T>(c.initial.data(), total, 1), c.buffer.view());
-    c.view = device_view<T>(c.buffer.data() + c.offset, w, h, c.stride);
-    return c;
+    const std::int64_t stride = (w + P - 1) / P * P + P;
+    return guarded_view<T>(rng, w, h, stride, stride + P, stride * (h + 2) + P);
 }
 
 // A device view whose rows start on 16-byte boundaries (the row stride rounded up to 16 pixels,
 // then 16 more), guards after the last row.
 template <class T>
 device_view_case<T> make_aligned_view(std::mt19937_64& rng, std::int64_t w, std::int64_t h) {
-    device_view_case<T> c;
-    c.stride = (w + 15) / 16 * 16 + 16;
-    c.offset = 0;
-    const std::int64_t total = c.stride * (h + 1);
-    c.buffer = device_image<T>(total, 1);
-    c.initial.resize(static_cast<std::size_t>(total));
-    for (auto& v : c.initial) v = random_pixel<T>(rng, 256);
-    copy<T>(host_view<const T>(c.initial.data(), total, 1), c.buffer.view());
-    c.view = device_view<T>(c.buffer.data(), w, h, c.stride);
-    return c;
+    const std::int64_t stride = (w + 15) / 16 * 16 + 16;
+    return guarded_view<T>(rng, w, h, stride, 0, stride * (h + 1));
 }
 
 // The view's pixels against `want`, and nothing outside the view changed (its guards).

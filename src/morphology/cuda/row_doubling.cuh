@@ -16,12 +16,14 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
 
 #include "granula/core/device.hpp"
+#include "granula/core/image.hpp"
 #include "core/cuda/check.cuh"
 #include "morphology/cuda/line_pass.cuh"
 #include "morphology/cuda/tuning.hpp"
@@ -122,11 +124,16 @@ struct row_doubling_args {
     std::uint8_t pad1 = 0, pad2 = 0;
 };
 
+// Packed word m with its byte i replaced by v.
+__device__ __forceinline__ std::uint32_t with_byte(std::uint32_t m, int i, std::uint8_t v) {
+    return __byte_perm(m, v, (0x3210 & ~(0xf << (4 * i))) | (4 << (4 * i)));
+}
+
 // Replaces the columns of packed word m (first column `col`) outside [0, width) by `pad`.
 __device__ __forceinline__ std::uint32_t pad_outside(std::uint32_t m, i64 col, i64 width, std::uint8_t pad) {
 #pragma unroll
     for (int i = 0; i < 4; ++i)
-        if (col + i < 0 || col + i >= width) m = __byte_perm(m, pad, (0x3210 & ~(0xf << (4 * i))) | (4 << (4 * i)));
+        if (col + i < 0 || col + i >= width) m = with_byte(m, i, pad);
     return m;
 }
 
@@ -149,12 +156,11 @@ __global__ void __launch_bounds__(tuning_policy::doubling_threads, 2) row_doubli
 #pragma unroll
         for (int j = 0; j < row_nw; ++j) {
             const i64 col = ct + 4 * j;
-            std::uint32_t m = 0x01010101u * a.pad1;
+            std::uint32_t m = packed<std::uint8_t>::splat_mem(a.pad1);
             if (col >= 0 && col + 4 <= a.width) {
                 m = __ldg(reinterpret_cast<const std::uint32_t*>(row + col));
             } else if (col >= 0 && col < a.width) {
-                for (int i = 0; col + i < a.width; ++i)
-                    m = __byte_perm(m, __ldg(row + col + i), (0x3210 & ~(0xf << (4 * i))) | (4 << (4 * i)));
+                for (int i = 0; col + i < a.width; ++i) m = with_byte(m, i, __ldg(row + col + i));
             }
             n[j] = u8_row_words::split(m);
         }
@@ -217,15 +223,11 @@ bool row_doubling(device_view<const T> in, device_view<T> out, bool max_first,
         const i64 L1 = first.before + first.after + 1;
         const i64 L2 = two ? stages[N - 1].before + stages[N - 1].after + 1 : 1;
         const i64 h = first.before + (two ? stages[N - 1].before : 0);
-        const auto log2 = [](i64 L) { return 63 - __builtin_clzll(static_cast<unsigned long long>(L)); };
+        const auto log2 = [](i64 L) { return std::bit_width(static_cast<std::uint64_t>(L)) - 1; };
         const int K = log2(L1);
         if (L1 < 2 || L1 >= 256 || L2 >= 256 || (two && log2(L2) != K)) return false;
         if (!aligned16(in.data(), in.stride()) || !aligned16(out.data(), out.stride())) return false;
-        const auto* ib = in.data();
-        const auto* ob = out.data();
-        const auto* in_end = ib + (in.height() - 1) * in.stride() + in.width();
-        const auto* out_end = ob + (out.height() - 1) * out.stride() + out.width();
-        if (ib < out_end && ob < in_end) return false;
+        if (overlaps(in, out)) return false;
         row_doubling_args a;
         a.lead = static_cast<int>((h + 3) / 4 * 4);
         a.delta = static_cast<int>(a.lead - h);
