@@ -13,10 +13,10 @@
 // second stage over those, whose results go straight to the image. Neighbouring blocks read the
 // same halo rows, mostly from L2.
 //
-// Horizontal, uint8 lines under 256 pixels: row_doubling.cuh, both stages in registers. Otherwise
-// (fused_row_kernel): the whole-row kernel of horizontal_pass.cuh with a second extended row in
-// shared memory: the first stage's results land there, between the second stage's padding
-// words, and the second stage stores the row group.
+// Horizontal, uint8 lines under 256 pixels and uint16 ones under 128: row_doubling.cuh, both
+// stages in registers. Otherwise (fused_row_kernel): the whole-row kernel of horizontal_pass.cuh
+// with a second extended row in shared memory: the first stage's results land there, between
+// the second stage's padding words, and the second stage stores the row group.
 //
 // Measured on one H200 (2026-11-27, a standalone harness calling fused_line_pair against two
 // calls of the passes into a preallocated scratch image and a cudaMemcpyAsync, 8000^2, kernels
@@ -28,7 +28,9 @@
 //            bench_gpu_shapes --size 8000 --op opening, same run): uint8 L = 41 / 101 / 201
 //            0.078 / 0.093 / 0.125 ms against 0.154 / 0.155 / 0.156 (2.3x / 2.8x / 3.7x copy);
 //            Nsight Compute at L = 41: 77 us, 53 M warp instructions (735 a lane), issue-bound
-//            (69% of cycles issue), DRAM 64 MB read and 45 MB written.
+//            (69% of cycles issue), DRAM 64 MB read and 45 MB written. uint16 (2026-12-02,
+//            likewise): L = 41 / 101 0.144 / 0.171 ms against 0.178 / 0.178 (2.2x / 2.6x copy);
+//            L = 201 0.220 against 0.178, so the whole-row kernel keeps uint16 from 128 on.
 //   columns: float32 L = 41 0.381 against 0.521 ms (3.1x copy against 4.2x), this version:
 //            strips of 16 words, 256-row bands, 256 threads, tasks of 32 rows, chunks of at most
 //            16 (fused_max_chunk). uint8 (L = 41 / 101) against the passes' 0.172 / 0.234 ms:
