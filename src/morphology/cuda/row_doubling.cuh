@@ -34,8 +34,9 @@ namespace {
 
 using granula::detail::check_launch;
 
-// A lane's 32 columns as NW words of P columns: uint8 as split u16x2 halves (bytes 0, 2 in `lo`,
-// 1, 3 in `hi`), uint16 as one u16x2 word (min.u16x2 is native on sm_90 for both).
+// A lane's lane_columns columns as NW words of P columns: uint8 as split u16x2 halves (bytes 0, 2
+// in `lo`, 1, 3 in `hi`), uint16 as one u16x2 word (min.u16x2 is native on sm_90 for both).
+constexpr int lane_columns = 32;
 template <class T>
 struct doubling_words;
 template <>
@@ -81,7 +82,8 @@ struct doubling_words<std::uint16_t> {
         if constexpr (R == 1) return __byte_perm(a, b, 0x5432);
     }
 };
-constexpr int lane_columns = 32;
+static_assert(doubling_words<std::uint8_t>::NW * doubling_words<std::uint8_t>::P == lane_columns);
+static_assert(doubling_words<std::uint16_t>::NW * doubling_words<std::uint16_t>::P == lane_columns);
 
 // out[j] = the P columns D past word j's first (compile-time D); garbage near the warp's end.
 template <class T, int D>
