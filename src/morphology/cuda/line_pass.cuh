@@ -4,9 +4,11 @@
 
 #include <cuda_runtime.h>
 
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/cuda/check.cuh"
@@ -97,21 +99,27 @@ inline bool aligned16(const void* data, std::int64_t stride_bytes) {
     return reinterpret_cast<std::uintptr_t>(data) % 16 == 0 && stride_bytes % 16 == 0;
 }
 
+// Calls f(std::integral_constant<int, v>{}) with the v in [Lo, Hi] that equals `value` (Hi for
+// anything else), so that kernels get a run-time choice as a compile-time constant.
+template <int Lo, int Hi, class F>
+void with_constant(int value, F&& f) {
+    static_assert(Lo <= Hi);
+    const bool found = [&]<int... i>(std::integer_sequence<int, i...>) {
+        return ((value == Lo + i && (f(std::integral_constant<int, Lo + i>{}), true)) || ...);
+    }(std::make_integer_sequence<int, Hi - Lo + 1>{});
+    if (!found) f(std::integral_constant<int, Hi>{});
+}
+
 // Calls f(std::integral_constant<int, C>{}) with the chunk length C in {1, 2, 4, ..., MaxChunk}
 // that equals `chunk` (MaxChunk for anything larger), so kernels get it as a compile-time
 // constant. MaxChunk is 32 or 64: only the passes that opt in instantiate 64-row kernels.
 template <int MaxChunk = 32, class F>
 void with_chunk_length(int chunk, F&& f) {
     static_assert(MaxChunk == 32 || MaxChunk == 64);
-    switch (chunk) {
-    case 1: f(std::integral_constant<int, 1>{}); break;
-    case 2: f(std::integral_constant<int, 2>{}); break;
-    case 4: f(std::integral_constant<int, 4>{}); break;
-    case 8: f(std::integral_constant<int, 8>{}); break;
-    case 16: f(std::integral_constant<int, 16>{}); break;
-    case 32: f(std::integral_constant<int, 32>{}); break;
-    default: f(std::integral_constant<int, MaxChunk>{}); break;
-    }
+    constexpr int max_log2 = std::bit_width(static_cast<unsigned>(MaxChunk)) - 1;
+    const auto c = static_cast<unsigned>(chunk);
+    const int log2 = std::has_single_bit(c) ? std::bit_width(c) - 1 : max_log2;
+    with_constant<0, max_log2>(log2, [&](auto k) { f(std::integral_constant<int, 1 << decltype(k)::value>{}); });
 }
 
 // A temporary image in a stream_buffer; rows padded to 128 bytes like device_image.

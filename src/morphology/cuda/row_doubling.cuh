@@ -302,17 +302,7 @@ bool row_doubling(device_view<const T> in, device_view<T> out, bool max_first,
                 row_doubling_kernel<T, decltype(max1)::value, decltype(k)::value, two>
                     <<<static_cast<unsigned>(blocks), tuning_policy::doubling_threads, 0, stream>>>(a);
             };
-            switch (K) {
-                case 1: run(std::integral_constant<int, 1>{}); break;
-                case 2: run(std::integral_constant<int, 2>{}); break;
-                case 3: run(std::integral_constant<int, 3>{}); break;
-                case 4: run(std::integral_constant<int, 4>{}); break;
-                case 5: run(std::integral_constant<int, 5>{}); break;
-                case 6: run(std::integral_constant<int, 6>{}); break;
-                default:
-                    if constexpr (max_K == 7) run(std::integral_constant<int, 7>{});
-                    break;
-            }
+            with_constant<1, max_K>(K, run);
             check_launch("row_doubling_kernel");
         };
         max_first ? launch(std::true_type{}) : launch(std::false_type{});
