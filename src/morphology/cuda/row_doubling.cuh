@@ -35,23 +35,27 @@ namespace {
 using granula::detail::check_launch;
 
 // A lane's lane_columns columns as NW words of P columns: uint8 as split u16x2 halves (bytes 0, 2
-// in `lo`, 1, 3 in `hi`), uint16 as one u16x2 word (min.u16x2 is native on sm_90 for both).
+// in `lo`, 1, 3 in `hi`), uint16 as one u16x2 word (min.u16x2 is native on sm_90 for both). The
+// words and their min/max are split_word<T>'s (words.cuh); the row kernel adds the count a lane,
+// the byte permutes from and to memory order, and the shifts.
 constexpr int lane_columns = 32;
+template <class T>
+struct doubling_words_base {
+    using V = typename split_word<T>::type;
+    using word = typename V::word;
+    static constexpr int P = V::P;
+    template <bool Max>
+    __device__ static word apply(word a, word b) {
+        return word_op<V, Max>::apply(a, b);
+    }
+};
 template <class T>
 struct doubling_words;
 template <>
-struct doubling_words<std::uint8_t> {
-    using word = u8x4_split;
-    static constexpr int P = 4, NW = 8;
+struct doubling_words<std::uint8_t> : doubling_words_base<std::uint8_t> {
+    static constexpr int NW = 8;
     __device__ static word split(std::uint32_t m) { return {__byte_perm(m, 0, 0x4240), __byte_perm(m, 0, 0x4341)}; }
     __device__ static std::uint32_t pack(word w) { return __byte_perm(w.lo, w.hi, 0x6240); }
-    template <bool Max>
-    __device__ static word apply(word a, word b) {
-        if constexpr (Max)
-            return {__vmaxu2(a.lo, b.lo), __vmaxu2(a.hi, b.hi)};
-        else
-            return {__vminu2(a.lo, b.lo), __vminu2(a.hi, b.hi)};
-    }
     __device__ static word shfl_down(word w, int lanes) {
         return {__shfl_down_sync(0xffffffffu, w.lo, lanes), __shfl_down_sync(0xffffffffu, w.hi, lanes)};
     }
@@ -65,15 +69,10 @@ struct doubling_words<std::uint8_t> {
     }
 };
 template <>
-struct doubling_words<std::uint16_t> {
-    using word = std::uint32_t;
-    static constexpr int P = 2, NW = 16;
+struct doubling_words<std::uint16_t> : doubling_words_base<std::uint16_t> {
+    static constexpr int NW = 16;
     __device__ static word split(std::uint32_t m) { return m; }
     __device__ static std::uint32_t pack(word w) { return w; }
-    template <bool Max>
-    __device__ static word apply(word a, word b) {
-        return Max ? __vmaxu2(a, b) : __vminu2(a, b);
-    }
     __device__ static word shfl_down(word w, int lanes) { return __shfl_down_sync(0xffffffffu, w, lanes); }
     // Columns R, R + 1 of the four held by a (0, 1) and b (2, 3), R < 2.
     template <int R>
