@@ -37,7 +37,7 @@ using granula::detail::check_launch;
 // A lane's lane_columns columns as NW words of P columns: uint8 as split u16x2 halves (bytes 0, 2
 // in `lo`, 1, 3 in `hi`), uint16 as one u16x2 word (min.u16x2 is native on sm_90 for both). The
 // words and their min/max are split_word<T>'s (words.cuh); the row kernel adds the count a lane,
-// the byte permutes from and to memory order, and the shifts.
+// the split from and the pack to memory order (uint8: words.cuh's byte permutes), and the shifts.
 constexpr int lane_columns = 32;
 template <class T>
 struct doubling_words_base {
@@ -54,8 +54,8 @@ struct doubling_words;
 template <>
 struct doubling_words<std::uint8_t> : doubling_words_base<std::uint8_t> {
     static constexpr int NW = 8;
-    __device__ static word split(std::uint32_t m) { return {__byte_perm(m, 0, 0x4240), __byte_perm(m, 0, 0x4341)}; }
-    __device__ static std::uint32_t pack(word w) { return __byte_perm(w.lo, w.hi, 0x6240); }
+    __device__ static word split(std::uint32_t m) { return split_u8_by_permutes(m); }
+    __device__ static std::uint32_t pack(word w) { return pack_u8_by_permute(w); }
     __device__ static word shfl_down(word w, int lanes) {
         return {__shfl_down_sync(0xffffffffu, w.lo, lanes), __shfl_down_sync(0xffffffffu, w.hi, lanes)};
     }

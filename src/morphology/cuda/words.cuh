@@ -87,6 +87,14 @@ struct packed<std::uint8_t> {
     __device__ static mem from_bits(std::uint32_t b) { return b; }
 };
 
+// A packed uint8 word split into u16x2 halves by byte permutes (bytes 0, 2 in `lo`, 1, 3 in
+// `hi`: one PRMT each) and packed back (one PRMT): where registers hold packed words that are
+// split for every min (the accumulators below, row_doubling.cuh).
+__device__ __forceinline__ u8x4_split split_u8_by_permutes(std::uint32_t m) {
+    return {__byte_perm(m, 0, 0x4240), __byte_perm(m, 0, 0x4341)};
+}
+__device__ __forceinline__ std::uint32_t pack_u8_by_permute(u8x4_split w) { return __byte_perm(w.lo, w.hi, 0x6240); }
+
 // uint8 as two u16x2 halves for every GRANULA_CUDA_U8_SPLIT setting (split_word below).
 struct packed_u8_split {
     using elem = std::uint8_t;
@@ -197,10 +205,8 @@ struct accumulator {
 template <>
 struct accumulator<packed<std::uint8_t>> {
     using ops = packed_u8_split;
-    __device__ static u8x4_split from_word(std::uint32_t w) {
-        return {__byte_perm(w, 0, 0x4240), __byte_perm(w, 0, 0x4341)};  // bytes 0, 2 and 1, 3
-    }
-    __device__ static std::uint32_t to_word(u8x4_split a) { return __byte_perm(a.lo, a.hi, 0x6240); }
+    __device__ static u8x4_split from_word(std::uint32_t w) { return split_u8_by_permutes(w); }
+    __device__ static std::uint32_t to_word(u8x4_split a) { return pack_u8_by_permute(a); }
 };
 #endif
 
