@@ -88,8 +88,8 @@ struct packed<std::uint8_t> {
 };
 
 // A packed uint8 word split into u16x2 halves by byte permutes (bytes 0, 2 in `lo`, 1, 3 in
-// `hi`: one PRMT each) and packed back (one PRMT): where registers hold packed words that are
-// split for every min (the accumulators below, row_doubling.cuh).
+// `hi`: one PRMT each) and packed back (one PRMT): the split words below (packed_u8_split), the
+// accumulators and row_doubling.cuh.
 __device__ __forceinline__ u8x4_split split_u8_by_permutes(std::uint32_t m) {
     return {__byte_perm(m, 0, 0x4240), __byte_perm(m, 0, 0x4341)};
 }
@@ -101,8 +101,8 @@ struct packed_u8_split {
     using mem = std::uint32_t;
     using word = u8x4_split;
     static constexpr int P = 4;
-    __device__ static word unpack(mem m) { return {m & 0x00FF00FFu, (m >> 8) & 0x00FF00FFu}; }
-    __device__ static mem pack(word w) { return w.lo | (w.hi << 8); }
+    __device__ static word unpack(mem m) { return split_u8_by_permutes(m); }
+    __device__ static mem pack(word w) { return pack_u8_by_permute(w); }
     __device__ static word vmin(word a, word b) { return {__vminu2(a.lo, b.lo), __vminu2(a.hi, b.hi)}; }
     __device__ static word vmax(word a, word b) { return {__vmaxu2(a.lo, b.lo), __vmaxu2(a.hi, b.hi)}; }
     __host__ __device__ static word splat(elem v) { return {0x00010001u * v, 0x00010001u * v}; }
