@@ -48,54 +48,22 @@ __host__ __device__ constexpr T identity_value() {
 template <class T>
 struct packed;
 
-// uint8 words for the vertical pass, two ways (GRANULA_CUDA_U8_SPLIT picks; tuning.hpp has the
-// measurements):
-//  0: one 4 x 8-bit word, __vminu4/__vmaxu4 (emulated on Hopper in ~7 instructions);
-//  1: two u16x2 halves, bytes 0 and 2 in `lo`, bytes 1 and 3 in `hi`, native min.u16x2 (2
-//     instructions per min, 2-3 to (un)pack) at the price of twice the registers.
-#if !defined(GRANULA_CUDA_U8_SPLIT)
-#define GRANULA_CUDA_U8_SPLIT 0
-#endif
+// uint8 as two u16x2 halves, bytes 0 and 2 in `lo`, bytes 1 and 3 in `hi`: native min.u16x2 (2
+// instructions per min) at the price of twice the registers.
 struct u8x4_split {
     std::uint32_t lo, hi;
 };
 
-template <>
-struct packed<std::uint8_t> {
-    using elem = std::uint8_t;
-    using mem = std::uint32_t;
-    static constexpr int P = 4;
-#if GRANULA_CUDA_U8_SPLIT
-    using word = u8x4_split;
-    __device__ static word unpack(mem m) { return {m & 0x00FF00FFu, (m >> 8) & 0x00FF00FFu}; }
-    __device__ static mem pack(word w) { return w.lo | (w.hi << 8); }
-    __device__ static word vmin(word a, word b) { return {__vminu2(a.lo, b.lo), __vminu2(a.hi, b.hi)}; }
-    __device__ static word vmax(word a, word b) { return {__vmaxu2(a.lo, b.lo), __vmaxu2(a.hi, b.hi)}; }
-    __host__ __device__ static word splat(elem v) { return {0x00010001u * v, 0x00010001u * v}; }
-#else
-    using word = std::uint32_t;
-    __device__ static word unpack(mem m) { return m; }
-    __device__ static mem pack(word w) { return w; }
-    __device__ static word vmin(word a, word b) { return __vminu4(a, b); }
-    __device__ static word vmax(word a, word b) { return __vmaxu4(a, b); }
-    __host__ __device__ static word splat(elem v) { return 0x01010101u * v; }
-#endif
-    __host__ __device__ static mem splat_mem(elem v) { return 0x01010101u * v; }
-    __device__ static elem get(mem w, int i) { return static_cast<elem>(w >> (8 * i)); }
-    __device__ static mem put(mem w, int i, elem v) { return w | (static_cast<mem>(v) << (8 * i)); }
-    __device__ static std::uint32_t bits(mem w) { return w; }
-    __device__ static mem from_bits(std::uint32_t b) { return b; }
-};
-
-// A packed uint8 word split into u16x2 halves by byte permutes (bytes 0, 2 in `lo`, 1, 3 in
-// `hi`: one PRMT each) and packed back (one PRMT): the split words below (packed_u8_split), the
-// accumulators and row_doubling.cuh.
+// A packed uint8 word split into its halves by byte permutes (one PRMT each) and packed back (one
+// PRMT): the split words below (packed_u8_split), the accumulators and row_doubling.cuh. With
+// masks and shifts instead, runs_kernel<uint8_t> had 4712 SASS instructions against 4640, and a
+// 16384^2 erosion by disk:31 took 4.59 ms against 4.09 (one H200; docs/benchmarks.md, stop 37).
 __device__ __forceinline__ u8x4_split split_u8_by_permutes(std::uint32_t m) {
     return {__byte_perm(m, 0, 0x4240), __byte_perm(m, 0, 0x4341)};
 }
 __device__ __forceinline__ std::uint32_t pack_u8_by_permute(u8x4_split w) { return __byte_perm(w.lo, w.hi, 0x6240); }
 
-// uint8 as two u16x2 halves for every GRANULA_CUDA_U8_SPLIT setting (split_word below).
+// uint8 as split words for every GRANULA_CUDA_U8_SPLIT setting (split_word below).
 struct packed_u8_split {
     using elem = std::uint8_t;
     using mem = std::uint32_t;
@@ -112,6 +80,36 @@ struct packed_u8_split {
     __device__ static std::uint32_t bits(mem w) { return w; }
     __device__ static mem from_bits(std::uint32_t b) { return b; }
 };
+
+// uint8 words for the vertical pass, two ways (GRANULA_CUDA_U8_SPLIT picks; tuning.hpp has the
+// measurements):
+//  0: one 4 x 8-bit word, __vminu4/__vmaxu4 (emulated on Hopper in ~7 instructions);
+//  1: split words (packed_u8_split).
+#if !defined(GRANULA_CUDA_U8_SPLIT)
+#define GRANULA_CUDA_U8_SPLIT 0
+#endif
+#if GRANULA_CUDA_U8_SPLIT
+template <>
+struct packed<std::uint8_t> : packed_u8_split {};
+#else
+template <>
+struct packed<std::uint8_t> {
+    using elem = std::uint8_t;
+    using mem = std::uint32_t;
+    static constexpr int P = 4;
+    using word = std::uint32_t;
+    __device__ static word unpack(mem m) { return m; }
+    __device__ static mem pack(word w) { return w; }
+    __device__ static word vmin(word a, word b) { return __vminu4(a, b); }
+    __device__ static word vmax(word a, word b) { return __vmaxu4(a, b); }
+    __host__ __device__ static word splat(elem v) { return 0x01010101u * v; }
+    __host__ __device__ static mem splat_mem(elem v) { return 0x01010101u * v; }
+    __device__ static elem get(mem w, int i) { return static_cast<elem>(w >> (8 * i)); }
+    __device__ static mem put(mem w, int i, elem v) { return w | (static_cast<mem>(v) << (8 * i)); }
+    __device__ static std::uint32_t bits(mem w) { return w; }
+    __device__ static mem from_bits(std::uint32_t b) { return b; }
+};
+#endif
 
 template <>
 struct packed<std::uint16_t> {
