@@ -63,22 +63,26 @@ __device__ __forceinline__ u8x4_split split_u8_by_permutes(std::uint32_t m) {
 }
 __device__ __forceinline__ std::uint32_t pack_u8_by_permute(u8x4_split w) { return __byte_perm(w.lo, w.hi, 0x6240); }
 
-// uint8 as split words for every GRANULA_CUDA_U8_SPLIT setting (split_word below).
-struct packed_u8_split {
+// Four uint8 pixels in a 4-byte word of memory: what both uint8 word types share.
+struct u8x4_memory {
     using elem = std::uint8_t;
     using mem = std::uint32_t;
-    using word = u8x4_split;
     static constexpr int P = 4;
-    __device__ static word unpack(mem m) { return split_u8_by_permutes(m); }
-    __device__ static mem pack(word w) { return pack_u8_by_permute(w); }
-    __device__ static word vmin(word a, word b) { return {__vminu2(a.lo, b.lo), __vminu2(a.hi, b.hi)}; }
-    __device__ static word vmax(word a, word b) { return {__vmaxu2(a.lo, b.lo), __vmaxu2(a.hi, b.hi)}; }
-    __host__ __device__ static word splat(elem v) { return {0x00010001u * v, 0x00010001u * v}; }
     __host__ __device__ static mem splat_mem(elem v) { return 0x01010101u * v; }
     __device__ static elem get(mem w, int i) { return static_cast<elem>(w >> (8 * i)); }
     __device__ static mem put(mem w, int i, elem v) { return w | (static_cast<mem>(v) << (8 * i)); }
     __device__ static std::uint32_t bits(mem w) { return w; }
     __device__ static mem from_bits(std::uint32_t b) { return b; }
+};
+
+// uint8 as split words for every GRANULA_CUDA_U8_SPLIT setting (split_word below).
+struct packed_u8_split : u8x4_memory {
+    using word = u8x4_split;
+    __device__ static word unpack(mem m) { return split_u8_by_permutes(m); }
+    __device__ static mem pack(word w) { return pack_u8_by_permute(w); }
+    __device__ static word vmin(word a, word b) { return {__vminu2(a.lo, b.lo), __vminu2(a.hi, b.hi)}; }
+    __device__ static word vmax(word a, word b) { return {__vmaxu2(a.lo, b.lo), __vmaxu2(a.hi, b.hi)}; }
+    __host__ __device__ static word splat(elem v) { return {0x00010001u * v, 0x00010001u * v}; }
 };
 
 // uint8 words for the vertical pass, two ways (GRANULA_CUDA_U8_SPLIT picks; tuning.hpp has the
@@ -93,21 +97,13 @@ template <>
 struct packed<std::uint8_t> : packed_u8_split {};
 #else
 template <>
-struct packed<std::uint8_t> {
-    using elem = std::uint8_t;
-    using mem = std::uint32_t;
-    static constexpr int P = 4;
+struct packed<std::uint8_t> : u8x4_memory {
     using word = std::uint32_t;
     __device__ static word unpack(mem m) { return m; }
     __device__ static mem pack(word w) { return w; }
     __device__ static word vmin(word a, word b) { return __vminu4(a, b); }
     __device__ static word vmax(word a, word b) { return __vmaxu4(a, b); }
     __host__ __device__ static word splat(elem v) { return 0x01010101u * v; }
-    __host__ __device__ static mem splat_mem(elem v) { return 0x01010101u * v; }
-    __device__ static elem get(mem w, int i) { return static_cast<elem>(w >> (8 * i)); }
-    __device__ static mem put(mem w, int i, elem v) { return w | (static_cast<mem>(v) << (8 * i)); }
-    __device__ static std::uint32_t bits(mem w) { return w; }
-    __device__ static mem from_bits(std::uint32_t b) { return b; }
 };
 #endif
 
