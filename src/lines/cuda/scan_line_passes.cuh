@@ -59,7 +59,10 @@ using granula::detail::check_launch;
 // kernel beside the edge kernel rather than after it: 60 degrees 0.186 -> 0.167 ms, 30 degrees
 // 0.277 -> 0.260 (bench_gpu_lines, two rounds each, 2026-12-01). Chunks of up to 64 rows
 // (tuning_policy::scan_line_max_chunk) give a thread 64 rows for windows of 65 to 128 rows,
-// which then need no coarse level.
+// which then need no coarse level. Also not kept, each slower on the H200 (docs/benchmarks.md,
+// stop 39): stage 2's stores as whole aligned words; the opening in one kernel, stage 1's chunks
+// through a ring in shared memory (runs long enough to amortise the ring's warm-up leave too few
+// threads); and a warp a run, so that a run's b-stream finds the next run's rows in the L1.
 constexpr int threads = tuning_policy::vertical_block_threads;
 // The shift of a row off the oriented image: far enough that every lane reads as off the image.
 constexpr int off_image = -(1 << 30);
