@@ -1,6 +1,6 @@
 // CPU linear openings (Google Benchmark): the orientation map (640x640 uint8, 180 angles,
 // λ = 41: extremum + orientation) and single openings of 4096x4096 uint8 at an angle, each
-// algorithm and thread count. OpenCV's morphologyEx(MORPH_OPEN) with the same footprint is timed
+// algorithm and thread count, and of 4096x4096 uint16 and float32 (automatic). OpenCV's morphologyEx(MORPH_OPEN) with the same footprint is timed
 // side by side by bench/compare_lines.py.
 //   bench_cpu_lines --benchmark_filter=...
 #include <benchmark/benchmark.h>
@@ -13,11 +13,12 @@
 
 namespace {
 
-granula::host_image<std::uint8_t> random_image(std::int64_t w, std::int64_t h) {
-    granula::host_image<std::uint8_t> img(w, h);
+template <class T = std::uint8_t>
+granula::host_image<T> random_image(std::int64_t w, std::int64_t h) {
+    granula::host_image<T> img(w, h);
     std::mt19937_64 rng(1);
     for (std::int64_t y = 0; y < h; ++y)
-        for (std::int64_t x = 0; x < w; ++x) img.view()(y, x) = static_cast<std::uint8_t>(rng());
+        for (std::int64_t x = 0; x < w; ++x) img.view()(y, x) = static_cast<T>(rng() % 65536);
     return img;
 }
 
@@ -58,6 +59,29 @@ void BM_line_opening_4096(benchmark::State& state) {
 }
 BENCHMARK(BM_line_opening_4096)
     ->ArgsProduct({{101}, {0, 30, 45, 60, 90, 120, 150}, {0, 1, 2}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// The same openings (λ = 101, automatic) of other pixel types. Args: {angle in degrees, threads}.
+template <class T>
+void BM_line_opening_4096_typed(benchmark::State& state) {
+    const auto img = random_image<T>(4096, 4096);
+    granula::host_image<T> out(4096, 4096);
+    granula::set_num_threads(static_cast<int>(state.range(1)));
+    const granula::line_params params{101, granula::line_filter_kind::opening, {}, granula::line_algorithm::automatic};
+    for (auto _ : state) {
+        granula::line_filter<T>(img.view(), out.view(), static_cast<double>(state.range(0)), params);
+        benchmark::DoNotOptimize(out.data());
+    }
+    state.SetItemsProcessed(state.iterations() * 4096 * 4096);
+    granula::set_num_threads(0);
+}
+BENCHMARK_TEMPLATE(BM_line_opening_4096_typed, std::uint16_t)
+    ->ArgsProduct({{30, 60, 120}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_TEMPLATE(BM_line_opening_4096_typed, float)
+    ->ArgsProduct({{30, 60, 120}, {1, 2}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -32,10 +32,19 @@ using detail::line_keys;
 // wherever they counted fewer than 1.25x the narrow lane-rows, 90 ms wide only; a 4096x4096
 // opening at 90 degrees 11.0 ms narrow, 5.1 ms wide. So lines of at least wide_min_rows rows
 // take wide blocks unless those count more than wide_speedup times the narrow lane-rows.
+// Wide blocks are 512 bytes where a block reads its rows from the oriented image, a page apart:
+// 8 cache lines a row rather than 4 or 5 (4096x4096 uint8, line(101) at 45, 60 and 120
+// degrees, Intel Xeon build VM, medians of five runs alternated, against 256 bytes: one thread
+// 16.0-16.5 -> 11.9-12.7 ms, two 8.4-8.5 -> 6.1-6.5; uint16 at 60 and 120 degrees 37.8-38.2 ->
+// 31.1-33.0 ms and 21.0-21.1 -> 16.3-16.8). Flat lines on the image itself, through its tiles
+// (line_band_job::on_image), were no faster so (30 and 150 degrees, one thread 23.3-24.9 ->
+// 25.4-25.5 ms) and keep 256 bytes.
 template <class K>
 constexpr std::int64_t narrow_lanes = 32 / sizeof(K);
 template <class K>
-constexpr std::int64_t wide_lanes = 256 / sizeof(K);
+constexpr std::int64_t wide_lanes = 512 / sizeof(K);
+template <class K>
+constexpr std::int64_t tiled_wide_lanes = 256 / sizeof(K);
 constexpr std::int64_t wide_min_rows = 2048;
 constexpr double wide_speedup = 1.25;
 
@@ -259,7 +268,7 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
     // Wide blocks only: narrow ones (short lines, the many-angle maps) mostly find their rows
     // in the cache, and the prefetches cost the 640x640 map about 10%.
     const auto prefetch_row = [&](auto image, std::int64_t r, int write) {
-        if (V != wide_lanes<K> || r >= r1) return;
+        if (V == narrow_lanes<K> || r >= r1) return;
         const char* bytes = reinterpret_cast<const char*>(image.row(r) + c0 + lines.shift[r]);
         for (std::int64_t b = 0; b < V * static_cast<std::int64_t>(sizeof(T)); b += 64)
             write ? __builtin_prefetch(bytes + b, 1) : __builtin_prefetch(bytes + b, 0);
@@ -519,15 +528,17 @@ double run_blocks(const detail::line_band_job<T>& job) {
 template <class T>
 double filter_angle_bands(const detail::line_band_job<T>& job) {
     using K = typename line_keys<T>::key;
-    constexpr std::int64_t narrow = narrow_lanes<K>, wide = wide_lanes<K>;
+    constexpr std::int64_t narrow = narrow_lanes<K>;
     const detail::scan_lines& lines = *job.lines;
     if (lines.rows < wide_min_rows) return run_blocks<T, narrow>(job);
+    const std::int64_t wide = job.on_image ? tiled_wide_lanes<K> : wide_lanes<K>;
     double narrow_cost = 0, wide_cost = 0;  // lane-rows
     for (std::int64_t c = lines.first_line; c < lines.end_line; c += narrow)
         narrow_cost += static_cast<double>(narrow * block_rows(lines, c, narrow));
     for (std::int64_t c = lines.first_line; c < lines.end_line; c += wide)
         wide_cost += static_cast<double>(wide * block_rows(lines, c, wide));
-    return wide_cost < wide_speedup * narrow_cost ? run_blocks<T, wide>(job) : run_blocks<T, narrow>(job);
+    if (wide_cost >= wide_speedup * narrow_cost) return run_blocks<T, narrow>(job);
+    return job.on_image ? run_blocks<T, tiled_wide_lanes<K>>(job) : run_blocks<T, wide_lanes<K>>(job);
 }
 
 template <class T>
