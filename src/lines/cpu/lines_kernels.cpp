@@ -26,7 +26,7 @@ namespace {
 using detail::line_keys;
 
 // Lanes per block: narrow blocks (one 32-byte register of keys) waste little on lines that
-// leave the image part way and keep their band buffers in the L2 cache; wide ones (256 bytes)
+// leave the image part way and keep their band buffers in the L2 cache; wide ones (then 256 bytes)
 // run each lane-row about twice as fast on long lines. Measured with bench_cpu_lines, one
 // thread: the 640x640 map over 180 angles 37 ms narrow only, 54 ms when wide blocks were taken
 // wherever they counted fewer than 1.25x the narrow lane-rows, 90 ms wide only; a 4096x4096
