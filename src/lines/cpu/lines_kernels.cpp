@@ -525,22 +525,28 @@ double run_blocks(const detail::line_band_job<T>& job) {
     return static_cast<double>(total);
 }
 
+// Blocks of Wide lanes, or narrow ones where those count more than wide_speedup times the
+// narrow lane-rows.
+template <class T, std::int64_t Wide>
+double run_wide_or_narrow_blocks(const detail::line_band_job<T>& job) {
+    constexpr std::int64_t narrow = narrow_lanes<typename line_keys<T>::key>;
+    const detail::scan_lines& lines = *job.lines;
+    double narrow_cost = 0, wide_cost = 0;  // lane-rows
+    for (std::int64_t c = lines.first_line; c < lines.end_line; c += narrow)
+        narrow_cost += static_cast<double>(narrow * block_rows(lines, c, narrow));
+    for (std::int64_t c = lines.first_line; c < lines.end_line; c += Wide)
+        wide_cost += static_cast<double>(Wide * block_rows(lines, c, Wide));
+    return wide_cost < wide_speedup * narrow_cost ? run_blocks<T, Wide>(job) : run_blocks<T, narrow>(job);
+}
+
 }  // namespace
 
 template <class T>
 double filter_angle_bands(const detail::line_band_job<T>& job) {
     using K = typename line_keys<T>::key;
-    constexpr std::int64_t narrow = narrow_lanes<K>;
-    const detail::scan_lines& lines = *job.lines;
-    if (lines.rows < wide_min_rows) return run_blocks<T, narrow>(job);
-    const std::int64_t wide = job.on_image ? tiled_wide_lanes<K> : wide_lanes<K>;
-    double narrow_cost = 0, wide_cost = 0;  // lane-rows
-    for (std::int64_t c = lines.first_line; c < lines.end_line; c += narrow)
-        narrow_cost += static_cast<double>(narrow * block_rows(lines, c, narrow));
-    for (std::int64_t c = lines.first_line; c < lines.end_line; c += wide)
-        wide_cost += static_cast<double>(wide * block_rows(lines, c, wide));
-    if (wide_cost >= wide_speedup * narrow_cost) return run_blocks<T, narrow>(job);
-    return job.on_image ? run_blocks<T, tiled_wide_lanes<K>>(job) : run_blocks<T, wide_lanes<K>>(job);
+    if (job.lines->rows < wide_min_rows) return run_blocks<T, narrow_lanes<K>>(job);
+    return job.on_image ? run_wide_or_narrow_blocks<T, tiled_wide_lanes<K>>(job)
+                        : run_wide_or_narrow_blocks<T, wide_lanes<K>>(job);
 }
 
 template <class T>
