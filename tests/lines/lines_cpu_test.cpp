@@ -388,6 +388,38 @@ TEST(LinesCpuRealImage, PageCoinsAndFloatPageEqualReference) {
     check_real_image<float>("page_float32.npy", 7);
 }
 
+// A float image of 2^18 pixels or more is scanned for NaN on the threads, a band of rows each,
+// by each pixel's bits. Wherever its one NaN lies (the first band of rows, the last, one
+// between) and whatever its sign and payload, the opening and closing equal the per-line fifo
+// path (which the vectorised path, blind to NaN, would not); an infinity gives equal results too.
+TEST(LinesCpuNan, OneNanAnywhereInALargeImageIsFound) {
+    struct two_threads {
+        int before = num_threads();
+        two_threads() { set_num_threads(2); }
+        ~two_threads() { set_num_threads(before); }
+    } threads;
+    std::mt19937_64 rng(53);
+    const std::int64_t w = 700, h = 400;
+    const float specials[] = {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(),
+                              std::numeric_limits<float>::signaling_NaN(), std::numeric_limits<float>::infinity(),
+                              -std::numeric_limits<float>::infinity()};
+    // (row, column): the first band, the last, one between; lines through them run long.
+    const std::pair<std::int64_t, std::int64_t> places[] = {{0, 350}, {h - 1, 349}, {203, 350}};
+    for (const float special : specials)
+        for (const auto& [y, x] : places) {
+            auto img = random_image<float>(rng, w, h, 50, false);
+            img.view()(y, x) = special;
+            for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing}) {
+                host_image<float> automatic(w, h), fifo(w, h);
+                line_filter<float>(img.view(), automatic.view(), 30.0, {41, kind, {}, line_algorithm::automatic});
+                line_filter<float>(img.view(), fifo.view(), 30.0, {41, kind, {}, line_algorithm::fifo});
+                EXPECT_TRUE(std::isnan(special) == std::isnan(automatic.view()(y, x))) << special;
+                ASSERT_TRUE(equal_images<float>(automatic.view(), fifo.view()))
+                    << special << " at row " << y << ", column " << x << " " << to_string(kind);
+            }
+        }
+}
+
 TEST(LinesCpuErrors, BadArgumentsAreClearErrors) {
     host_image<std::uint8_t> img(20, 10), out(20, 10), small(5, 5);
     const double one[] = {30.0};

@@ -10,8 +10,10 @@
 #include "lines/cpu/lines_cpu.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -152,12 +154,26 @@ void filter_angles_per_line(host_view<const T> in, const detail::line_plan& plan
 template <class T>
 bool has_nan(host_view<const T> in) {
     if constexpr (std::is_floating_point_v<T>) {
-        for (std::int64_t y = 0; y < in.height(); ++y) {
-            const T* row = in.row(y);
-            bool any = false;  // a row at a time, without an exit per pixel, so that the loop vectorises
-            for (std::int64_t x = 0; x < in.width(); ++x) any |= row[x] != row[x];
-            if (any) return true;
-        }
+        static_assert(sizeof(T) == sizeof(std::uint32_t));
+        // Bands of rows on the threads; in each row, NaN told by its bits (all exponent bits set
+        // and a mantissa bit) with no exit per pixel: GCC vectorises that, while it left
+        // `v != v` scalar (a 4096x4096 float32 opening spent 14% of its time here).
+        constexpr std::int64_t band_rows = 64;
+        std::atomic<bool> found{false};
+        detail::parallel_for((in.height() + band_rows - 1) / band_rows, in.pixel_count(), [&](std::int64_t band) {
+            const std::int64_t y_end = std::min(in.height(), (band + 1) * band_rows);
+            for (std::int64_t y = band * band_rows; y < y_end && !found.load(std::memory_order_relaxed); ++y) {
+                const T* row = in.row(y);
+                std::uint32_t any = 0;
+                for (std::int64_t x = 0; x < in.width(); ++x) {
+                    std::uint32_t bits;
+                    std::memcpy(&bits, row + x, sizeof bits);
+                    any |= (bits & 0x7fffffffu) > 0x7f800000u;
+                }
+                if (any) found.store(true, std::memory_order_relaxed);
+            }
+        });
+        return found.load();
     } else {
         static_cast<void>(in);
     }
