@@ -388,10 +388,12 @@ TEST(LinesCpuRealImage, PageCoinsAndFloatPageEqualReference) {
     check_real_image<float>("page_float32.npy", 7);
 }
 
-// A float image of 2^18 pixels or more is scanned for NaN on the threads, a band of rows each,
-// by each pixel's bits. Wherever its one NaN lies (the first band of rows, the last, one
-// between) and whatever its sign and payload, the opening and closing equal the per-line fifo
-// path (which the vectorised path, blind to NaN, would not); an infinity gives equal results too.
+// The vectorised path finds NaN as it converts the pixels, stops, and the per-line path redoes
+// the image. Wherever one NaN lies in a large image (the first rows, the last, between; lines
+// through them run long) and whatever its sign and payload, single openings and closings at a
+// flat and a steep angle (lanes on the image through tiles, and on it directly) and the
+// reductions over both (flat lanes on the transposed image) equal the per-line fifo path, on
+// two threads. An infinity gives equal results too.
 TEST(LinesCpuNan, OneNanAnywhereInALargeImageIsFound) {
     struct two_threads {
         int before = num_threads();
@@ -403,19 +405,34 @@ TEST(LinesCpuNan, OneNanAnywhereInALargeImageIsFound) {
     const float specials[] = {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(),
                               std::numeric_limits<float>::signaling_NaN(), std::numeric_limits<float>::infinity(),
                               -std::numeric_limits<float>::infinity()};
-    // (row, column): the first band, the last, one between; lines through them run long.
-    const std::pair<std::int64_t, std::int64_t> places[] = {{0, 350}, {h - 1, 349}, {203, 350}};
+    const std::pair<std::int64_t, std::int64_t> places[] = {{0, 350}, {h - 1, 349}, {203, 350}};  // (row, column)
+    const double angles[] = {30.0, 60.0};
     for (const float special : specials)
         for (const auto& [y, x] : places) {
             auto img = random_image<float>(rng, w, h, 50, false);
             img.view()(y, x) = special;
+            const std::string what = std::to_string(special) + " at row " + std::to_string(y) + ", column " +
+                                     std::to_string(x);
             for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing}) {
-                host_image<float> automatic(w, h), fifo(w, h);
-                line_filter<float>(img.view(), automatic.view(), 30.0, {41, kind, {}, line_algorithm::automatic});
-                line_filter<float>(img.view(), fifo.view(), 30.0, {41, kind, {}, line_algorithm::fifo});
-                EXPECT_TRUE(std::isnan(special) == std::isnan(automatic.view()(y, x))) << special;
-                ASSERT_TRUE(equal_images<float>(automatic.view(), fifo.view()))
-                    << special << " at row " << y << ", column " << x << " " << to_string(kind);
+                for (const double angle : angles) {
+                    host_image<float> automatic(w, h), fifo(w, h);
+                    line_filter<float>(img.view(), automatic.view(), angle, {41, kind, {}, line_algorithm::automatic});
+                    line_filter<float>(img.view(), fifo.view(), angle, {41, kind, {}, line_algorithm::fifo});
+                    EXPECT_EQ(std::isnan(special), std::isnan(automatic.view()(y, x))) << what;
+                    ASSERT_TRUE(equal_images<float>(automatic.view(), fifo.view()))
+                        << what << " angle " << angle << " " << to_string(kind);
+                }
+                std::vector<host_image<float>> extrema;
+                std::vector<host_image<std::int32_t>> orientations;
+                for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo}) {
+                    host_line_outputs<float> out;
+                    out.extremum = extrema.emplace_back(w, h).view();
+                    out.orientation = orientations.emplace_back(w, h).view();
+                    line_filter_angles<float>(img.view(), angles, {41, kind, {}, algorithm}, out);
+                }
+                ASSERT_TRUE(equal_images<float>(extrema[0].view(), extrema[1].view())) << what << " extremum";
+                ASSERT_TRUE(equal_images<std::int32_t>(orientations[0].view(), orientations[1].view()))
+                    << what << " orientation";
             }
         }
 }

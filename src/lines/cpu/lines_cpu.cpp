@@ -6,14 +6,14 @@
 //  - vectorised (automatic, border ignore or constant, no NaN): lines/cpu/lines_kernels.cpp,
 //    one SIMD lane per line, on the image (steep angles; flat ones through small transposed
 //    tiles) or, for flat angles with reductions over angles, its transpose, the reductions kept
-//    per orientation and merged at the end.
+//    per orientation and merged at the end. It finds NaN as it reads the pixels and stops; the
+//    per-line path then redoes the image.
 #include "lines/cpu/lines_cpu.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -151,35 +151,6 @@ void filter_angles_per_line(host_view<const T> in, const detail::line_plan& plan
             for (std::int64_t x = 0; x < in.width(); ++x) out.extremum.row(y)[x] = traits::from_key(best_at(x, y), closing);
 }
 
-template <class T>
-bool has_nan(host_view<const T> in) {
-    if constexpr (std::is_floating_point_v<T>) {
-        static_assert(sizeof(T) == sizeof(std::uint32_t));
-        // Bands of rows on the threads; in each row, NaN told by its bits (all exponent bits set
-        // and a mantissa bit) with no exit per pixel: GCC vectorises that, while it left
-        // `v != v` scalar (a 4096x4096 float32 opening spent 14% of its time here).
-        constexpr std::int64_t band_rows = 64;
-        std::atomic<bool> found{false};
-        detail::parallel_for((in.height() + band_rows - 1) / band_rows, in.pixel_count(), [&](std::int64_t band) {
-            const std::int64_t y_end = std::min(in.height(), (band + 1) * band_rows);
-            for (std::int64_t y = band * band_rows; y < y_end && !found.load(std::memory_order_relaxed); ++y) {
-                const T* row = in.row(y);
-                std::uint32_t any = 0;
-                for (std::int64_t x = 0; x < in.width(); ++x) {
-                    std::uint32_t bits;
-                    std::memcpy(&bits, row + x, sizeof bits);
-                    any |= (bits & 0x7fffffffu) > 0x7f800000u;
-                }
-                if (any) found.store(true, std::memory_order_relaxed);
-            }
-        });
-        return found.load();
-    } else {
-        static_cast<void>(in);
-    }
-    return false;
-}
-
 // The running extremum of some of the angles, per orientation (steep: image coordinates,
 // flat: transposed), with the rank of the angle attaining it.
 template <class T>
@@ -196,8 +167,9 @@ host_image<U> image_if(bool wanted, std::int64_t width, std::int64_t height) {
     return wanted ? host_image<U>(width, height) : host_image<U>();
 }
 
+// Returns false, the outputs unfinished, where a float input holds NaN (line_band_job::saw_nan).
 template <class T>
-void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
+bool filter_angles_vectorised(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
     using traits = line_keys<T>;
     using K = typename traits::key;
     const std::int64_t w = in.width(), h = in.height();
@@ -221,6 +193,7 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
                                in.pixel_count() * threads * 10 <= (std::int64_t{1} << 29);
     const std::int64_t workers = across_angles ? threads : 1;
     std::vector<angle_reduction<T>> reductions(static_cast<std::size_t>(workers));
+    std::atomic<bool> saw_nan{false};
     const auto run = [&](std::int64_t worker) {
         angle_reduction<T>& r = reductions[worker];
         r.best_s = image_if<T, K>(want_best && any_steep, w, h);
@@ -228,7 +201,7 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
         r.rank_s = image_if<T, std::uint16_t>(want_rank && any_steep, w, h);
         r.rank_f = image_if<T, std::uint16_t>(want_rank && any_flat, h, w);
         r.filtered_t = image_if<T, T>(!out.filtered.empty() && flat_transposed, h, w);
-        for (std::int64_t k = worker; k < angle_count; k += workers) {
+        for (std::int64_t k = worker; k < angle_count && !saw_nan.load(std::memory_order_relaxed); k += workers) {
             const detail::line_angle_plan& angle = plan.angles[k];
             const bool flat = angle.lines.transposed;
             detail::line_band_job<T> job;
@@ -239,6 +212,7 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
             job.closing = plan.closing;
             job.first_stage_only = plan.first_stage_only;
             job.want_sum = !out.spectrum.empty();
+            job.saw_nan = &saw_nan;
             job.best = flat ? r.best_f.view() : r.best_s.view();
             job.rank = flat ? r.rank_f.view() : r.rank_s.view();
             job.angle_rank = static_cast<std::uint16_t>(k);
@@ -255,7 +229,8 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
         detail::parallel_for(workers, std::int64_t{1} << 62, run);  // nested regions inside run serially
     else
         run(0);
-    if (!want_best) return;
+    if (saw_nan) return false;
+    if (!want_best) return true;
 
     // Merge the orientations and workers: the larger key, ties to the smaller rank (the
     // smaller angle).
@@ -291,6 +266,7 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
             if (want_rank) out.orientation.row(y)[x] = static_cast<std::int32_t>(plan.angles[sources[pick].rank.row(y)[x]].index);
         }
     });
+    return true;
 }
 
 }  // namespace
@@ -298,12 +274,8 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
 template <class T>
 void line_filter_angles(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
     const bool vectorisable = plan.algorithm == line_algorithm::automatic && plan.angles.size() <= 65536 &&
-                              (plan.mode.mode == border_mode::ignore || plan.mode.mode == border_mode::constant) &&
-                              !has_nan(in);
-    if (vectorisable)
-        filter_angles_vectorised<T>(in, plan, out);
-    else
-        filter_angles_per_line<T>(in, plan, out);
+                              (plan.mode.mode == border_mode::ignore || plan.mode.mode == border_mode::constant);
+    if (!(vectorisable && filter_angles_vectorised<T>(in, plan, out))) filter_angles_per_line<T>(in, plan, out);
 }
 
 template void line_filter_angles<std::uint8_t>(host_view<const std::uint8_t>, const detail::line_plan&,

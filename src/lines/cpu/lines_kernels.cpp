@@ -11,6 +11,7 @@
 #include "lines/cpu/lines_kernels.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -141,13 +142,18 @@ inline void update_ranks(const K* best, const K* res, std::uint16_t* rank, std::
 
 // V pixels to keys and back. Restrict and the order fixed outside the loop let them vectorise
 // (with uint8 keys and pixels GCC otherwise keeps a scalar loop, for aliasing); so does
-// number_key, since this path has no NaN (float32 openings at 4096x4096, 60 degrees: to_key's
-// NaN test kept the loop scalar, and the opening took ten times the uint8 one).
+// number_key, which has no NaN test (float32 openings at 4096x4096, 60 degrees: to_key's NaN
+// test kept the loop scalar, and the opening took ten times the uint8 one).
 // V > 0: V values, known at compile time; V = 0: n values. Openings of unsigned pixels copy,
 // by memcpy: GCC turns the plain loop into a call to memmove, even for 32 bytes.
+// Float: nan_seen[i] (V > 0; else nan_seen[0]) is set where value i is NaN, told by its bits.
+// Lane by lane, so that the test vectorises: a flag reduced in each call had GCC extract every
+// lane, which doubled the float opening's time. This path's keys are wrong for NaN, and the
+// caller then redoes the image per line (line_band_job::saw_nan): a scan of the image for NaN
+// beforehand, its own pass through memory, was 12% of a 4096x4096 float32 opening.
 template <class T, std::int64_t V>
 inline void to_keys(const T* __restrict in, typename line_keys<T>::key* __restrict out, bool closing,
-                    std::int64_t n = V) {
+                    std::uint32_t* __restrict nan_seen, std::int64_t n = V) {
     if constexpr (V > 0) n = V;
     if constexpr (std::is_same_v<T, typename line_keys<T>::key>)
         if (!closing) {
@@ -158,6 +164,12 @@ inline void to_keys(const T* __restrict in, typename line_keys<T>::key* __restri
         for (std::int64_t i = 0; i < n; ++i) out[i] = line_keys<T>::number_key(in[i], true);
     else
         for (std::int64_t i = 0; i < n; ++i) out[i] = line_keys<T>::number_key(in[i], false);
+    if constexpr (std::is_floating_point_v<T>)
+        for (std::int64_t i = 0; i < n; ++i) {
+            std::uint32_t bits;
+            std::memcpy(&bits, in + i, sizeof bits);
+            nan_seen[V > 0 ? i : 0] |= (bits & 0x7fffffffu) > 0x7f800000u;
+        }
 }
 template <class T, std::int64_t V>
 inline void from_keys(const typename line_keys<T>::key* __restrict in, T* __restrict out, bool closing,
@@ -227,7 +239,7 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
     const std::int64_t r0 = std::min(lines.row_begin(c0), lines.row_begin(c_last));
     const std::int64_t r1 = std::max(lines.row_end(c0), lines.row_end(c_last));
     const std::int64_t n = r1 - r0;
-    if (n <= 0) return 0;
+    if (n <= 0 || (job.saw_nan && job.saw_nan->load(std::memory_order_relaxed))) return 0;
 
     // Source row i (of n + L - 1) is row r0 + i - before of the band, `before` pad rows leading
     // it; second-stage row i is the eroded row i - after, outside values off the line and
@@ -328,6 +340,7 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
         }
     };
     std::int64_t source_filled = 0;
+    std::uint32_t nan_seen[H] = {};  // to_keys
     const auto gather_to = [&](std::int64_t end) {
         for (; source_filled < end; ++source_filled) {
             K* row = source_row(source_filled);
@@ -344,12 +357,13 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
                                              (c0 + lines.shift[r] - tile_y[tile])
                                        : job.oriented.row(r) + c0 + lines.shift[r];
             if (lo == 0 && hi == V) {  // most rows: whole chunks, loop bounds known at compile time
-                for (std::int64_t c = 0; c < V; c += H) to_keys<T, H>(in + c, row + c / H * source_chunks, closing);
+                for (std::int64_t c = 0; c < V; c += H)
+                    to_keys<T, H>(in + c, row + c / H * source_chunks, closing, nan_seen);
                 continue;
             }
             K keys[V];
             std::fill_n(keys, V, pad);
-            to_keys<T, 0>(in + lo, keys + lo, closing, hi - lo);
+            to_keys<T, 0>(in + lo, keys + lo, closing, nan_seen, hi - lo);
             for (std::int64_t c = 0; c < V; c += H) std::memcpy(row + c / H * source_chunks, keys + c, H * sizeof(K));
         }
     };
@@ -493,6 +507,8 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
             dilated += md;
         }
     }
+    if (std::any_of(nan_seen, nan_seen + H, [](std::uint32_t v) { return v != 0; }))
+        job.saw_nan->store(true, std::memory_order_relaxed);
     return sum;
 }
 

@@ -4,6 +4,7 @@
 // (cmake/GranulaSimd.cmake).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <type_traits>
 
@@ -35,6 +36,9 @@ struct line_band_job {
     bool first = false;
     host_view<T> filtered;  // empty: not wanted
     bool want_sum = false;
+    // Float: set when an input pixel is NaN, which this path's keys do not order; the outputs are
+    // then wrong and the caller reruns the image per line. Blocks that see it set stop early.
+    std::atomic<bool>* saw_nan = nullptr;
 };
 
 }  // namespace granula::detail
