@@ -1,7 +1,7 @@
-// The vectorised CPU path of the linear filters (border ignore or constant, no NaN): blocks of
-// adjacent scan lines are filtered together, one SIMD lane per line, by van Herk/Gil-Werman
-// erosion then dilation down the rows of the oriented image. Compiled once per instruction set
-// (cmake/GranulaSimd.cmake).
+// The vectorised CPU path of the linear filters (border ignore or constant; it gives up on NaN,
+// line_band_job::saw_nan): blocks of adjacent scan lines are filtered together, one SIMD lane
+// per line, by van Herk/Gil-Werman erosion then dilation down the rows of the oriented image.
+// Compiled once per instruction set (cmake/GranulaSimd.cmake).
 #pragma once
 
 #include <atomic>
@@ -38,6 +38,7 @@ struct line_band_job {
     bool want_sum = false;
     // Float: set when an input pixel is NaN, which this path's keys do not order; the outputs are
     // then wrong and the caller reruns the image per line. Blocks that see it set stop early.
+    // Required for float.
     std::atomic<bool>* saw_nan = nullptr;
 };
 
