@@ -388,12 +388,13 @@ TEST(LinesCpuRealImage, PageCoinsAndFloatPageEqualReference) {
     check_real_image<float>("page_float32.npy", 7);
 }
 
-// The vectorised path finds NaN as it converts the pixels, stops, and the per-line path redoes
-// the image. Wherever one NaN lies in a large image (the first rows, the last, between; lines
-// through them run long) and whatever its sign and payload, single openings and closings at a
-// flat and a steep angle (lanes on the image through tiles, and on it directly) and the
-// reductions over both (flat lanes on the transposed image) equal the per-line fifo path, on
-// two threads. An infinity gives equal results too.
+// The vectorised path finds the lines with NaN as it converts the pixels; the per-line path
+// redoes those lines (single filters) or the image (reductions over angles). Wherever one NaN
+// lies in a large image (the first rows, the last, between; lines through them run long) and
+// whatever its sign and payload, single openings and closings at a flat and a steep angle (lanes
+// on the image through tiles, and on it directly) and the reductions over both (flat lanes on
+// the transposed image) equal the per-line fifo path, on two threads. An infinity gives equal
+// results too.
 TEST(LinesCpuNan, OneNanAnywhereInALargeImageIsFound) {
     struct two_threads {
         int before = num_threads();
@@ -435,6 +436,28 @@ TEST(LinesCpuNan, OneNanAnywhereInALargeImageIsFound) {
                     << what << " orientation";
             }
         }
+}
+
+// Many NaN (5% of the pixels) in a large image: every kind of single filter at a flat and a
+// steep angle, both borders, equals the per-line fifo path.
+TEST(LinesCpuNan, ManyNanEqualFifo) {
+    std::mt19937_64 rng(59);
+    const std::int64_t w = 900, h = 500;
+    auto img = random_image<float>(rng, w, h, 50, false);
+    std::bernoulli_distribution nan(0.05);
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x)
+            if (nan(rng)) img.view()(y, x) = std::numeric_limits<float>::quiet_NaN();
+    for (const double angle : {20.0, 75.0})
+        for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing, line_filter_kind::erosion,
+                                line_filter_kind::dilation})
+            for (const border_mode m : {border_mode::ignore, border_mode::constant}) {
+                host_image<float> automatic(w, h), fifo(w, h);
+                line_filter<float>(img.view(), automatic.view(), angle, {9, kind, {m, 2.5}, line_algorithm::automatic});
+                line_filter<float>(img.view(), fifo.view(), angle, {9, kind, {m, 2.5}, line_algorithm::fifo});
+                ASSERT_TRUE(equal_images<float>(automatic.view(), fifo.view()))
+                    << "angle " << angle << " " << to_string(kind) << " " << to_string(m);
+            }
 }
 
 TEST(LinesCpuErrors, BadArgumentsAreClearErrors) {

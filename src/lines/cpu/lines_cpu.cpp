@@ -6,14 +6,14 @@
 //  - vectorised (automatic, border ignore or constant, no NaN): lines/cpu/lines_kernels.cpp,
 //    one SIMD lane per line, on the image (steep angles; flat ones through small transposed
 //    tiles) or, for flat angles with reductions over angles, its transpose, the reductions kept
-//    per orientation and merged at the end. It finds NaN as it reads the pixels and stops; the
-//    per-line path then redoes the image.
+//    per orientation and merged at the end. It finds the lines with NaN as it reads the pixels,
+//    and the per-line path redoes them (or the image, where there are reductions or sums).
 #include "lines/cpu/lines_cpu.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <type_traits>
 #include <vector>
 
@@ -57,8 +57,11 @@ typename line_keys<T>::key border_pad(const detail::line_plan& plan) {
                                                    : line_keys<T>::top;
 }
 
+// only_lines: empty, or per angle (plan order) one entry per line, the lines to filter where 1
+// (filtered images only; the other outputs need every line).
 template <class T>
-void filter_angles_per_line(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
+void filter_angles_per_line(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out,
+                            std::span<const std::vector<std::uint8_t>> only_lines = {}) {
     using traits = line_keys<T>;
     using K = typename traits::key;
     constexpr bool is_float = std::is_floating_point_v<T>;
@@ -85,6 +88,7 @@ void filter_angles_per_line(host_view<const T> in, const detail::line_plan& plan
             const std::int64_t c_end = std::min(lines.end_line, c_begin + lines_per_task);
             double sum = 0;
             for (std::int64_t c = c_begin; c < c_end; ++c) {
+                if (!only_lines.empty() && !only_lines[k][c - lines.first_line]) continue;
                 const std::int64_t r0 = lines.row_begin(c), r1 = lines.row_end(c);
                 const auto n = static_cast<std::int32_t>(r1 - r0);
                 if (n <= 0) continue;
@@ -167,7 +171,9 @@ host_image<U> image_if(bool wanted, std::int64_t width, std::int64_t height) {
     return wanted ? host_image<U>(width, height) : host_image<U>();
 }
 
-// Returns false, the outputs unfinished, where a float input holds NaN (line_band_job::saw_nan).
+// Float: the lines with NaN are redone per line, or, where reductions over angles or sums are
+// wanted, which those lines' wrong values have entered, the function returns false and the
+// caller redoes the image.
 template <class T>
 bool filter_angles_vectorised(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
     using traits = line_keys<T>;
@@ -193,7 +199,7 @@ bool filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
                                in.pixel_count() * threads * 10 <= (std::int64_t{1} << 29);
     const std::int64_t workers = across_angles ? threads : 1;
     std::vector<angle_reduction<T>> reductions(static_cast<std::size_t>(workers));
-    std::atomic<bool> saw_nan{false};
+    std::vector<std::vector<std::uint8_t>> nan_lines(std::is_floating_point_v<T> ? angle_count : 0);  // job.nan_lines
     const auto run = [&](std::int64_t worker) {
         angle_reduction<T>& r = reductions[worker];
         r.best_s = image_if<T, K>(want_best && any_steep, w, h);
@@ -201,7 +207,7 @@ bool filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
         r.rank_s = image_if<T, std::uint16_t>(want_rank && any_steep, w, h);
         r.rank_f = image_if<T, std::uint16_t>(want_rank && any_flat, h, w);
         r.filtered_t = image_if<T, T>(!out.filtered.empty() && flat_transposed, h, w);
-        for (std::int64_t k = worker; k < angle_count && !saw_nan.load(std::memory_order_relaxed); k += workers) {
+        for (std::int64_t k = worker; k < angle_count; k += workers) {
             const detail::line_angle_plan& angle = plan.angles[k];
             const bool flat = angle.lines.transposed;
             detail::line_band_job<T> job;
@@ -212,7 +218,10 @@ bool filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
             job.closing = plan.closing;
             job.first_stage_only = plan.first_stage_only;
             job.want_sum = !out.spectrum.empty();
-            job.saw_nan = &saw_nan;
+            if constexpr (std::is_floating_point_v<T>) {
+                nan_lines[k].assign(static_cast<std::size_t>(angle.lines.line_count()), 0);
+                job.nan_lines = nan_lines[k];
+            }
             job.best = flat ? r.best_f.view() : r.best_s.view();
             job.rank = flat ? r.rank_f.view() : r.rank_s.view();
             job.angle_rank = static_cast<std::uint16_t>(k);
@@ -229,7 +238,11 @@ bool filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
         detail::parallel_for(workers, std::int64_t{1} << 62, run);  // nested regions inside run serially
     else
         run(0);
-    if (saw_nan) return false;
+    const bool any_nan = std::any_of(nan_lines.begin(), nan_lines.end(), [](const std::vector<std::uint8_t>& lines) {
+        return std::find(lines.begin(), lines.end(), 1) != lines.end();
+    });
+    if (any_nan && (want_best || !out.spectrum.empty())) return false;
+    if (any_nan) filter_angles_per_line<T>(in, plan, out, nan_lines);
     if (!want_best) return true;
 
     // Merge the orientations and workers: the larger key, ties to the smaller rank (the

@@ -11,7 +11,6 @@
 #include "lines/cpu/lines_kernels.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -146,11 +145,11 @@ inline void update_ranks(const K* best, const K* res, std::uint16_t* rank, std::
 // test kept the loop scalar, and the opening took ten times the uint8 one).
 // V > 0: V values, known at compile time; V = 0: n values. Openings of unsigned pixels copy,
 // by memcpy: GCC turns the plain loop into a call to memmove, even for 32 bytes.
-// Float: nan_seen[i] (V > 0; else nan_seen[0]) is set where value i is NaN, told by its bits.
-// Lane by lane, so that the test vectorises: a flag reduced in each call had GCC extract every
-// lane, which doubled the float opening's time. This path's keys are wrong for NaN, and the
-// caller then redoes the image per line (line_band_job::saw_nan): a scan of the image for NaN
-// beforehand, its own pass through memory, was 12% of a 4096x4096 float32 opening.
+// Float: nan_seen[i] is set where value i is NaN, told by its bits. Lane by lane, so that the
+// test vectorises: a flag reduced in each call had GCC extract every lane, which doubled the
+// float opening's time. This path's keys are wrong for NaN, and the caller redoes those lines
+// (line_band_job::nan_lines): a scan of the image for NaN beforehand, its own pass through
+// memory, was 12% of a 4096x4096 float32 opening.
 template <class T, std::int64_t V>
 inline void to_keys(const T* __restrict in, typename line_keys<T>::key* __restrict out, bool closing,
                     std::uint32_t* __restrict nan_seen, std::int64_t n = V) {
@@ -168,7 +167,7 @@ inline void to_keys(const T* __restrict in, typename line_keys<T>::key* __restri
         for (std::int64_t i = 0; i < n; ++i) {
             std::uint32_t bits;
             std::memcpy(&bits, in + i, sizeof bits);
-            nan_seen[V > 0 ? i : 0] |= (bits & 0x7fffffffu) > 0x7f800000u;
+            nan_seen[i] |= (bits & 0x7fffffffu) > 0x7f800000u;
         }
 }
 template <class T, std::int64_t V>
@@ -239,7 +238,7 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
     const std::int64_t r0 = std::min(lines.row_begin(c0), lines.row_begin(c_last));
     const std::int64_t r1 = std::max(lines.row_end(c0), lines.row_end(c_last));
     const std::int64_t n = r1 - r0;
-    if (n <= 0 || (job.saw_nan && job.saw_nan->load(std::memory_order_relaxed))) return 0;
+    if (n <= 0) return 0;
 
     // Source row i (of n + L - 1) is row r0 + i - before of the band, `before` pad rows leading
     // it; second-stage row i is the eroded row i - after, outside values off the line and
@@ -340,7 +339,7 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
         }
     };
     std::int64_t source_filled = 0;
-    std::uint32_t nan_seen[H] = {};  // to_keys
+    std::uint32_t nan_lanes[V] = {};  // to_keys
     const auto gather_to = [&](std::int64_t end) {
         for (; source_filled < end; ++source_filled) {
             K* row = source_row(source_filled);
@@ -358,12 +357,12 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
                                        : job.oriented.row(r) + c0 + lines.shift[r];
             if (lo == 0 && hi == V) {  // most rows: whole chunks, loop bounds known at compile time
                 for (std::int64_t c = 0; c < V; c += H)
-                    to_keys<T, H>(in + c, row + c / H * source_chunks, closing, nan_seen);
+                    to_keys<T, H>(in + c, row + c / H * source_chunks, closing, nan_lanes + c);
                 continue;
             }
             K keys[V];
             std::fill_n(keys, V, pad);
-            to_keys<T, 0>(in + lo, keys + lo, closing, nan_seen, hi - lo);
+            to_keys<T, 0>(in + lo, keys + lo, closing, nan_lanes + lo, hi - lo);
             for (std::int64_t c = 0; c < V; c += H) std::memcpy(row + c / H * source_chunks, keys + c, H * sizeof(K));
         }
     };
@@ -507,8 +506,9 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
             dilated += md;
         }
     }
-    if (std::any_of(nan_seen, nan_seen + H, [](std::uint32_t v) { return v != 0; }))
-        job.saw_nan->store(true, std::memory_order_relaxed);
+    if constexpr (std::is_floating_point_v<T>)
+        for (std::int64_t i = 0; i < c_last - c0 + 1; ++i)
+            if (nan_lanes[i]) job.nan_lines[c0 + i - lines.first_line] = 1;
     return sum;
 }
 

@@ -1,11 +1,11 @@
-// The vectorised CPU path of the linear filters (border ignore or constant; it gives up on NaN,
-// line_band_job::saw_nan): blocks of adjacent scan lines are filtered together, one SIMD lane
-// per line, by van Herk/Gil-Werman erosion then dilation down the rows of the oriented image.
-// Compiled once per instruction set (cmake/GranulaSimd.cmake).
+// The vectorised CPU path of the linear filters (border ignore or constant; lines with NaN are
+// left to the caller, line_band_job::nan_lines): blocks of adjacent scan lines are filtered
+// together, one SIMD lane per line, by van Herk/Gil-Werman erosion then dilation down the rows
+// of the oriented image. Compiled once per instruction set (cmake/GranulaSimd.cmake).
 #pragma once
 
-#include <atomic>
 #include <cstdint>
+#include <span>
 #include <type_traits>
 
 #include "granula/core/image.hpp"
@@ -36,10 +36,10 @@ struct line_band_job {
     bool first = false;
     host_view<T> filtered;  // empty: not wanted
     bool want_sum = false;
-    // Float: set when an input pixel is NaN, which this path's keys do not order; the outputs are
-    // then wrong and the caller reruns the image per line. Blocks that see it set stop early.
-    // Required for float.
-    std::atomic<bool>* saw_nan = nullptr;
+    // Float: entry c - lines->first_line is set to 1 for each line c with a NaN pixel, which this
+    // path's keys do not order: its outputs there are wrong, and the caller redoes those lines.
+    // Required for float (one entry per line).
+    std::span<std::uint8_t> nan_lines;
 };
 
 }  // namespace granula::detail
