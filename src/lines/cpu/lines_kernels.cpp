@@ -339,7 +339,7 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
         }
     };
     std::int64_t source_filled = 0;
-    std::uint32_t nan_lanes[V] = {};  // to_keys
+    std::uint32_t nan_lanes[V] = {};  // float: lane i (line c0 + i) has read a NaN
     const auto gather_to = [&](std::int64_t end) {
         for (; source_filled < end; ++source_filled) {
             K* row = source_row(source_filled);
