@@ -3,7 +3,7 @@
 //    gathered into a buffer, filtered by the shared 1-D algorithm (lines/scan_line_filter.hpp)
 //    and scattered into the outputs. Lines of one angle hold disjoint pixels, so blocks of
 //    lines run on separate threads with no locking.
-//  - vectorised (automatic, border ignore or constant, no NaN): lines/cpu/lines_kernels.cpp,
+//  - vectorised (automatic, border ignore or constant): lines/cpu/lines_kernels.cpp,
 //    one SIMD lane per line, on the image (steep angles; flat ones through small transposed
 //    tiles) or, for flat angles with reductions over angles, its transpose, the reductions kept
 //    per orientation and merged at the end. It finds the lines with NaN as it reads the pixels,
@@ -199,7 +199,8 @@ bool filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
                                in.pixel_count() * threads * 10 <= (std::int64_t{1} << 29);
     const std::int64_t workers = across_angles ? threads : 1;
     std::vector<angle_reduction<T>> reductions(static_cast<std::size_t>(workers));
-    std::vector<std::vector<std::uint8_t>> nan_lines(std::is_floating_point_v<T> ? angle_count : 0);  // job.nan_lines
+    // Float, per angle: 1 for each line holding NaN (job.nan_lines).
+    std::vector<std::vector<std::uint8_t>> nan_lines(std::is_floating_point_v<T> ? angle_count : 0);
     const auto run = [&](std::int64_t worker) {
         angle_reduction<T>& r = reductions[worker];
         r.best_s = image_if<T, K>(want_best && any_steep, w, h);
