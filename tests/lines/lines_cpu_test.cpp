@@ -388,10 +388,9 @@ TEST(LinesCpuRealImage, PageCoinsAndFloatPageEqualReference) {
     check_real_image<float>("page_float32.npy", 7);
 }
 
-// The vectorised path finds the lines with NaN as it converts the pixels; the per-line path
-// redoes those lines (single filters) or the image (reductions over angles). Wherever one NaN
-// lies in a large image (the first rows, the last, between; lines through them run long) and
-// whatever its sign and payload, single openings and closings at a flat and a steep angle (lanes
+// The vectorised path applies the NaN rule inside its two stages (NaN the lowest key in the
+// first, the highest in the second). Wherever one NaN lies in a large image (the first rows,
+// the last, between; lines through them run long) and whatever its sign and payload, single openings and closings at a flat and a steep angle (lanes
 // on the image through tiles, and on it directly) and the reductions over both (flat lanes on
 // the transposed image) equal the per-line fifo path, on two threads. An infinity gives equal
 // results too.
@@ -439,7 +438,8 @@ TEST(LinesCpuNan, OneNanAnywhereInALargeImageIsFound) {
 }
 
 // Many NaN (5% of the pixels) in a large image: every kind of single filter at a flat and a
-// steep angle, both borders, equals the per-line fifo path.
+// steep angle, both borders, and the reductions and sums over both angles equal the per-line
+// fifo path.
 TEST(LinesCpuNan, ManyNanEqualFifo) {
     std::mt19937_64 rng(59);
     const std::int64_t w = 900, h = 500;
@@ -458,6 +458,23 @@ TEST(LinesCpuNan, ManyNanEqualFifo) {
                 ASSERT_TRUE(equal_images<float>(automatic.view(), fifo.view()))
                     << "angle " << angle << " " << to_string(kind) << " " << to_string(m);
             }
+    const double angles[] = {20.0, 75.0};
+    for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing}) {
+        std::vector<host_image<float>> extrema;
+        std::vector<host_image<std::int32_t>> orientations;
+        std::vector<std::vector<double>> spectra;
+        for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo}) {
+            host_line_outputs<float> out;
+            out.extremum = extrema.emplace_back(w, h).view();
+            out.orientation = orientations.emplace_back(w, h).view();
+            out.spectrum = spectra.emplace_back(2, 0.0);
+            line_filter_angles<float>(img.view(), angles, {9, kind, {}, algorithm}, out);
+        }
+        ASSERT_TRUE(equal_images<float>(extrema[0].view(), extrema[1].view())) << to_string(kind) << " extremum";
+        ASSERT_TRUE(equal_images<std::int32_t>(orientations[0].view(), orientations[1].view()))
+            << to_string(kind) << " orientation";
+        for (int i = 0; i < 2; ++i) EXPECT_TRUE(std::isnan(spectra[0][i]) && std::isnan(spectra[1][i]));
+    }
 }
 
 TEST(LinesCpuErrors, BadArgumentsAreClearErrors) {

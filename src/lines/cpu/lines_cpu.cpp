@@ -6,14 +6,12 @@
 //  - vectorised (automatic, border ignore or constant): lines/cpu/lines_kernels.cpp,
 //    one SIMD lane per line, on the image (steep angles; flat ones through small transposed
 //    tiles) or, for flat angles with reductions over angles, its transpose, the reductions kept
-//    per orientation and merged at the end. It finds the lines with NaN as it reads the pixels,
-//    and the per-line path redoes them (or the image, where there are reductions or sums).
+//    per orientation and merged at the end. Float NaN follows the same rule on both paths.
 #include "lines/cpu/lines_cpu.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <span>
 #include <type_traits>
 #include <vector>
 
@@ -57,11 +55,8 @@ typename line_keys<T>::key border_pad(const detail::line_plan& plan) {
                                                    : line_keys<T>::top;
 }
 
-// only_lines: empty, or per angle (plan order) one entry per line, the lines to filter where 1
-// (filtered images only; the other outputs need every line).
 template <class T>
-void filter_angles_per_line(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out,
-                            std::span<const std::vector<std::uint8_t>> only_lines = {}) {
+void filter_angles_per_line(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
     using traits = line_keys<T>;
     using K = typename traits::key;
     constexpr bool is_float = std::is_floating_point_v<T>;
@@ -88,7 +83,6 @@ void filter_angles_per_line(host_view<const T> in, const detail::line_plan& plan
             const std::int64_t c_end = std::min(lines.end_line, c_begin + lines_per_task);
             double sum = 0;
             for (std::int64_t c = c_begin; c < c_end; ++c) {
-                if (!only_lines.empty() && !only_lines[k][c - lines.first_line]) continue;
                 const std::int64_t r0 = lines.row_begin(c), r1 = lines.row_end(c);
                 const auto n = static_cast<std::int32_t>(r1 - r0);
                 if (n <= 0) continue;
@@ -171,11 +165,8 @@ host_image<U> image_if(bool wanted, std::int64_t width, std::int64_t height) {
     return wanted ? host_image<U>(width, height) : host_image<U>();
 }
 
-// Float: the lines with NaN are redone per line, or, where reductions over angles or sums are
-// wanted, which those lines' wrong values have entered, the function returns false and the
-// caller redoes the image.
 template <class T>
-bool filter_angles_vectorised(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
+void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
     using traits = line_keys<T>;
     using K = typename traits::key;
     const std::int64_t w = in.width(), h = in.height();
@@ -199,8 +190,6 @@ bool filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
                                in.pixel_count() * threads * 10 <= (std::int64_t{1} << 29);
     const std::int64_t workers = across_angles ? threads : 1;
     std::vector<angle_reduction<T>> reductions(static_cast<std::size_t>(workers));
-    // Float, per angle: 1 for each line holding NaN (job.nan_lines).
-    std::vector<std::vector<std::uint8_t>> nan_lines(std::is_floating_point_v<T> ? angle_count : 0);
     const auto run = [&](std::int64_t worker) {
         angle_reduction<T>& r = reductions[worker];
         r.best_s = image_if<T, K>(want_best && any_steep, w, h);
@@ -219,10 +208,6 @@ bool filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
             job.closing = plan.closing;
             job.first_stage_only = plan.first_stage_only;
             job.want_sum = !out.spectrum.empty();
-            if constexpr (std::is_floating_point_v<T>) {
-                nan_lines[k].assign(static_cast<std::size_t>(angle.lines.line_count()), 0);
-                job.nan_lines = nan_lines[k];
-            }
             job.best = flat ? r.best_f.view() : r.best_s.view();
             job.rank = flat ? r.rank_f.view() : r.rank_s.view();
             job.angle_rank = static_cast<std::uint16_t>(k);
@@ -239,12 +224,7 @@ bool filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
         detail::parallel_for(workers, std::int64_t{1} << 62, run);  // nested regions inside run serially
     else
         run(0);
-    const bool any_nan = std::any_of(nan_lines.begin(), nan_lines.end(), [](const std::vector<std::uint8_t>& lines) {
-        return std::find(lines.begin(), lines.end(), 1) != lines.end();
-    });
-    if (any_nan && (want_best || !out.spectrum.empty())) return false;
-    if (any_nan) filter_angles_per_line<T>(in, plan, out, nan_lines);
-    if (!want_best) return true;
+    if (!want_best) return;
 
     // Merge the orientations and workers: the larger key, ties to the smaller rank (the
     // smaller angle).
@@ -280,7 +260,6 @@ bool filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
             if (want_rank) out.orientation.row(y)[x] = static_cast<std::int32_t>(plan.angles[sources[pick].rank.row(y)[x]].index);
         }
     });
-    return true;
 }
 
 }  // namespace
@@ -289,7 +268,10 @@ template <class T>
 void line_filter_angles(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
     const bool vectorisable = plan.algorithm == line_algorithm::automatic && plan.angles.size() <= 65536 &&
                               (plan.mode.mode == border_mode::ignore || plan.mode.mode == border_mode::constant);
-    if (!(vectorisable && filter_angles_vectorised<T>(in, plan, out))) filter_angles_per_line<T>(in, plan, out);
+    if (vectorisable)
+        filter_angles_vectorised<T>(in, plan, out);
+    else
+        filter_angles_per_line<T>(in, plan, out);
 }
 
 template void line_filter_angles<std::uint8_t>(host_view<const std::uint8_t>, const detail::line_plan&,

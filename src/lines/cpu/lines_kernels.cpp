@@ -145,30 +145,39 @@ inline void update_ranks(const K* best, const K* res, std::uint16_t* rank, std::
 // test kept the loop scalar, and the opening took ten times the uint8 one).
 // V > 0: V values, known at compile time; V = 0: n values. Openings of unsigned pixels copy,
 // by memcpy: GCC turns the plain loop into a call to memmove, even for 32 bytes.
-// Float: nan_seen[i] is set where value i is NaN, told by its bits. Lane by lane, so that the
-// test vectorises: a flag reduced in each call had GCC extract every lane, which doubled the
-// float opening's time. This path's keys are wrong for NaN, and the caller redoes those lines
-// (line_band_job::nan_lines): a scan of the image for NaN beforehand, its own pass through
-// memory, was 12% of a 4096x4096 float32 opening.
+// Float: NaN takes the lowest key, told by its bits lane by lane so that the select vectorises
+// (number_key has no NaN test), and lift_nan raises it to the top between the stages: that is
+// the NaN rule of lines/scan_line_filter.hpp in the two stages themselves, so lines with NaN
+// need no other path (which cost a NaN-dense image 8x).
 template <class T, std::int64_t V>
 inline void to_keys(const T* __restrict in, typename line_keys<T>::key* __restrict out, bool closing,
-                    std::uint32_t* __restrict nan_seen, std::int64_t n = V) {
+                    std::int64_t n = V) {
     if constexpr (V > 0) n = V;
     if constexpr (std::is_same_v<T, typename line_keys<T>::key>)
         if (!closing) {
             std::memcpy(out, in, static_cast<std::size_t>(n) * sizeof(T));
             return;
         }
-    if (closing)
-        for (std::int64_t i = 0; i < n; ++i) out[i] = line_keys<T>::number_key(in[i], true);
-    else
-        for (std::int64_t i = 0; i < n; ++i) out[i] = line_keys<T>::number_key(in[i], false);
-    if constexpr (std::is_floating_point_v<T>)
+    const auto convert = [&]<bool Closing>(std::bool_constant<Closing>) {
         for (std::int64_t i = 0; i < n; ++i) {
-            std::uint32_t bits;
-            std::memcpy(&bits, in + i, sizeof bits);
-            nan_seen[i] |= (bits & 0x7fffffffu) > 0x7f800000u;
+            const auto key = line_keys<T>::number_key(in[i], Closing);
+            if constexpr (std::is_floating_point_v<T>) {
+                std::int32_t bits;
+                std::memcpy(&bits, in + i, sizeof bits);
+                // As arithmetic: with ?: GCC branched around number_key, lane by lane.
+                const std::int32_t is_nan = (bits & 0x7fffffff) > 0x7f800000;
+                out[i] = (key & (is_nan - 1)) | static_cast<std::int32_t>(static_cast<std::uint32_t>(is_nan) << 31);
+            } else {
+                out[i] = key;
+            }
         }
+    };
+    closing ? convert(std::true_type{}) : convert(std::false_type{});
+}
+static_assert(line_keys<float>::nan_key == std::numeric_limits<std::int32_t>::min(), "to_keys makes it of the sign bit");
+// Float first-stage results: NaN's key to the top, so that the second stage's max keeps it.
+inline void lift_nan(std::int32_t* keys, std::int64_t n) {
+    for (std::int64_t i = 0; i < n; ++i) keys[i] = keys[i] == line_keys<float>::nan_key ? line_keys<float>::top : keys[i];
 }
 template <class T, std::int64_t V>
 inline void from_keys(const typename line_keys<T>::key* __restrict in, T* __restrict out, bool closing,
@@ -339,7 +348,6 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
         }
     };
     std::int64_t source_filled = 0;
-    std::uint32_t nan_lanes[V] = {};  // float: lane i (line c0 + i) has read a NaN
     const auto gather_to = [&](std::int64_t end) {
         for (; source_filled < end; ++source_filled) {
             K* row = source_row(source_filled);
@@ -357,12 +365,12 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
                                        : job.oriented.row(r) + c0 + lines.shift[r];
             if (lo == 0 && hi == V) {  // most rows: whole chunks, loop bounds known at compile time
                 for (std::int64_t c = 0; c < V; c += H)
-                    to_keys<T, H>(in + c, row + c / H * source_chunks, closing, nan_lanes + c);
+                    to_keys<T, H>(in + c, row + c / H * source_chunks, closing);
                 continue;
             }
             K keys[V];
             std::fill_n(keys, V, pad);
-            to_keys<T, 0>(in + lo, keys + lo, closing, nan_lanes + lo, hi - lo);
+            to_keys<T, 0>(in + lo, keys + lo, closing, hi - lo);
             for (std::int64_t c = 0; c < V; c += H) std::memcpy(row + c / H * source_chunks, keys + c, H * sizeof(K));
         }
     };
@@ -481,6 +489,8 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
             slide(second, second_chunks, second_base, dilated, second_filled);
         windows(min_op<K>{}, rows_from(source_row(e)), source_chunks, rows_from(second_row(after + e)), second_chunks,
                 m);
+        if constexpr (std::is_floating_point_v<T>)  // before the outside values, which share NaN's key
+            for (std::int64_t c = 0; c < V / H; ++c) lift_nan(second_row(after + e) + c * second_chunks, m * H);
         for (std::int64_t j = e; j < e + m; ++j) {
             std::int64_t lo, hi;
             lane_range(r0 + j, lo, hi);
@@ -506,9 +516,6 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
             dilated += md;
         }
     }
-    if constexpr (std::is_floating_point_v<T>)
-        for (std::int64_t i = 0; i < c_last - c0 + 1; ++i)
-            if (nan_lanes[i]) job.nan_lines[c0 + i - lines.first_line] = 1;
     return sum;
 }
 

@@ -1,11 +1,9 @@
-// The vectorised CPU path of the linear filters (border ignore or constant; lines with NaN are
-// left to the caller, line_band_job::nan_lines): blocks of adjacent scan lines are filtered
-// together, one SIMD lane per line, by van Herk/Gil-Werman erosion then dilation down the rows
-// of the oriented image. Compiled once per instruction set (cmake/GranulaSimd.cmake).
+// The vectorised CPU path of the linear filters (border ignore or constant): blocks of adjacent
+// scan lines are filtered together, one SIMD lane per line, by van Herk/Gil-Werman erosion then
+// dilation down the rows of the oriented image. Compiled once per instruction set (cmake/GranulaSimd.cmake).
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <type_traits>
 
 #include "granula/core/image.hpp"
@@ -36,10 +34,6 @@ struct line_band_job {
     bool first = false;
     host_view<T> filtered;  // empty: not wanted
     bool want_sum = false;
-    // Float: entry c - lines->first_line is set to 1 for each line c with a NaN pixel, which this
-    // path's keys do not order: its outputs there are wrong, and the caller redoes those lines.
-    // Required for float (one entry per line).
-    std::span<std::uint8_t> nan_lines;
 };
 
 }  // namespace granula::detail
