@@ -6,8 +6,8 @@
 // the int32 whose order is the float order; NaN gets the lowest key and the NaN rule is applied
 // afterwards (nan_mask): the two-stage operator is NaN exactly where a NaN lies within λ - 1
 // samples of the extended line, and everywhere else no window around the sample holds a NaN.
-// (The CPU's vectorised path gets the same rule by raising NaN's key to the top between its two
-// stages: lines/cpu/lines_kernels.cpp.)
+// (The two-stage paths, the CPU's vectorised one and the CUDA two-pass one, get the same rule by
+// raising NaN's key to the top between their stages.)
 //
 // The extended line: `before` samples of border extension, the line's n samples, `after`
 // samples (before + after = λ - 1). Its standard opening (max over the λ-windows that contain

@@ -459,22 +459,24 @@ TEST(LinesCpuNan, ManyNanEqualFifo) {
                     << "angle " << angle << " " << to_string(kind) << " " << to_string(m);
             }
     const double angles[] = {20.0, 75.0};
-    for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing}) {
-        std::vector<host_image<float>> extrema;
-        std::vector<host_image<std::int32_t>> orientations;
-        std::vector<std::vector<double>> spectra;
-        for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo}) {
-            host_line_outputs<float> out;
-            out.extremum = extrema.emplace_back(w, h).view();
-            out.orientation = orientations.emplace_back(w, h).view();
-            out.spectrum = spectra.emplace_back(2, 0.0);
-            line_filter_angles<float>(img.view(), angles, {9, kind, {}, algorithm}, out);
+    for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing})
+        for (const border_mode m : {border_mode::ignore, border_mode::constant}) {
+            std::vector<host_image<float>> extrema;
+            std::vector<host_image<std::int32_t>> orientations;
+            std::vector<std::vector<double>> spectra;
+            for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo}) {
+                host_line_outputs<float> out;
+                out.extremum = extrema.emplace_back(w, h).view();
+                out.orientation = orientations.emplace_back(w, h).view();
+                out.spectrum = spectra.emplace_back(2, 0.0);
+                line_filter_angles<float>(img.view(), angles, {9, kind, {m, 2.5}, algorithm}, out);
+            }
+            const std::string what = std::string(to_string(kind)) + " " + std::string(to_string(m));
+            ASSERT_TRUE(equal_images<float>(extrema[0].view(), extrema[1].view())) << what << " extremum";
+            ASSERT_TRUE(equal_images<std::int32_t>(orientations[0].view(), orientations[1].view()))
+                << what << " orientation";
+            for (int i = 0; i < 2; ++i) EXPECT_TRUE(std::isnan(spectra[0][i]) && std::isnan(spectra[1][i])) << what;
         }
-        ASSERT_TRUE(equal_images<float>(extrema[0].view(), extrema[1].view())) << to_string(kind) << " extremum";
-        ASSERT_TRUE(equal_images<std::int32_t>(orientations[0].view(), orientations[1].view()))
-            << to_string(kind) << " orientation";
-        for (int i = 0; i < 2; ++i) EXPECT_TRUE(std::isnan(spectra[0][i]) && std::isnan(spectra[1][i]));
-    }
 }
 
 TEST(LinesCpuErrors, BadArgumentsAreClearErrors) {
