@@ -174,7 +174,7 @@ inline void to_keys(const T* __restrict in, typename line_keys<T>::key* __restri
     };
     closing ? convert(std::true_type{}) : convert(std::false_type{});
 }
-static_assert(line_keys<float>::nan_key == std::numeric_limits<std::int32_t>::min(), "to_keys makes it of the sign bit");
+static_assert(line_keys<float>::nan_key == std::numeric_limits<std::int32_t>::min(), "to_keys builds NaN's key from the sign bit alone");
 // Float first-stage results: NaN's key to the top, so that the second stage's max keeps it.
 inline void lift_nan(std::int32_t* keys, std::int64_t n) {
     for (std::int64_t i = 0; i < n; ++i) keys[i] = keys[i] == line_keys<float>::nan_key ? line_keys<float>::top : keys[i];
