@@ -174,10 +174,12 @@ inline void to_keys(const T* __restrict in, typename line_keys<T>::key* __restri
     };
     closing ? convert(std::true_type{}) : convert(std::false_type{});
 }
-static_assert(line_keys<float>::nan_key == std::numeric_limits<std::int32_t>::min(), "to_keys builds NaN's key from the sign bit alone");
+static_assert(line_keys<float>::nan_key == std::numeric_limits<std::int32_t>::min(),
+              "to_keys builds NaN's key from the sign bit alone");
 // Float first-stage results: NaN's key to the top, so that the second stage's max keeps it.
 inline void lift_nan(std::int32_t* keys, std::int64_t n) {
-    for (std::int64_t i = 0; i < n; ++i) keys[i] = keys[i] == line_keys<float>::nan_key ? line_keys<float>::top : keys[i];
+    using traits = line_keys<float>;
+    for (std::int64_t i = 0; i < n; ++i) keys[i] = keys[i] == traits::nan_key ? traits::top : keys[i];
 }
 template <class T, std::int64_t V>
 inline void from_keys(const typename line_keys<T>::key* __restrict in, T* __restrict out, bool closing,
@@ -490,7 +492,8 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
         windows(min_op<K>{}, rows_from(source_row(e)), source_chunks, rows_from(second_row(after + e)), second_chunks,
                 m);
         if constexpr (std::is_floating_point_v<T>)  // before the outside values, which share NaN's key
-            for (std::int64_t c = 0; c < V / H; ++c) lift_nan(second_row(after + e) + c * second_chunks, m * H);
+            for (std::int64_t c = 0; c < V / H; ++c)
+                lift_nan(second_row(after + e) + c * second_chunks, m * H);
         for (std::int64_t j = e; j < e + m; ++j) {
             std::int64_t lo, hi;
             lane_range(r0 + j, lo, hi);
