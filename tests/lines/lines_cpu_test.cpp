@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -388,13 +389,38 @@ TEST(LinesCpuRealImage, PageCoinsAndFloatPageEqualReference) {
     check_real_image<float>("page_float32.npy", 7);
 }
 
+// The reductions over `angles` (extremum, orientation) of the automatic path equal the per-line
+// fifo path's; where sums_are_nan, both paths' sums are also taken, and must all be NaN.
+::testing::AssertionResult reductions_equal_fifo(host_view<const float> img, std::span<const double> angles,
+                                                 const line_params& params, bool sums_are_nan) {
+    std::vector<host_image<float>> extrema;
+    std::vector<host_image<std::int32_t>> orientations;
+    std::vector<std::vector<double>> spectra;
+    for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo}) {
+        line_params p = params;
+        p.algorithm = algorithm;
+        host_line_outputs<float> out;
+        out.extremum = extrema.emplace_back(img.width(), img.height()).view();
+        out.orientation = orientations.emplace_back(img.width(), img.height()).view();
+        if (sums_are_nan) out.spectrum = spectra.emplace_back(angles.size(), 0.0);
+        line_filter_angles<float>(img, angles, p, out);
+    }
+    if (auto r = equal_images<float>(extrema[0].view(), extrema[1].view()); !r) return r << " (extremum)";
+    if (auto r = equal_images<std::int32_t>(orientations[0].view(), orientations[1].view()); !r)
+        return r << " (orientation)";
+    for (std::size_t i = 0; sums_are_nan && i < angles.size(); ++i)
+        if (!std::isnan(spectra[0][i]) || !std::isnan(spectra[1][i]))
+            return ::testing::AssertionFailure() << "sum " << i << ": " << spectra[0][i] << " and " << spectra[1][i];
+    return ::testing::AssertionSuccess();
+}
+
 // The vectorised path applies the NaN rule inside its two stages (NaN the lowest key in the
 // first, the highest in the second). Wherever one NaN lies in a large image (the first rows,
-// the last, between; lines through them run long) and whatever its sign and payload, single openings and closings at a flat and a steep angle (lanes
-// on the image through tiles, and on it directly) and the reductions over both (flat lanes on
-// the transposed image) equal the per-line fifo path, on two threads. An infinity gives equal
-// results too.
-TEST(LinesCpuNan, OneNanAnywhereInALargeImageIsFound) {
+// the last, between; lines through them run long) and whatever its sign and payload, single
+// openings and closings at a flat and a steep angle (lanes on the image through tiles, and on it
+// directly) and the reductions over both (flat lanes on the transposed image) equal the per-line
+// fifo path, on two threads. An infinity gives equal results too.
+TEST(LinesCpuNan, OneNanAnywhereInALargeImageEqualsFifo) {
     struct two_threads {
         int before = num_threads();
         two_threads() { set_num_threads(2); }
@@ -422,17 +448,7 @@ TEST(LinesCpuNan, OneNanAnywhereInALargeImageIsFound) {
                     ASSERT_TRUE(equal_images<float>(automatic.view(), fifo.view()))
                         << what << " angle " << angle << " " << to_string(kind);
                 }
-                std::vector<host_image<float>> extrema;
-                std::vector<host_image<std::int32_t>> orientations;
-                for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo}) {
-                    host_line_outputs<float> out;
-                    out.extremum = extrema.emplace_back(w, h).view();
-                    out.orientation = orientations.emplace_back(w, h).view();
-                    line_filter_angles<float>(img.view(), angles, {41, kind, {}, algorithm}, out);
-                }
-                ASSERT_TRUE(equal_images<float>(extrema[0].view(), extrema[1].view())) << what << " extremum";
-                ASSERT_TRUE(equal_images<std::int32_t>(orientations[0].view(), orientations[1].view()))
-                    << what << " orientation";
+                ASSERT_TRUE(reductions_equal_fifo(img.view(), angles, {41, kind}, false)) << what;
             }
         }
 }
@@ -460,23 +476,9 @@ TEST(LinesCpuNan, ManyNanEqualFifo) {
             }
     const double angles[] = {20.0, 75.0};
     for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing})
-        for (const border_mode m : {border_mode::ignore, border_mode::constant}) {
-            std::vector<host_image<float>> extrema;
-            std::vector<host_image<std::int32_t>> orientations;
-            std::vector<std::vector<double>> spectra;
-            for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo}) {
-                host_line_outputs<float> out;
-                out.extremum = extrema.emplace_back(w, h).view();
-                out.orientation = orientations.emplace_back(w, h).view();
-                out.spectrum = spectra.emplace_back(2, 0.0);
-                line_filter_angles<float>(img.view(), angles, {9, kind, {m, 2.5}, algorithm}, out);
-            }
-            const std::string what = std::string(to_string(kind)) + " " + std::string(to_string(m));
-            ASSERT_TRUE(equal_images<float>(extrema[0].view(), extrema[1].view())) << what << " extremum";
-            ASSERT_TRUE(equal_images<std::int32_t>(orientations[0].view(), orientations[1].view()))
-                << what << " orientation";
-            for (int i = 0; i < 2; ++i) EXPECT_TRUE(std::isnan(spectra[0][i]) && std::isnan(spectra[1][i])) << what;
-        }
+        for (const border_mode m : {border_mode::ignore, border_mode::constant})
+            ASSERT_TRUE(reductions_equal_fifo(img.view(), angles, {9, kind, {m, 2.5}}, true))
+                << to_string(kind) << " " << to_string(m);
 }
 
 TEST(LinesCpuErrors, BadArgumentsAreClearErrors) {

@@ -145,8 +145,8 @@ inline void update_ranks(const K* best, const K* res, std::uint16_t* rank, std::
 // test kept the loop scalar, and the opening took ten times the uint8 one).
 // V > 0: V values, known at compile time; V = 0: n values. Openings of unsigned pixels copy,
 // by memcpy: GCC turns the plain loop into a call to memmove, even for 32 bytes.
-// Float: NaN takes the lowest key, told by its bits lane by lane so that the select vectorises
-// (number_key has no NaN test), and lift_nan raises it to the top between the stages: that is
+// Float: NaN takes the lowest key, told by its bits lane by lane so that the select vectorises,
+// and lift_nan raises it to the top between the stages: that is
 // the NaN rule of lines/scan_line_filter.hpp in the two stages themselves, so lines with NaN
 // need no other path (which cost a NaN-dense image 8x).
 template <class T, std::int64_t V>
@@ -366,8 +366,7 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
                                              (c0 + lines.shift[r] - tile_y[tile])
                                        : job.oriented.row(r) + c0 + lines.shift[r];
             if (lo == 0 && hi == V) {  // most rows: whole chunks, loop bounds known at compile time
-                for (std::int64_t c = 0; c < V; c += H)
-                    to_keys<T, H>(in + c, row + c / H * source_chunks, closing);
+                for (std::int64_t c = 0; c < V; c += H) to_keys<T, H>(in + c, row + c / H * source_chunks, closing);
                 continue;
             }
             K keys[V];

@@ -1,6 +1,7 @@
 // The vectorised CPU path of the linear filters (border ignore or constant): blocks of adjacent
 // scan lines are filtered together, one SIMD lane per line, by van Herk/Gil-Werman erosion then
-// dilation down the rows of the oriented image. Compiled once per instruction set (cmake/GranulaSimd.cmake).
+// dilation down the rows of the oriented image. Compiled once per instruction set
+// (cmake/GranulaSimd.cmake).
 #pragma once
 
 #include <cstdint>
