@@ -1,5 +1,5 @@
 // CPU linear openings (Google Benchmark): the orientation map (640x640 uint8, 180 angles,
-// λ = 41: extremum + orientation) and single openings of 4096x4096 uint8 at an angle, each
+// λ = 41: extremum + orientation; uint16 and float32 too) and single openings of 4096x4096 uint8 at an angle, each
 // algorithm and thread count, and of uint16 and float32 (automatic). OpenCV's
 // morphologyEx(MORPH_OPEN) with the same footprint is timed side by side by bench/compare_lines.py.
 //   bench_cpu_lines --benchmark_filter=...
@@ -22,26 +22,39 @@ granula::host_image<T> random_image(std::int64_t w, std::int64_t h) {
     return img;
 }
 
-// Args: {algorithm (0 automatic, 1 fifo, 2 stack), threads}.
-void BM_orientation_640(benchmark::State& state) {
-    const auto img = random_image(640, 640);
-    granula::host_image<std::uint8_t> extremum(640, 640);
+template <class T>
+void orientation_640(benchmark::State& state, granula::line_algorithm algorithm, int threads) {
+    const auto img = random_image<T>(640, 640);
+    granula::host_image<T> extremum(640, 640);
     granula::host_image<std::int32_t> orientation(640, 640);
     const auto angles = granula::evenly_spaced_angles(180);
-    granula::set_num_threads(static_cast<int>(state.range(1)));
-    const granula::line_params params{41, granula::line_filter_kind::opening, {},
-                                      static_cast<granula::line_algorithm>(state.range(0))};
+    granula::set_num_threads(threads);
+    const granula::line_params params{41, granula::line_filter_kind::opening, {}, algorithm};
     for (auto _ : state) {
-        granula::host_line_outputs<std::uint8_t> out;
+        granula::host_line_outputs<T> out;
         out.extremum = extremum.view();
         out.orientation = orientation.view();
-        granula::line_filter_angles<std::uint8_t>(img.view(), angles, params, out);
+        granula::line_filter_angles<T>(img.view(), angles, params, out);
         benchmark::DoNotOptimize(extremum.data());
     }
     state.SetItemsProcessed(state.iterations() * 640 * 640 * 180);
     granula::set_num_threads(0);
 }
+
+// Args: {algorithm (0 automatic, 1 fifo, 2 stack), threads}.
+void BM_orientation_640(benchmark::State& state) {
+    orientation_640<std::uint8_t>(state, static_cast<granula::line_algorithm>(state.range(0)),
+                                  static_cast<int>(state.range(1)));
+}
 BENCHMARK(BM_orientation_640)->ArgsProduct({{0, 1, 2}, {1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The same map of other pixel types (automatic). Args: {threads}.
+template <class T>
+void BM_orientation_640_typed(benchmark::State& state) {
+    orientation_640<T>(state, granula::line_algorithm::automatic, static_cast<int>(state.range(0)));
+}
+BENCHMARK_TEMPLATE(BM_orientation_640_typed, std::uint16_t)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_orientation_640_typed, float)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Args: {length, angle in degrees, algorithm, threads}.
 void BM_line_opening_4096(benchmark::State& state) {

@@ -256,6 +256,37 @@ TYPED_TEST(LinesCpu, ReductionsOnLargeImagesEqualFifo) {
     }
 }
 
+// uint8 reductions hold 256 angles: more run in groups (lines_cpu.cpp). A repeated angle on
+// either side of the groups' boundary (sorted positions 255 and 256) ties, and the first copy
+// must win; the orientation alone (no extremum asked for) must come out the same.
+TEST(LinesCpuGroups, ManyAnglesEqualFifo) {
+    std::mt19937_64 rng(43);
+    const std::int64_t w = 61, h = 47;
+    const auto img = random_image<std::uint8_t>(rng, w, h, 6, false);
+    std::vector<double> angles = evenly_spaced_angles(300);
+    angles.push_back(angles[255]);
+    for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing}) {
+        std::vector<host_image<std::uint8_t>> extrema;
+        std::vector<host_image<std::int32_t>> orientations;
+        std::vector<std::vector<double>> spectra;
+        for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo}) {
+            host_line_outputs<std::uint8_t> out;
+            out.extremum = extrema.emplace_back(w, h).view();
+            out.orientation = orientations.emplace_back(w, h).view();
+            out.spectrum = spectra.emplace_back(angles.size());
+            line_filter_angles<std::uint8_t>(img.view(), angles, {9, kind, {}, algorithm}, out);
+        }
+        host_line_outputs<std::uint8_t> orientation_only;
+        orientation_only.orientation = orientations.emplace_back(w, h).view();
+        line_filter_angles<std::uint8_t>(img.view(), angles, {9, kind}, orientation_only);
+        const std::string what(to_string(kind));
+        ASSERT_TRUE(equal_images<std::uint8_t>(extrema[0].view(), extrema[1].view())) << what;
+        ASSERT_TRUE(equal_images<std::int32_t>(orientations[0].view(), orientations[1].view())) << what;
+        ASSERT_TRUE(equal_images<std::int32_t>(orientations[2].view(), orientations[1].view())) << what;
+        EXPECT_EQ(spectra[0], spectra[1]) << what;
+    }
+}
+
 // On the axes and diagonals the scan lines are the footprint lines: opening() by line(L, angle)
 // gives the same image. The scan-line paths are reached through line_filter_angles (line_filter
 // hands these angles to morphology() under the automatic algorithm, but for the uint8 and uint16

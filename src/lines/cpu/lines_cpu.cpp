@@ -149,13 +149,12 @@ void filter_angles_per_line(host_view<const T> in, const detail::line_plan& plan
             for (std::int64_t x = 0; x < in.width(); ++x) out.extremum.row(y)[x] = traits::from_key(best_at(x, y), closing);
 }
 
-// The running extremum of some of the angles, per orientation (steep: image coordinates,
-// flat: transposed), with the rank of the angle attaining it.
+// The running extremum of some of the angles and the rank of the angle attaining it
+// (packed_best), per orientation (steep: image coordinates, flat: transposed).
 template <class T>
 struct angle_reduction {
-    using K = typename line_keys<T>::key;
-    host_image<K> best_s, best_f;
-    host_image<std::uint16_t> rank_s, rank_f;
+    using word = typename detail::reduction_word<T>::type;
+    host_image<word> best_s, best_f;
     host_image<T> filtered_t;  // a flat angle's filtered image before its transpose
     bool first_s = true, first_f = true;
 };
@@ -168,13 +167,13 @@ host_image<U> image_if(bool wanted, std::int64_t width, std::int64_t height) {
 template <class T>
 void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
     using traits = line_keys<T>;
-    using K = typename traits::key;
+    using packed = detail::packed_best<T>;
+    using word = typename packed::word;
     const std::int64_t w = in.width(), h = in.height();
     const auto angle_count = static_cast<std::int64_t>(plan.angles.size());
     bool any_steep = false, any_flat = false;
     for (const auto& a : plan.angles) (a.lines.transposed ? any_flat : any_steep) = true;
     const bool want_best = !out.extremum.empty() || !out.orientation.empty();
-    const bool want_rank = !out.orientation.empty();
     // Flat lines read and write the image itself through small transposed tiles, unless there
     // are reductions over angles: those are kept on the transposed image, so the input is too.
     const bool flat_transposed = any_flat && want_best;
@@ -192,10 +191,8 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
     std::vector<angle_reduction<T>> reductions(static_cast<std::size_t>(workers));
     const auto run = [&](std::int64_t worker) {
         angle_reduction<T>& r = reductions[worker];
-        r.best_s = image_if<T, K>(want_best && any_steep, w, h);
-        r.best_f = image_if<T, K>(want_best && any_flat, h, w);
-        r.rank_s = image_if<T, std::uint16_t>(want_rank && any_steep, w, h);
-        r.rank_f = image_if<T, std::uint16_t>(want_rank && any_flat, h, w);
+        r.best_s = image_if<T, word>(want_best && any_steep, w, h);
+        r.best_f = image_if<T, word>(want_best && any_flat, h, w);
         r.filtered_t = image_if<T, T>(!out.filtered.empty() && flat_transposed, h, w);
         for (std::int64_t k = worker; k < angle_count; k += workers) {
             const detail::line_angle_plan& angle = plan.angles[k];
@@ -204,13 +201,12 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
             job.oriented = flat && want_best ? in_t.view() : in;
             job.on_image = flat && !want_best;
             job.lines = &angle.lines;
-            job.extension = detail::make_line_extension<K>(plan.length, plan.closing, plan.mode.mode, border_pad<T>(plan));
+            job.extension = detail::make_line_extension<typename traits::key>(plan.length, plan.closing, plan.mode.mode, border_pad<T>(plan));
             job.closing = plan.closing;
             job.first_stage_only = plan.first_stage_only;
             job.want_sum = !out.spectrum.empty();
             job.best = flat ? r.best_f.view() : r.best_s.view();
-            job.rank = flat ? r.rank_f.view() : r.rank_s.view();
-            job.angle_rank = static_cast<std::uint16_t>(k);
+            job.angle_rank = static_cast<std::uint32_t>(k);
             job.first = flat ? r.first_f : r.first_s;
             (flat ? r.first_f : r.first_s) = false;
             if (!out.filtered.empty()) job.filtered = flat && want_best ? r.filtered_t.view() : out.filtered[angle.index];
@@ -226,40 +222,71 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
         run(0);
     if (!want_best) return;
 
-    // Merge the orientations and workers: the larger key, ties to the smaller rank (the
-    // smaller angle).
-    struct source {
-        host_view<const K> best;
-        host_view<const std::uint16_t> rank;
-    };
-    std::vector<host_image<K>> transposed_best;
-    std::vector<host_image<std::uint16_t>> transposed_rank;
-    std::vector<source> sources;
+    // Merge the orientations and workers: the larger word (the larger key, ties to the smaller
+    // rank, the smaller angle).
+    std::vector<host_image<word>> transposed;
+    std::vector<host_view<const word>> sources;
     for (angle_reduction<T>& r : reductions) {
-        if (any_steep && !r.first_s) sources.push_back({r.best_s.view(), r.rank_s.view()});
+        if (any_steep && !r.first_s) sources.push_back(r.best_s.view());
         if (any_flat && !r.first_f) {
-            transposed_best.push_back(image_if<T, K>(true, w, h));
-            GRANULA_SIMD_DISPATCH(transpose<K>, r.best_f.view(), transposed_best.back().view());
-            host_view<const std::uint16_t> rank;
-            if (want_rank) {
-                transposed_rank.push_back(image_if<T, std::uint16_t>(true, w, h));
-                GRANULA_SIMD_DISPATCH(transpose<std::uint16_t>, r.rank_f.view(), transposed_rank.back().view());
-                rank = transposed_rank.back().view();
-            }
-            sources.push_back({transposed_best.back().view(), rank});
+            transposed.push_back(image_if<T, word>(true, w, h));
+            GRANULA_SIMD_DISPATCH(transpose<word>, r.best_f.view(), transposed.back().view());
+            sources.push_back(transposed.back().view());
         }
     }
     detail::parallel_for(h, in.pixel_count(), [&](std::int64_t y) {
         for (std::int64_t x = 0; x < w; ++x) {
-            std::size_t pick = 0;
-            for (std::size_t i = 1; i < sources.size(); ++i) {
-                const K a = sources[i].best.row(y)[x], b = sources[pick].best.row(y)[x];
-                if (b < a || (a == b && want_rank && sources[i].rank.row(y)[x] < sources[pick].rank.row(y)[x])) pick = i;
-            }
-            if (!out.extremum.empty()) out.extremum.row(y)[x] = traits::from_key(sources[pick].best.row(y)[x], plan.closing);
-            if (want_rank) out.orientation.row(y)[x] = static_cast<std::int32_t>(plan.angles[sources[pick].rank.row(y)[x]].index);
+            word best = sources[0].row(y)[x];
+            for (std::size_t i = 1; i < sources.size(); ++i) best = std::max(best, sources[i].row(y)[x]);
+            if (!out.extremum.empty()) out.extremum.row(y)[x] = traits::from_key(packed::key_of(best), plan.closing);
+            if (!out.orientation.empty())
+                out.orientation.row(y)[x] = static_cast<std::int32_t>(plan.angles[packed::rank_of(best)].index);
         }
     });
+}
+
+// The vectorised path in groups of as many angles as a reduction word has ranks (uint8: 256), in
+// angle order: each group's extremum and orientation replace the earlier groups' where its key
+// is strictly larger (ties keep the smaller angle).
+template <class T>
+void filter_angles_in_groups(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
+    using traits = line_keys<T>;
+    constexpr auto group = static_cast<std::size_t>(detail::packed_best<T>::ranks);
+    const bool want_best = !out.extremum.empty() || !out.orientation.empty();
+    if (plan.angles.size() <= group || !want_best) {
+        filter_angles_vectorised<T>(in, plan, out);
+        return;
+    }
+    const std::int64_t w = in.width(), h = in.height();
+    // The running extremum is needed to compare groups even when only the orientation is asked for.
+    host_image<T> own_extremum = image_if<T, T>(out.extremum.empty(), w, h);
+    host_line_outputs<T> running = out;
+    if (out.extremum.empty()) running.extremum = own_extremum.view();
+    host_image<T> group_extremum(w, h);
+    host_image<std::int32_t> group_orientation = image_if<T, std::int32_t>(!out.orientation.empty(), w, h);
+    detail::line_plan part = plan;
+    for (std::size_t first = 0; first < plan.angles.size(); first += group) {
+        const std::size_t end = std::min(plan.angles.size(), first + group);
+        part.angles.assign(plan.angles.begin() + static_cast<std::ptrdiff_t>(first),
+                           plan.angles.begin() + static_cast<std::ptrdiff_t>(end));
+        if (first == 0) {
+            filter_angles_vectorised<T>(in, part, running);
+            continue;
+        }
+        host_line_outputs<T> outputs = out;  // the filtered images and the spectrum, by angle index
+        outputs.extremum = group_extremum.view();
+        outputs.orientation = group_orientation.view();
+        filter_angles_vectorised<T>(in, part, outputs);
+        detail::parallel_for(h, in.pixel_count(), [&](std::int64_t y) {
+            for (std::int64_t x = 0; x < w; ++x) {
+                T& value = running.extremum.row(y)[x];
+                const T candidate = group_extremum.view().row(y)[x];
+                if (!(traits::to_key(value, plan.closing) < traits::to_key(candidate, plan.closing))) continue;
+                value = candidate;
+                if (!out.orientation.empty()) out.orientation.row(y)[x] = group_orientation.view().row(y)[x];
+            }
+        });
+    }
 }
 
 }  // namespace
@@ -269,7 +296,7 @@ void line_filter_angles(host_view<const T> in, const detail::line_plan& plan, co
     const bool vectorisable = plan.algorithm == line_algorithm::automatic && plan.angles.size() <= 65536 &&
                               (plan.mode.mode == border_mode::ignore || plan.mode.mode == border_mode::constant);
     if (vectorisable)
-        filter_angles_vectorised<T>(in, plan, out);
+        filter_angles_in_groups<T>(in, plan, out);
     else
         filter_angles_per_line<T>(in, plan, out);
 }

@@ -114,31 +114,6 @@ struct band_scratch {
     }
 };
 
-// rank = value where best < res, for rank_chunk lanes. GCC leaves the plain loop scalar (keys and
-// ranks of different widths; it was a third of the 640x640 180-angle map), so the comparison's
-// mask is converted to the ranks' width by hand.
-template <class K>
-constexpr std::int64_t rank_chunk = 32 / sizeof(K);
-
-template <class K>
-inline void update_ranks(const K* best, const K* res, std::uint16_t* rank, std::uint16_t value) {
-    constexpr std::int64_t N = rank_chunk<K>;
-#if defined(GRANULA_SIMD_SCALAR)
-    for (std::int64_t i = 0; i < N; ++i) rank[i] = best[i] < res[i] ? value : rank[i];
-#else
-    typedef K keys __attribute__((vector_size(N * sizeof(K))));
-    typedef std::int16_t ranks __attribute__((vector_size(N * 2)));
-    keys b, r;
-    std::memcpy(&b, best, sizeof b);
-    std::memcpy(&r, res, sizeof r);
-    const ranks better = __builtin_convertvector(b < r, ranks);  // -1 where res wins
-    ranks old;
-    std::memcpy(&old, rank, sizeof old);
-    const ranks updated = (old & ~better) | (static_cast<std::int16_t>(value) & better);
-    std::memcpy(rank, &updated, sizeof updated);
-#endif
-}
-
 // V pixels to keys and back. Restrict and the order fixed outside the loop let them vectorise
 // (with uint8 keys and pixels GCC otherwise keeps a scalar loop, for aliasing); so does
 // number_key, which has no NaN test (float32 openings at 4096x4096, 60 degrees: to_key's NaN
@@ -215,22 +190,14 @@ inline void scatter_lanes(const detail::line_band_job<T>& job, const typename li
         from_keys<T, Lanes>(res + lo, filtered + lo, closing, hi - lo);
     }
     if (job.best.empty()) return;
-    auto* best = job.best.row(r) + col;
-    std::uint16_t* rank = job.rank.empty() ? nullptr : job.rank.row(r) + col;
+    using packed = detail::packed_best<T>;
+    typename packed::word* best = job.best.row(r) + col;
+    const std::uint32_t rank = job.angle_rank;
     if (job.first) {
-        for (std::int64_t i = lo; i < hi; ++i) best[i] = res[i];
-        if (rank)
-            for (std::int64_t i = lo; i < hi; ++i) rank[i] = job.angle_rank;
+        for (std::int64_t i = lo; i < hi; ++i) best[i] = packed::pack(res[i], rank);
         return;
     }
-    if (rank) {
-        if constexpr (Lanes > 0)
-            for (std::int64_t i = 0; i < Lanes; i += rank_chunk<typename line_keys<T>::key>)
-                update_ranks(best + i, res + i, rank + i, job.angle_rank);
-        else
-            for (std::int64_t i = lo; i < hi; ++i) rank[i] = best[i] < res[i] ? job.angle_rank : rank[i];
-    }
-    for (std::int64_t i = lo; i < hi; ++i) best[i] = best[i] < res[i] ? res[i] : best[i];
+    for (std::int64_t i = lo; i < hi; ++i) best[i] = std::max(best[i], packed::pack(res[i], rank));
 }
 
 template <class T, std::int64_t V>
@@ -629,6 +596,7 @@ template double filter_angle_bands<float>(const detail::line_band_job<float>&);
 template void transpose<std::uint8_t>(host_view<const std::uint8_t>, host_view<std::uint8_t>);
 template void transpose<std::uint16_t>(host_view<const std::uint16_t>, host_view<std::uint16_t>);
 template void transpose<float>(host_view<const float>, host_view<float>);
-template void transpose<std::int32_t>(host_view<const std::int32_t>, host_view<std::int32_t>);
+template void transpose<std::uint32_t>(host_view<const std::uint32_t>, host_view<std::uint32_t>);
+template void transpose<std::int64_t>(host_view<const std::int64_t>, host_view<std::int64_t>);
 
 }  // namespace granula::GRANULA_SIMD_NAMESPACE

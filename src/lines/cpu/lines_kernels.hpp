@@ -13,6 +13,43 @@
 
 namespace granula::detail {
 
+// The running extremum over angles and the rank of the angle attaining it, in one word: the key
+// above rank_bits, ranks - 1 - rank below, so that the larger word holds the larger key, ties
+// to the smaller rank (the smaller angle), and one max a pixel updates both. uint8 keeps 2 bytes
+// a pixel, so a reduction holds 256 ranks (lines_cpu.cpp runs more angles in groups). A key
+// image and a rank image took 3 bytes and a compare-and-select: the 640x640 map over 180 angles
+// spent a third of its time on them (docs/benchmarks.md, 2026-12-03, stop 42).
+template <class T>
+struct reduction_word;
+template <>
+struct reduction_word<std::uint8_t> {
+    using type = std::uint16_t;
+    static constexpr int rank_bits = 8;
+};
+template <>
+struct reduction_word<std::uint16_t> {
+    using type = std::uint32_t;
+    static constexpr int rank_bits = 16;
+};
+template <>
+struct reduction_word<float> {
+    using type = std::int64_t;  // the key is signed: the shifts keep its order
+    static constexpr int rank_bits = 16;
+};
+
+template <class T>
+struct packed_best {
+    using word = typename reduction_word<T>::type;
+    using key = typename line_keys<T>::key;
+    static constexpr int rank_bits = reduction_word<T>::rank_bits;
+    static constexpr std::int64_t ranks = std::int64_t{1} << rank_bits;
+    static word pack(key k, std::uint32_t rank) {
+        return static_cast<word>((static_cast<word>(k) << rank_bits) | (ranks - 1 - rank));
+    }
+    static key key_of(word w) { return static_cast<key>(w >> rank_bits); }
+    static std::uint32_t rank_of(word w) { return static_cast<std::uint32_t>(ranks - 1 - (w & (ranks - 1))); }
+};
+
 // One angle's work, in the coordinates of the oriented image (scan_lines).
 template <class T>
 struct line_band_job {
@@ -27,11 +64,10 @@ struct line_band_job {
     line_extension<key> extension;  // ignore or constant
     bool closing = false;
     bool first_stage_only = false;  // erosion (dilation): no second stage
-    // The running extremum over angles (keys) and the rank of the angle attaining it; a later
-    // angle replaces it only when strictly better, or always when `first`.
-    host_view<key> best;
-    host_view<std::uint16_t> rank;  // 2 bytes, not 4: the reductions' traffic bounds the many-angle case
-    std::uint16_t angle_rank = 0;
+    // The running extremum over angles and its angle's rank (packed_best); a later angle
+    // replaces it only when strictly better, or always when `first`.
+    host_view<typename reduction_word<T>::type> best;
+    std::uint32_t angle_rank = 0;
     bool first = false;
     host_view<T> filtered;  // empty: not wanted
     bool want_sum = false;
