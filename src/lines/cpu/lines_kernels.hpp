@@ -17,8 +17,8 @@ namespace granula::detail {
 // above rank_bits, ranks - 1 - rank below, so that the larger word holds the larger key, ties
 // to the smaller rank (the smaller angle), and one max a pixel updates both. uint8 keeps 2 bytes
 // a pixel, so a reduction holds 256 ranks (lines_cpu.cpp runs more angles in groups). A key
-// image and a rank image took 3 bytes and a compare-and-select: the 640x640 map over 180 angles
-// spent a third of its time on them (docs/benchmarks.md, 2026-12-03, stop 42).
+// image and a rank image took 3 bytes and a compare-and-select: the 640x640 uint8 map over 180
+// angles took about a third longer so (docs/benchmarks.md, 2026-12-03, stop 42).
 template <class T>
 struct reduction_word;
 template <>
