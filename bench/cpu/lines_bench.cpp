@@ -53,7 +53,11 @@ template <class T>
 void BM_orientation_640_typed(benchmark::State& state) {
     orientation_640<T>(state, granula::line_algorithm::automatic, static_cast<int>(state.range(0)));
 }
-BENCHMARK_TEMPLATE(BM_orientation_640_typed, std::uint16_t)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_orientation_640_typed, std::uint16_t)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_TEMPLATE(BM_orientation_640_typed, float)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Args: {length, angle in degrees, algorithm, threads}.

@@ -201,7 +201,8 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
             job.oriented = flat && want_best ? in_t.view() : in;
             job.on_image = flat && !want_best;
             job.lines = &angle.lines;
-            job.extension = detail::make_line_extension<typename traits::key>(plan.length, plan.closing, plan.mode.mode, border_pad<T>(plan));
+            job.extension = detail::make_line_extension<typename traits::key>(plan.length, plan.closing,
+                                                                              plan.mode.mode, border_pad<T>(plan));
             job.closing = plan.closing;
             job.first_stage_only = plan.first_stage_only;
             job.want_sum = !out.spectrum.empty();
@@ -245,6 +246,9 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
     });
 }
 
+// The most angles the vectorised path takes at once: uint16 and float words hold 16-bit ranks.
+constexpr std::size_t vectorised_angles_max = 65536;
+
 // The vectorised path in groups of as many angles as a reduction word has ranks (uint8: 256), in
 // angle order: each group's extremum and orientation replace the earlier groups' where its key
 // is strictly larger (ties keep the smaller angle).
@@ -252,6 +256,9 @@ template <class T>
 void filter_angles_in_groups(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
     using traits = line_keys<T>;
     constexpr auto group = static_cast<std::size_t>(detail::packed_best<T>::ranks);
+    // The groups compare extrema by to_key, which is exact for integer pixels (float NaN, the
+    // reductions' largest, has the lowest key).
+    static_assert(std::is_integral_v<T> || group >= vectorised_angles_max, "float pixels would need NaN's rule");
     const bool want_best = !out.extremum.empty() || !out.orientation.empty();
     if (plan.angles.size() <= group || !want_best) {
         filter_angles_vectorised<T>(in, plan, out);
@@ -293,7 +300,8 @@ void filter_angles_in_groups(host_view<const T> in, const detail::line_plan& pla
 
 template <class T>
 void line_filter_angles(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
-    const bool vectorisable = plan.algorithm == line_algorithm::automatic && plan.angles.size() <= 65536 &&
+    const bool vectorisable = plan.algorithm == line_algorithm::automatic &&
+                              plan.angles.size() <= vectorised_angles_max &&
                               (plan.mode.mode == border_mode::ignore || plan.mode.mode == border_mode::constant);
     if (vectorisable)
         filter_angles_in_groups<T>(in, plan, out);
