@@ -25,13 +25,16 @@ namespace {
 
 using detail::line_keys;
 
-// Lanes per block: narrow blocks (one 32-byte register of keys) waste little on lines that
+// Lanes per block: narrow blocks (one vector register of keys) waste little on lines that
 // leave the image part way and keep their band buffers in the L2 cache; wide ones (then 256 bytes)
 // run each lane-row about twice as fast on long lines. Measured with bench_cpu_lines, one
-// thread: the 640x640 map over 180 angles 37 ms narrow only, 54 ms when wide blocks were taken
-// wherever they counted fewer than 1.25x the narrow lane-rows, 90 ms wide only; a 4096x4096
-// opening at 90 degrees 11.0 ms narrow, 5.1 ms wide. So lines of at least wide_min_rows rows
-// take wide blocks unless those count more than wide_speedup times the narrow lane-rows.
+// thread, 32-byte narrow blocks: the 640x640 map over 180 angles 37 ms narrow only, 54 ms when
+// wide blocks were taken wherever they counted fewer than 1.25x the narrow lane-rows, 90 ms wide
+// only; a 4096x4096 opening at 90 degrees 11.0 ms narrow, 5.1 ms wide. So lines of at least
+// wide_min_rows rows take wide blocks unless those count more than wide_speedup times the narrow
+// lane-rows. The AVX-512 copy's narrow blocks were 32 bytes too until the maps were timed
+// against 64 (Intel build VM, four rounds alternated): uint8 one thread 94-138 -> 70-95 ms, two
+// 70-74 -> 40-51; uint16 one thread 208-333 -> 122-154; the 4096x4096 openings the same.
 // Wide blocks are 512 bytes where a block reads its rows from the oriented image, a page apart:
 // 8 cache lines a row rather than 4 or 5 (4096x4096 uint8, line(101) at 45, 60 and 120
 // degrees, Intel Xeon build VM, medians of five runs alternated, against 256 bytes: one thread
@@ -40,7 +43,7 @@ using detail::line_keys;
 // (line_band_job::on_image), were no faster so (30 and 150 degrees, one thread 23.3-24.9 ->
 // 25.4-25.5 ms) and keep 256 bytes.
 template <class K>
-constexpr std::int64_t narrow_lanes = 32 / sizeof(K);
+constexpr std::int64_t narrow_lanes = vector_bytes / sizeof(K);
 template <class K>
 constexpr std::int64_t wide_lanes = 512 / sizeof(K);
 template <class K>
