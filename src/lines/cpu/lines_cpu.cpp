@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <type_traits>
 #include <vector>
 
@@ -164,15 +165,17 @@ host_image<U> image_if(bool wanted, std::int64_t width, std::int64_t height) {
     return wanted ? host_image<U>(width, height) : host_image<U>();
 }
 
+// `angles`: plan.angles or a run of them (filter_angles_in_groups); the ranks are positions in it.
 template <class T>
-void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
+void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& plan,
+                              std::span<const detail::line_angle_plan> angles, const host_line_outputs<T>& out) {
     using traits = line_keys<T>;
     using packed = detail::packed_best<T>;
     using word = typename packed::word;
     const std::int64_t w = in.width(), h = in.height();
-    const auto angle_count = static_cast<std::int64_t>(plan.angles.size());
+    const auto angle_count = static_cast<std::int64_t>(angles.size());
     bool any_steep = false, any_flat = false;
-    for (const auto& a : plan.angles) (a.lines.transposed ? any_flat : any_steep) = true;
+    for (const auto& a : angles) (a.lines.transposed ? any_flat : any_steep) = true;
     const bool want_best = !out.extremum.empty() || !out.orientation.empty();
     // Flat lines read and write the image itself through small transposed tiles, unless there
     // are reductions over angles: those are kept on the transposed image, so the input is too.
@@ -195,7 +198,7 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
         r.best_f = image_if<T, word>(want_best && any_flat, h, w);
         r.filtered_t = image_if<T, T>(!out.filtered.empty() && flat_transposed, h, w);
         for (std::int64_t k = worker; k < angle_count; k += workers) {
-            const detail::line_angle_plan& angle = plan.angles[k];
+            const detail::line_angle_plan& angle = angles[k];
             const bool flat = angle.lines.transposed;
             detail::line_band_job<T> job;
             job.oriented = flat && want_best ? in_t.view() : in;
@@ -241,7 +244,7 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
             for (std::size_t i = 1; i < sources.size(); ++i) best = std::max(best, sources[i].row(y)[x]);
             if (!out.extremum.empty()) out.extremum.row(y)[x] = traits::from_key(packed::key_of(best), plan.closing);
             if (!out.orientation.empty())
-                out.orientation.row(y)[x] = static_cast<std::int32_t>(plan.angles[packed::rank_of(best)].index);
+                out.orientation.row(y)[x] = static_cast<std::int32_t>(angles[packed::rank_of(best)].index);
         }
     });
 }
@@ -260,8 +263,9 @@ void filter_angles_in_groups(host_view<const T> in, const detail::line_plan& pla
     // reductions' largest, has the lowest key).
     static_assert(std::is_integral_v<T> || group >= vectorised_angles_max, "float pixels would need NaN's rule");
     const bool want_best = !out.extremum.empty() || !out.orientation.empty();
-    if (plan.angles.size() <= group || !want_best) {
-        filter_angles_vectorised<T>(in, plan, out);
+    const std::span<const detail::line_angle_plan> angles = plan.angles;
+    if (angles.size() <= group || !want_best) {
+        filter_angles_vectorised<T>(in, plan, angles, out);
         return;
     }
     const std::int64_t w = in.width(), h = in.height();
@@ -271,19 +275,16 @@ void filter_angles_in_groups(host_view<const T> in, const detail::line_plan& pla
     if (out.extremum.empty()) running.extremum = own_extremum.view();
     host_image<T> group_extremum(w, h);
     host_image<std::int32_t> group_orientation = image_if<T, std::int32_t>(!out.orientation.empty(), w, h);
-    detail::line_plan part = plan;
-    for (std::size_t first = 0; first < plan.angles.size(); first += group) {
-        const std::size_t end = std::min(plan.angles.size(), first + group);
-        part.angles.assign(plan.angles.begin() + static_cast<std::ptrdiff_t>(first),
-                           plan.angles.begin() + static_cast<std::ptrdiff_t>(end));
+    for (std::size_t first = 0; first < angles.size(); first += group) {
+        const auto part = angles.subspan(first, std::min(group, angles.size() - first));
         if (first == 0) {
-            filter_angles_vectorised<T>(in, part, running);
+            filter_angles_vectorised<T>(in, plan, part, running);
             continue;
         }
         host_line_outputs<T> outputs = out;  // the filtered images and the spectrum, by angle index
         outputs.extremum = group_extremum.view();
         outputs.orientation = group_orientation.view();
-        filter_angles_vectorised<T>(in, part, outputs);
+        filter_angles_vectorised<T>(in, plan, part, outputs);
         detail::parallel_for(h, in.pixel_count(), [&](std::int64_t y) {
             for (std::int64_t x = 0; x < w; ++x) {
                 T& value = running.extremum.row(y)[x];
