@@ -1,6 +1,6 @@
 // CPU linear openings (Google Benchmark): the orientation map (640x640 uint8, 180 angles,
-// λ = 41: extremum + orientation; uint16 and float32 too) and single openings of 4096x4096 uint8 at an angle, each
-// algorithm and thread count, and of uint16 and float32 (automatic). OpenCV's
+// λ = 41: extremum + orientation) and single openings of 4096x4096 uint8 at an angle, each
+// algorithm and thread count, and both of uint16 and float32 (automatic). OpenCV's
 // morphologyEx(MORPH_OPEN) with the same footprint is timed side by side by bench/compare_lines.py.
 //   bench_cpu_lines --benchmark_filter=...
 #include <benchmark/benchmark.h>

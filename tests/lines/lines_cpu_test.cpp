@@ -256,6 +256,29 @@ TYPED_TEST(LinesCpu, ReductionsOnLargeImagesEqualFifo) {
     }
 }
 
+// The reductions over `angles` (extremum, orientation; the sums too when with_sums) by
+// params.algorithm.
+template <class T>
+struct reductions {
+    host_image<T> extremum;
+    host_image<std::int32_t> orientation;
+    std::vector<double> spectrum;
+};
+template <class T>
+reductions<T> reductions_of(host_view<const T> img, std::span<const double> angles, const line_params& params,
+                            bool with_sums) {
+    reductions<T> r{host_image<T>(img.width(), img.height()), host_image<std::int32_t>(img.width(), img.height()), {}};
+    host_line_outputs<T> out;
+    out.extremum = r.extremum.view();
+    out.orientation = r.orientation.view();
+    if (with_sums) {
+        r.spectrum.assign(angles.size(), 0.0);
+        out.spectrum = r.spectrum;
+    }
+    line_filter_angles<T>(img, angles, params, out);
+    return r;
+}
+
 // uint8 reductions hold 256 angles: more run in groups (lines_cpu.cpp). A repeated angle on
 // either side of the groups' boundary (sorted positions 255 and 256) ties, and the first copy
 // must win; the orientation alone (no extremum asked for) must come out the same.
@@ -266,24 +289,17 @@ TEST(LinesCpuGroups, ManyAnglesEqualFifo) {
     std::vector<double> angles = evenly_spaced_angles(300);
     angles.push_back(angles[255]);
     for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing}) {
-        std::vector<host_image<std::uint8_t>> extrema;
-        std::vector<host_image<std::int32_t>> orientations;
-        std::vector<std::vector<double>> spectra;
-        for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo}) {
-            host_line_outputs<std::uint8_t> out;
-            out.extremum = extrema.emplace_back(w, h).view();
-            out.orientation = orientations.emplace_back(w, h).view();
-            out.spectrum = spectra.emplace_back(angles.size());
-            line_filter_angles<std::uint8_t>(img.view(), angles, {9, kind, {}, algorithm}, out);
-        }
+        const auto automatic = reductions_of<std::uint8_t>(img.view(), angles, {9, kind}, true);
+        const auto fifo = reductions_of<std::uint8_t>(img.view(), angles, {9, kind, {}, line_algorithm::fifo}, true);
+        host_image<std::int32_t> orientation(w, h);
         host_line_outputs<std::uint8_t> orientation_only;
-        orientation_only.orientation = orientations.emplace_back(w, h).view();
+        orientation_only.orientation = orientation.view();
         line_filter_angles<std::uint8_t>(img.view(), angles, {9, kind}, orientation_only);
         const std::string what(to_string(kind));
-        ASSERT_TRUE(equal_images<std::uint8_t>(extrema[0].view(), extrema[1].view())) << what;
-        ASSERT_TRUE(equal_images<std::int32_t>(orientations[0].view(), orientations[1].view())) << what;
-        ASSERT_TRUE(equal_images<std::int32_t>(orientations[2].view(), orientations[1].view())) << what;
-        EXPECT_EQ(spectra[0], spectra[1]) << what;
+        ASSERT_TRUE(equal_images<std::uint8_t>(automatic.extremum.view(), fifo.extremum.view())) << what;
+        ASSERT_TRUE(equal_images<std::int32_t>(automatic.orientation.view(), fifo.orientation.view())) << what;
+        ASSERT_TRUE(equal_images<std::int32_t>(orientation.view(), fifo.orientation.view())) << what;
+        EXPECT_EQ(automatic.spectrum, fifo.spectrum) << what;
     }
 }
 
@@ -424,24 +440,18 @@ TEST(LinesCpuRealImage, PageCoinsAndFloatPageEqualReference) {
 // fifo path's; where sums_are_nan, both paths' sums are also taken, and must all be NaN.
 ::testing::AssertionResult reductions_equal_fifo(host_view<const float> img, std::span<const double> angles,
                                                  const line_params& params, bool sums_are_nan) {
-    std::vector<host_image<float>> extrema;
-    std::vector<host_image<std::int32_t>> orientations;
-    std::vector<std::vector<double>> spectra;
-    for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo}) {
-        line_params p = params;
-        p.algorithm = algorithm;
-        host_line_outputs<float> out;
-        out.extremum = extrema.emplace_back(img.width(), img.height()).view();
-        out.orientation = orientations.emplace_back(img.width(), img.height()).view();
-        if (sums_are_nan) out.spectrum = spectra.emplace_back(angles.size(), 0.0);
-        line_filter_angles<float>(img, angles, p, out);
-    }
-    if (auto r = equal_images<float>(extrema[0].view(), extrema[1].view()); !r) return r << " (extremum)";
-    if (auto r = equal_images<std::int32_t>(orientations[0].view(), orientations[1].view()); !r)
+    line_params p = params;
+    p.algorithm = line_algorithm::automatic;
+    const auto automatic = reductions_of<float>(img, angles, p, sums_are_nan);
+    p.algorithm = line_algorithm::fifo;
+    const auto fifo = reductions_of<float>(img, angles, p, sums_are_nan);
+    if (auto r = equal_images<float>(automatic.extremum.view(), fifo.extremum.view()); !r) return r << " (extremum)";
+    if (auto r = equal_images<std::int32_t>(automatic.orientation.view(), fifo.orientation.view()); !r)
         return r << " (orientation)";
     for (std::size_t i = 0; sums_are_nan && i < angles.size(); ++i)
-        if (!std::isnan(spectra[0][i]) || !std::isnan(spectra[1][i]))
-            return ::testing::AssertionFailure() << "sum " << i << ": " << spectra[0][i] << " and " << spectra[1][i];
+        if (!std::isnan(automatic.spectrum[i]) || !std::isnan(fifo.spectrum[i]))
+            return ::testing::AssertionFailure() << "sum " << i << ": " << automatic.spectrum[i] << " and "
+                                                 << fifo.spectrum[i];
     return ::testing::AssertionSuccess();
 }
 
