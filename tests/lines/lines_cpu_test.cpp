@@ -22,6 +22,15 @@ namespace {
 
 using namespace granula::test_support;
 
+// Sets the thread count for a scope.
+struct scoped_threads {
+    int before = num_threads();
+    explicit scoped_threads(int threads) { set_num_threads(threads); }
+    ~scoped_threads() { set_num_threads(before); }
+    scoped_threads(const scoped_threads&) = delete;
+    scoped_threads& operator=(const scoped_threads&) = delete;
+};
+
 template <class T>
 class LinesCpu : public ::testing::Test {};
 using PixelTypes = ::testing::Types<std::uint8_t, std::uint16_t, float>;
@@ -279,6 +288,41 @@ reductions<T> reductions_of(host_view<const T> img, std::span<const double> angl
     return r;
 }
 
+// The work is split into tasks by the thread count; single filters (flat and steep), the
+// reductions over angles and their sums come out bit for bit the same on one, two and three
+// threads. float32 pixels with fractions, so that a sum added up in another order would round
+// differently.
+TEST(LinesCpuThreads, ResultsAndSumsIndependentOfThreadCount) {
+    std::mt19937_64 rng(59);
+    std::uniform_real_distribution<float> value(0.0f, 1.0f);
+    const std::int64_t w = 900, h = 700;  // over parallel_min_pixels
+    host_image<float> img(w, h);
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x) img.view()(y, x) = value(rng);
+    const double angles[] = {30.0, 60.0, 100.0};
+    const auto run = [&](int threads) {
+        const scoped_threads scope(threads);
+        std::vector<host_image<float>> singles;
+        for (const double angle : angles) {
+            singles.emplace_back(w, h);
+            line_filter<float>(img.view(), singles.back().view(), angle, {41, line_filter_kind::opening});
+        }
+        return std::pair{std::move(singles), reductions_of<float>(img.view(), angles, {41}, true)};
+    };
+    const auto [one_singles, one] = run(1);
+    for (const int threads : {2, 3}) {
+        const auto [singles, r] = run(threads);
+        for (std::size_t i = 0; i < std::size(angles); ++i)
+            EXPECT_TRUE(equal_images<float>(singles[i].view(), one_singles[i].view()))
+                << threads << " threads, angle " << angles[i];
+        EXPECT_TRUE(equal_images<float>(r.extremum.view(), one.extremum.view())) << threads << " threads";
+        EXPECT_TRUE(equal_images<std::int32_t>(r.orientation.view(), one.orientation.view())) << threads << " threads";
+        ASSERT_EQ(r.spectrum.size(), std::size(angles));
+        for (std::size_t i = 0; i < std::size(angles); ++i)
+            EXPECT_EQ(r.spectrum[i], one.spectrum[i]) << threads << " threads, angle " << angles[i];
+    }
+}
+
 // uint8 reductions hold 256 angles: more run in groups (lines_cpu.cpp). A repeated angle on
 // either side of the groups' boundary (sorted positions 255 and 256) ties, and the first copy
 // must win; the orientation alone (no extremum asked for) must come out the same.
@@ -462,11 +506,7 @@ TEST(LinesCpuRealImage, PageCoinsAndFloatPageEqualReference) {
 // directly) and the reductions over both (flat lanes on the transposed image) equal the per-line
 // fifo path, on two threads. An infinity gives equal results too.
 TEST(LinesCpuNan, OneNanAnywhereInALargeImageEqualsFifo) {
-    struct two_threads {
-        int before = num_threads();
-        two_threads() { set_num_threads(2); }
-        ~two_threads() { set_num_threads(before); }
-    } threads;
+    const scoped_threads threads(2);
     std::mt19937_64 rng(53);
     const std::int64_t w = 700, h = 400;
     const float specials[] = {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(),

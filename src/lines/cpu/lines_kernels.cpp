@@ -27,12 +27,15 @@ using detail::line_keys;
 
 // Lanes per block: narrow blocks (one vector register of keys) waste little on lines that
 // leave the image part way and keep their band buffers in the L2 cache; wide ones (then 256 bytes)
-// run each lane-row about twice as fast on long lines. Measured with bench_cpu_lines, one
-// thread, 32-byte narrow blocks: the 640x640 map over 180 angles 37 ms narrow only, 54 ms when
-// wide blocks were taken wherever they counted fewer than 1.25x the narrow lane-rows, 90 ms wide
-// only; a 4096x4096 opening at 90 degrees 11.0 ms narrow, 5.1 ms wide. So lines of at least
-// wide_min_rows rows take wide blocks unless those count more than wide_speedup times the narrow
-// lane-rows. The AVX-512 copy's narrow blocks were 32 bytes too until the maps were timed
+// run each lane-row about twice as fast on long lines. So blocks are wide unless those count more
+// than wide_speedup times the narrow lane-rows. Measured with bench_cpu_lines, one thread,
+// 32-byte narrow blocks: a 4096x4096 opening at 90 degrees 11.0 ms narrow, 5.1 ms wide.
+// Narrow blocks were also taken for every image under 2048 rows, for the 640x640 map (37 ms
+// against 54 then); they read a row stride apart without prefetching, which the hardware follows
+// only for short strides: a 2000x3000 uint8 opening by line(101) at 45-135 degrees took 1.7-1.9 ns
+// a pixel, 0.51-0.55 by cost (Intel build VM, one thread; the 640x640 map the same within noise,
+// uint16 and float32 1.4-1.6x faster at 2000x3000).
+// The AVX-512 copy's narrow blocks were 32 bytes too until the maps were timed
 // against 64 (Intel build VM, four rounds alternated): uint8 one thread 94-138 -> 70-95 ms, two
 // 70-74 -> 40-51; uint16 one thread 208-333 -> 122-154; the 4096x4096 openings the same.
 // Wide blocks are 512 bytes where a block reads its rows from the oriented image, a page apart:
@@ -48,10 +51,9 @@ template <class K>
 constexpr std::int64_t wide_lanes = 512 / sizeof(K);
 template <class K>
 constexpr std::int64_t tiled_wide_lanes = 256 / sizeof(K);
-constexpr std::int64_t wide_min_rows = 2048;
 constexpr double wide_speedup = 1.25;
 
-// Lanes per parallel task.
+// Lanes per parallel task, at most.
 constexpr std::int64_t lanes_per_task = 1024;
 
 // Rows ahead that a wide block prefetches its input and output (prefetch_row). 4096x4096 uint8,
@@ -501,22 +503,23 @@ template <class T, std::int64_t V>
 double run_blocks(const detail::line_band_job<T>& job) {
     using sum_type = typename detail::line_band_job<T>::sum_type;
     const detail::scan_lines& lines = *job.lines;
-    constexpr std::int64_t blocks_per_task = std::max<std::int64_t>(1, lanes_per_task / V);
     const std::int64_t blocks = (lines.line_count() + V - 1) / V;
+    // Tasks of adjacent blocks, but at least one per thread: a 640x640 opening is two wide blocks.
+    const std::int64_t threads = std::max(1, num_threads());
+    const std::int64_t blocks_per_task =
+        std::clamp<std::int64_t>((blocks + threads - 1) / threads, 1, std::max<std::int64_t>(1, lanes_per_task / V));
     const std::int64_t tasks = (blocks + blocks_per_task - 1) / blocks_per_task;
-    std::vector<sum_type> sums(static_cast<std::size_t>(tasks), 0);
+    std::vector<sum_type> sums(static_cast<std::size_t>(blocks), 0);
     detail::parallel_for(tasks, job.oriented.pixel_count(), [&](std::int64_t task) {
         thread_local band_scratch<T> scratch;
         scratch.reserve(job.extension.length, V);
-        sum_type sum = 0;
         const std::int64_t b_end = std::min(blocks, (task + 1) * blocks_per_task);
         for (std::int64_t b = task * blocks_per_task; b < b_end; ++b)
-            sum += filter_block<T, V>(job, lines.first_line + b * V, scratch);
+            sums[static_cast<std::size_t>(b)] = filter_block<T, V>(job, lines.first_line + b * V, scratch);
         stream_fence();  // the flat blocks' tile rows went out by non-temporal stores
-        sums[task] = sum;
     });
     sum_type total = 0;
-    for (const sum_type s : sums) total += s;  // in task order: the same on every thread count
+    for (const sum_type s : sums) total += s;  // in block order: the same on every thread count
     return static_cast<double>(total);
 }
 
@@ -539,7 +542,6 @@ double run_wide_or_narrow_blocks(const detail::line_band_job<T>& job) {
 template <class T>
 double filter_angle_bands(const detail::line_band_job<T>& job) {
     using K = typename line_keys<T>::key;
-    if (job.lines->rows < wide_min_rows) return run_blocks<T, narrow_lanes<K>>(job);
     return job.on_image ? run_wide_or_narrow_blocks<T, tiled_wide_lanes<K>>(job)
                         : run_wide_or_narrow_blocks<T, wide_lanes<K>>(job);
 }
