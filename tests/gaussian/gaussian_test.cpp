@@ -370,6 +370,45 @@ TEST(GaussianProperties, InputTypeOutputIsRoundedAndClamped) {
     }
 }
 
+// Integer output: each pixel is the float result rounded half to even and clamped to the
+// type's range, over whole and partial vectors of both passes (70 columns: 64 and 6 where a
+// register holds 16 floats). Pixels at 0 or the type's top and second derivatives at a small
+// sigma take results past both ends of the range.
+template <class U>
+void expect_rounded_and_clamped() {
+    std::mt19937_64 rng(6);
+    const U top = std::numeric_limits<U>::max();
+    const std::int64_t w = 70, h = 37;
+    host_image<U> in(w, h);
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x) in.view()(y, x) = rng() % 2 ? top : U{0};
+    for (gaussian_method m : {gaussian_method::fir, gaussian_method::deriche, gaussian_method::recursive5})
+        for (int axis = 0; axis < 3; ++axis) {  // rows only, columns only, both
+            gaussian_params p;
+            p.sigma = {axis == 1 ? 0.0 : 0.5, axis == 0 ? 0.0 : 0.5};
+            p.order = {2, 2};  // ignored where sigma is 0
+            p.method = m;
+            const auto f = gaussian<U>(host_view<const U>(in.view()), p);
+            host_image<U> u(w, h);
+            gaussian<U, U>(host_view<const U>(in.view()), u.view(), p);
+            bool low = false, high = false;
+            for (std::int64_t y = 0; y < h; ++y)
+                for (std::int64_t x = 0; x < w; ++x) {
+                    const float v = f.view()(y, x);
+                    low |= v < -1, high |= v > static_cast<float>(top) + 1;
+                    const auto want = static_cast<U>(std::clamp(std::nearbyint(v), 0.0f, static_cast<float>(top)));
+                    ASSERT_EQ(u.view()(y, x), want) << to_string(m) << " axis " << axis << " at " << y << ", " << x
+                                                    << ": " << v;
+                }
+            EXPECT_TRUE(low && high) << to_string(m) << " axis " << axis;
+        }
+}
+
+TEST(GaussianProperties, IntegerOutputOfSecondDerivativesIsRoundedAndClamped) {
+    expect_rounded_and_clamped<std::uint8_t>();
+    expect_rounded_and_clamped<std::uint16_t>();
+}
+
 TEST(GaussianProperties, InPlaceAndThreadsGiveTheSameResult) {
     std::mt19937_64 rng(6);
     auto in = random_uniform_image<float>(rng, 613, 509);  // over the parallel threshold
