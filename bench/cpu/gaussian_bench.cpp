@@ -1,6 +1,7 @@
 // CPU Gaussian throughput (Google Benchmark): each method and axis on its own, 4096x4096
-// float32; and a width whose rows are not 64-byte aligned (3000 columns). Peers (cv2.GaussianBlur, scipy.ndimage.gaussian_filter) are timed side by side in the
-// same run by bench/compare_gaussian.py; this binary isolates granula's own passes:
+// float32; and a width whose rows are not 64-byte aligned (3000 columns). Peers
+// (cv2.GaussianBlur, scipy.ndimage.gaussian_filter) are timed side by side in the same run by
+// bench/compare_gaussian.py; this binary isolates granula's own passes:
 //   bench_cpu_gaussian [--benchmark_filter=...]   [GRANULA_DISABLE_SIMD=1 for the scalar path]
 #include <benchmark/benchmark.h>
 
