@@ -15,8 +15,8 @@ namespace granula::detail {
 template <int Write = 0, int Locality = 3>
 inline void prefetch_span(const void* p, std::int64_t bytes) {
     if (bytes <= 0) return;
-    const auto begin = reinterpret_cast<std::uintptr_t>(p);
-    for (std::uintptr_t line = begin & ~std::uintptr_t{63}; line < begin + static_cast<std::uintptr_t>(bytes); line += 64)
+    const auto begin = reinterpret_cast<std::uintptr_t>(p), end = begin + static_cast<std::uintptr_t>(bytes);
+    for (std::uintptr_t line = begin & ~std::uintptr_t{63}; line < end; line += 64)
         __builtin_prefetch(reinterpret_cast<const void*>(line), Write, Locality);
 }
 
