@@ -1,7 +1,8 @@
 // CPU linear openings (Google Benchmark): the orientation map (640x640 uint8, 180 angles,
 // λ = 41: extremum + orientation) and single openings of 4096x4096 uint8 at an angle, each
-// algorithm and thread count, and both of uint16 and float32 (automatic). OpenCV's
-// morphologyEx(MORPH_OPEN) with the same footprint is timed side by side by bench/compare_lines.py.
+// algorithm and thread count, of a 3000x2000 uint8 image, and of uint16 and float32
+// (automatic). OpenCV's morphologyEx(MORPH_OPEN) with the same footprint is timed side by side
+// by bench/compare_lines.py.
 //   bench_cpu_lines --benchmark_filter=...
 #include <benchmark/benchmark.h>
 
@@ -76,6 +77,26 @@ void BM_line_opening_4096(benchmark::State& state) {
 }
 BENCHMARK(BM_line_opening_4096)
     ->ArgsProduct({{101}, {0, 30, 45, 60, 90, 120, 150}, {0, 1, 2}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// A smaller image, 2000 rows of 3000 columns (uint8, λ = 101, automatic): steep lines under
+// 2048 rows once took narrow blocks, which read rows 3000 bytes apart without prefetching.
+// Args: {angle in degrees, threads}.
+void BM_line_opening_3000x2000(benchmark::State& state) {
+    const auto img = random_image(3000, 2000);
+    granula::host_image<std::uint8_t> out(3000, 2000);
+    granula::set_num_threads(static_cast<int>(state.range(1)));
+    const granula::line_params params{101, granula::line_filter_kind::opening, {}, granula::line_algorithm::automatic};
+    for (auto _ : state) {
+        granula::line_filter<std::uint8_t>(img.view(), out.view(), static_cast<double>(state.range(0)), params);
+        benchmark::DoNotOptimize(out.data());
+    }
+    state.SetItemsProcessed(state.iterations() * 3000 * 2000);
+    granula::set_num_threads(0);
+}
+BENCHMARK(BM_line_opening_3000x2000)
+    ->ArgsProduct({{30, 60, 120}, {1, 2}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
