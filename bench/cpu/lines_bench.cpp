@@ -61,19 +61,26 @@ BENCHMARK_TEMPLATE(BM_orientation_640_typed, std::uint16_t)
     ->UseRealTime();
 BENCHMARK_TEMPLATE(BM_orientation_640_typed, float)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// Args: {length, angle in degrees, algorithm, threads}.
-void BM_line_opening_4096(benchmark::State& state) {
-    const auto img = random_image(4096, 4096);
-    granula::host_image<std::uint8_t> out(4096, 4096);
-    granula::set_num_threads(static_cast<int>(state.range(3)));
-    const granula::line_params params{state.range(0), granula::line_filter_kind::opening, {},
-                                      static_cast<granula::line_algorithm>(state.range(2))};
+// Openings of a w x h random image by line(length, angle) with the given algorithm and threads.
+template <class T = std::uint8_t>
+void line_opening(benchmark::State& state, std::int64_t w, std::int64_t h, std::int64_t length, double angle,
+                  granula::line_algorithm algorithm, int threads) {
+    const auto img = random_image<T>(w, h);
+    granula::host_image<T> out(w, h);
+    granula::set_num_threads(threads);
+    const granula::line_params params{length, granula::line_filter_kind::opening, {}, algorithm};
     for (auto _ : state) {
-        granula::line_filter<std::uint8_t>(img.view(), out.view(), static_cast<double>(state.range(1)), params);
+        granula::line_filter<T>(img.view(), out.view(), angle, params);
         benchmark::DoNotOptimize(out.data());
     }
-    state.SetItemsProcessed(state.iterations() * 4096 * 4096);
+    state.SetItemsProcessed(state.iterations() * w * h);
     granula::set_num_threads(0);
+}
+
+// Args: {length, angle in degrees, algorithm, threads}.
+void BM_line_opening_4096(benchmark::State& state) {
+    line_opening(state, 4096, 4096, state.range(0), static_cast<double>(state.range(1)),
+                 static_cast<granula::line_algorithm>(state.range(2)), static_cast<int>(state.range(3)));
 }
 BENCHMARK(BM_line_opening_4096)
     ->ArgsProduct({{101}, {0, 30, 45, 60, 90, 120, 150}, {0, 1, 2}, {1, 2}})
@@ -84,16 +91,8 @@ BENCHMARK(BM_line_opening_4096)
 // 2048 rows once took narrow blocks, which read rows 3000 bytes apart without prefetching.
 // Args: {angle in degrees, threads}.
 void BM_line_opening_3000x2000(benchmark::State& state) {
-    const auto img = random_image(3000, 2000);
-    granula::host_image<std::uint8_t> out(3000, 2000);
-    granula::set_num_threads(static_cast<int>(state.range(1)));
-    const granula::line_params params{101, granula::line_filter_kind::opening, {}, granula::line_algorithm::automatic};
-    for (auto _ : state) {
-        granula::line_filter<std::uint8_t>(img.view(), out.view(), static_cast<double>(state.range(0)), params);
-        benchmark::DoNotOptimize(out.data());
-    }
-    state.SetItemsProcessed(state.iterations() * 3000 * 2000);
-    granula::set_num_threads(0);
+    line_opening(state, 3000, 2000, 101, static_cast<double>(state.range(0)), granula::line_algorithm::automatic,
+                 static_cast<int>(state.range(1)));
 }
 BENCHMARK(BM_line_opening_3000x2000)
     ->ArgsProduct({{30, 60, 120}, {1, 2}})
@@ -103,16 +102,8 @@ BENCHMARK(BM_line_opening_3000x2000)
 // The same openings (λ = 101, automatic) of other pixel types. Args: {angle in degrees, threads}.
 template <class T>
 void BM_line_opening_4096_typed(benchmark::State& state) {
-    const auto img = random_image<T>(4096, 4096);
-    granula::host_image<T> out(4096, 4096);
-    granula::set_num_threads(static_cast<int>(state.range(1)));
-    const granula::line_params params{101, granula::line_filter_kind::opening, {}, granula::line_algorithm::automatic};
-    for (auto _ : state) {
-        granula::line_filter<T>(img.view(), out.view(), static_cast<double>(state.range(0)), params);
-        benchmark::DoNotOptimize(out.data());
-    }
-    state.SetItemsProcessed(state.iterations() * 4096 * 4096);
-    granula::set_num_threads(0);
+    line_opening<T>(state, 4096, 4096, 101, static_cast<double>(state.range(0)), granula::line_algorithm::automatic,
+                    static_cast<int>(state.range(1)));
 }
 BENCHMARK_TEMPLATE(BM_line_opening_4096_typed, std::uint16_t)
     ->ArgsProduct({{30, 60, 120}, {1, 2}})
