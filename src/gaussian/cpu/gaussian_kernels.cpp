@@ -70,8 +70,8 @@ private:
 
 // Float results as pixels of type U: for integers clamped to U's range (NaN fails both tests
 // and goes to 0), then rounded half to even by adding and taking away 1.5 * 2^23, exact below
-// 2^22. Written as selects (not fmin, fmax and rint) so that GCC vectorises it where it can,
-// and as store_lanes does for a register at a time.
+// 2^22 (the build has no -ffast-math, which could fold it away). Selects and adds, not fmin,
+// fmax and rint, so that store_lanes can do the same a register at a time.
 constexpr float round_magic = 12582912.0f;
 template <class U>
 U store_as(float v) {
@@ -139,14 +139,15 @@ V splat(float c) {
 #endif
 }
 
-// One register of pixels converted to float, and back (rounded and clamped for integers).
 #if !defined(GRANULA_SIMD_SCALAR)
-// One register's worth of pixels of an integer type, unaligned.
+// One register's worth of pixels of type T, unaligned.
 template <class T>
 struct pixel_vector {
     typedef T type __attribute__((vector_size(lane_width * sizeof(T)), aligned(alignof(T))));
 };
 #endif
+
+// One register of pixels converted to float, and back (rounded and clamped for integers).
 template <class T>
 [[gnu::always_inline]] inline lanes load_lanes(const T* p) {
     if constexpr (std::is_same_v<T, float>) {
@@ -479,7 +480,7 @@ void deriche_vertical_band(host_view<const T> in, host_view<U> out, const axis_p
             U* row = out.row(i) + x0;
             // Plain stores read their lines first (rows not 64-byte aligned, or integer
             // output): fetched ahead like the input's, or each row waits for them.
-            if (!(F && stream) && i >= prefetch_rows)
+            if (!stream && i >= prefetch_rows)
                 detail::prefetch_span<1>(out.row(i - prefetch_rows) + x0, bw * std::int64_t(sizeof(U)));
             lanes r[NV];
 #pragma GCC unroll 8
