@@ -84,6 +84,9 @@ void BM_erosion_element(benchmark::State& state, const char* spec) {
     granula::set_num_threads(0);
 }
 BENCHMARK_CAPTURE(BM_erosion_element, line_255_30, "line:255:30")->Unit(benchmark::kMillisecond)->UseRealTime();
+// Shorter than two periods (26 columns at 30 degrees): the line's runs alone, no periodic line.
+BENCHMARK_CAPTURE(BM_erosion_element, line_31_30, "line:31:30")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_erosion_element, line_41_60, "line:41:60")->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_erosion_element, line_255_45, "line:255:45")->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_erosion_element, disk_31, "disk:31")->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_erosion_element, disk_31_4, "disk:31:4")->Unit(benchmark::kMillisecond)->UseRealTime();
