@@ -12,12 +12,17 @@ using detail::gaussian_kind;
 // Lets a two-argument template name pass through GRANULA_SIMD_DISPATCH as one macro argument.
 #define GRANULA_COMMA ,
 
-// Both axes fir run as one pass (gaussian_fir_both) from this sum of the two radii on; below it
-// the two passes are faster: the fused pass's staging and transposes cost more than the image
-// traffic it saves when the kernels are short. Measured at 4096x4096 float32 (Zen 3 build VM,
-// docs/benchmarks.md): sigma 1 (radii 4 + 4) two passes 11-13 ms against 14 on 2 threads,
-// sigma 1.5 (6 + 6) level, sigma 2 (8 + 8) 23-26 ms against 20-21.
-constexpr std::int64_t fir_fused_min_radii = 14;
+// Both axes fir run as one pass: from this sum of the two radii on through staged bands and
+// transposes (gaussian_fir_both), below it a row at a time (gaussian_fir_by_rows), whose time a
+// pixel grows faster with the radius on 4096-wide images than on narrower ones (sigma 2, float32:
+// 1.72 ns against 0.74 at 1080x1920; perhaps its 2r + 1 source rows, 16 KiB apart, meeting in
+// one set of the L1 cache). 4096x4096, 2 threads, ms (AMD EPYC build VM, AVX2; docs/benchmarks.md,
+// stop 44), uint8 / float32:
+//   sigma 1 (4 + 4): by rows 12.1 / 9.0, staged 15.5 / 14.4, the two passes before 14.0 / 12.4;
+//   sigma 1.5 (6 + 6): 18.6 / 17.8, 16.8 / 15.5, 20.2 / 21.4;
+//   sigma 2 (8 + 8): 25.4 / 28.8, 18.4 / 17.0.
+// At 1080x1920 by rows is the faster at sigma 1.5 and 2 too (uint8 1.78 against 2.08 ms at 1.5).
+constexpr std::int64_t fir_staged_min_radii = 14;
 
 // rows_axis filters along axis 0 (each column is a line), cols_axis along axis 1.
 template <class T, class U>
@@ -31,9 +36,11 @@ void gaussian(host_view<const T> in, host_view<U> out, const detail::axis_plan& 
         GRANULA_SIMD_DISPATCH_AVX512(gaussian_horizontal_pass<T GRANULA_COMMA U>, in, out, cols_axis);
         return;
     }
-    if (rows_axis.kind == gaussian_kind::fir && cols_axis.kind == gaussian_kind::fir &&
-        static_cast<std::int64_t>(rows_axis.taps.size() / 2 + cols_axis.taps.size() / 2) >= fir_fused_min_radii) {
-        GRANULA_SIMD_DISPATCH_AVX512(gaussian_fir_both<T GRANULA_COMMA U>, in, out, rows_axis, cols_axis);
+    if (rows_axis.kind == gaussian_kind::fir && cols_axis.kind == gaussian_kind::fir) {
+        if (static_cast<std::int64_t>(rows_axis.taps.size() / 2 + cols_axis.taps.size() / 2) >= fir_staged_min_radii)
+            GRANULA_SIMD_DISPATCH_AVX512(gaussian_fir_both<T GRANULA_COMMA U>, in, out, rows_axis, cols_axis);
+        else
+            GRANULA_SIMD_DISPATCH_AVX512(gaussian_fir_by_rows<T GRANULA_COMMA U>, in, out, rows_axis, cols_axis);
         return;
     }
     if constexpr (std::is_same_v<U, float>) {

@@ -1001,6 +1001,32 @@ void fir_both(host_view<const T> in, host_view<U> out, const axis_plan& pv, cons
     });
 }
 
+// Both axes fir a row at a time: an output row's vertical taps run over its 2r + 1 source rows
+// into a float line buffer, which the horizontal taps (fir_rows) then filter into the row. The
+// arithmetic is the two passes' (their intermediate is float too), but the image is read once,
+// its rows from the cache after their first use, and the result written once.
+template <class T, class U>
+void fir_by_rows(host_view<const T> in, host_view<U> out, const axis_plan& pv, const axis_plan& ph) {
+    const std::int64_t w = in.width(), h = in.height(), r = static_cast<std::int64_t>(pv.taps.size() / 2);
+    const fir_rows<U> rows(ph, w);
+    detail::parallel_for((h + fir_rows_per_task - 1) / fir_rows_per_task, 2 * w * h, [&](std::int64_t task) {
+        flush_denormals ftz;
+        std::vector<float>& line = thread_buffers().x;
+        line.resize(static_cast<std::size_t>(rows.line_floats()));
+        float* const centre = line.data() + rows.radius();
+        std::vector<const T*> src(static_cast<std::size_t>(2 * r + 1));
+        const std::int64_t y1 = std::min(h, (task + 1) * fir_rows_per_task);
+        for (std::int64_t y = task * fir_rows_per_task; y < y1; ++y) {
+            for (std::int64_t k = -r; k <= r; ++k) {
+                const std::int64_t row = source(y + k, h, pv.mode);
+                src[static_cast<std::size_t>(r + k)] = row < 0 ? nullptr : in.row(row);
+            }
+            fir_line<T, float>(pv.taps, pv.order == 1, pv.cval, src.data(), centre, w);
+            rows(centre, out.row(y));
+        }
+    });
+}
+
 // Filters the nt x L buffer x into the n x L buffer y.
 void filter_lanes(const axis_plan& p, const float* x, float* y, std::vector<double>& yvv_buffer, std::int64_t n,
                   std::int64_t L) {
@@ -1121,10 +1147,17 @@ void gaussian_fir_both(host_view<const T> in, host_view<U> out, const axis_plan&
     fir_both(in, out, rows_axis, cols_axis);
 }
 
+template <class T, class U>
+void gaussian_fir_by_rows(host_view<const T> in, host_view<U> out, const axis_plan& rows_axis,
+                          const axis_plan& cols_axis) {
+    fir_by_rows(in, out, rows_axis, cols_axis);
+}
+
 #define GRANULA_INSTANTIATE_PAIR(T, U)                                                                      \
     template void gaussian_vertical_pass<T, U>(host_view<const T>, host_view<U>, const axis_plan&);         \
     template void gaussian_horizontal_pass<T, U>(host_view<const T>, host_view<U>, const axis_plan&);       \
-    template void gaussian_fir_both<T, U>(host_view<const T>, host_view<U>, const axis_plan&, const axis_plan&);
+    template void gaussian_fir_both<T, U>(host_view<const T>, host_view<U>, const axis_plan&, const axis_plan&);    \
+    template void gaussian_fir_by_rows<T, U>(host_view<const T>, host_view<U>, const axis_plan&, const axis_plan&);
 GRANULA_INSTANTIATE_PAIR(std::uint8_t, std::uint8_t)
 GRANULA_INSTANTIATE_PAIR(std::uint8_t, float)
 GRANULA_INSTANTIATE_PAIR(float, std::uint8_t)
