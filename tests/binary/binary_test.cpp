@@ -223,23 +223,34 @@ TEST(BinaryCpu, InPlace) {
     EXPECT_TRUE(equal_images<std::uint8_t>(unpack<std::uint8_t>(bits.view()).view(), want.view()));
 }
 
-// The pixel-image operations of the registry: pack non-zero as 1, operate,
-// unpack to 0/1.
+// The pixel-image operations of the registry: non-zero is 1 and the result 0/1, as packing,
+// operating on the bits and unpacking, which integer pixels skip (binary.cpp): pixels other than
+// 0 and 1, every mode, separable and other elements.
 template <class T>
 void check_pixel_images() {
     std::mt19937_64 rng(13);
+    std::uniform_int_distribution<int> value(1, 200);
     for (const auto& [w, h] : sizes()) {
         const auto img = random_binary(rng, w, h, 0.6);
         host_image<T> typed(w, h);
         for (std::int64_t y = 0; y < h; ++y)
-            for (std::int64_t x = 0; x < w; ++x) typed.view()(y, x) = static_cast<T>(img.view()(y, x));
+            for (std::int64_t x = 0; x < w; ++x) typed.view()(y, x) = img.view()(y, x) ? static_cast<T>(value(rng)) : T{0};
         const auto fp = random_element(rng, w, h);
-        for (const auto op : all_binary_ops) {
-            host_image<T> got(w, h), want(w, h);
-            binary_morphology<T>(op, typed.view(), got.view(), fp, {border_mode::mirror});
-            morphology<T>(grey_op(op), typed.view(), want.view(), fp, {border_mode::mirror});
-            ASSERT_TRUE(equal_images<T>(got.view(), want.view())) << w << "x" << h << " " << to_string(op);
-        }
+        for (const auto mode : all_modes)
+            for (const double cval : {0.0, 1.0}) {
+                if (mode != border_mode::constant && cval != 0.0) continue;
+                const border b{mode, cval};
+                for (const auto op : all_binary_ops) {
+                    host_image<T> got(w, h), want(w, h);
+                    binary_morphology<T>(op, typed.view(), got.view(), fp, b);
+                    host_bit_image result(w, h);
+                    binary_morphology(op, pack<T>(typed.view()).view(), result.view(), fp, b);
+                    unpack<T>(result.view(), want.view());
+                    ASSERT_TRUE(equal_images<T>(got.view(), want.view()))
+                        << w << "x" << h << " " << fp.to_string() << " mode " << to_string(mode) << " cval " << cval
+                        << " " << to_string(op);
+                }
+            }
     }
 }
 
