@@ -199,9 +199,27 @@ template <class U>
         lanes c = v > zero ? v : zero;
         c = c < hi ? c : hi;
         c = (c + magic) - magic;
+        // Narrowed by the instruction set's own saturating packs (exact: c holds integers in U's
+        // range): from GCC's vector conversions the AVX2 copy gathered the bytes lane by lane
+        // through general registers, and a uint8 sigma 1 fir took 1.6x the float32 one.
+#if defined(__AVX512F__)
+        const __m512i i = _mm512_cvttps_epi32((__m512)c);
+        if constexpr (sizeof(U) == 1)
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtusepi32_epi8(i));
+        else
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtusepi32_epi16(i));
+#elif defined(__AVX2__)
+        const __m256i i = _mm256_cvttps_epi32((__m256)c);
+        const __m128i words = _mm_packus_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1));
+        if constexpr (sizeof(U) == 1)
+            _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packus_epi16(words, words));
+        else
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(p), words);
+#else
         using ints = typename pixel_vector<std::int32_t>::type;
         using narrow = typename pixel_vector<U>::type;
         *reinterpret_cast<narrow*>(p) = __builtin_convertvector(__builtin_convertvector(c, ints), narrow);
+#endif
 #endif
     }
 }
