@@ -101,8 +101,9 @@ inline std::optional<shift_program> plan_line_program(const structuring_element&
     // took twice the time of line:63:30.
     const bool runs_alone = se.shape() == structuring_element::kind::line && terms.size() > 1 &&
                             std::all_of(terms.begin(), terms.end(), [](const decomposition_term& t) {
-                                return t.segments.empty() ||
-                                       (t.segments.size() == 1 && (t.segments[0].horizontal() || t.segments[0].vertical()));
+                                if (t.segments.empty()) return true;
+                                const line_segment& s = t.segments[0];
+                                return t.segments.size() == 1 && (s.horizontal() || s.vertical());
                             });
     if (!runs_alone && terms[0].segments.empty()) return std::nullopt;
     // Its step: none (one point) for runs alone.

@@ -234,7 +234,8 @@ void check_pixel_images() {
         const auto img = random_binary(rng, w, h, 0.6);
         host_image<T> typed(w, h);
         for (std::int64_t y = 0; y < h; ++y)
-            for (std::int64_t x = 0; x < w; ++x) typed.view()(y, x) = img.view()(y, x) ? static_cast<T>(value(rng)) : T{0};
+            for (std::int64_t x = 0; x < w; ++x)
+                typed.view()(y, x) = img.view()(y, x) ? static_cast<T>(value(rng)) : T{0};
         const auto fp = random_element(rng, w, h);
         for (const auto mode : all_modes)
             for (const double cval : {0.0, 1.0}) {

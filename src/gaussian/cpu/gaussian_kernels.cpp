@@ -766,6 +766,16 @@ void fir_line(const std::vector<float>& taps, bool odd, float cval, const S* con
     }
 }
 
+// The 2r + 1 rows of output row y's vertical window (null: cval, outside the image).
+template <class T>
+void window_sources(host_view<const T> in, std::int64_t y, std::int64_t r, border_mode mode,
+                    std::vector<const T*>& src) {
+    for (std::int64_t k = -r; k <= r; ++k) {
+        const std::int64_t row = source(y + k, in.height(), mode);
+        src[static_cast<std::size_t>(r + k)] = row < 0 ? nullptr : in.row(row);
+    }
+}
+
 template <class T, class U>
 void fir_vertical(host_view<const T> in, host_view<U> out, const axis_plan& p) {
     const std::int64_t w = in.width(), h = in.height(), r = static_cast<std::int64_t>(p.taps.size() / 2);
@@ -774,10 +784,7 @@ void fir_vertical(host_view<const T> in, host_view<U> out, const axis_plan& p) {
         std::vector<const T*> src(static_cast<std::size_t>(2 * r + 1));
         const std::int64_t y1 = std::min(h, (task + 1) * fir_rows_per_task);
         for (std::int64_t y = task * fir_rows_per_task; y < y1; ++y) {
-            for (std::int64_t k = -r; k <= r; ++k) {
-                const std::int64_t row = source(y + k, h, p.mode);
-                src[static_cast<std::size_t>(r + k)] = row < 0 ? nullptr : in.row(row);
-            }
+            window_sources(in, y, r, p.mode, src);
             fir_line<T, U>(p.taps, p.order == 1, p.cval, src.data(), out.row(y), w);
         }
     });
@@ -1035,10 +1042,7 @@ void fir_by_rows(host_view<const T> in, host_view<U> out, const axis_plan& pv, c
         std::vector<const T*> src(static_cast<std::size_t>(2 * r + 1));
         const std::int64_t y1 = std::min(h, (task + 1) * fir_rows_per_task);
         for (std::int64_t y = task * fir_rows_per_task; y < y1; ++y) {
-            for (std::int64_t k = -r; k <= r; ++k) {
-                const std::int64_t row = source(y + k, h, pv.mode);
-                src[static_cast<std::size_t>(r + k)] = row < 0 ? nullptr : in.row(row);
-            }
+            window_sources(in, y, r, pv.mode, src);
             fir_line<T, float>(pv.taps, pv.order == 1, pv.cval, src.data(), centre, w);
             rows(centre, out.row(y));
         }
