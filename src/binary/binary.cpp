@@ -453,11 +453,11 @@ void unpack(const_device_bit_view in, device_view<T> out, stream s) {
 // operation instead, its result made 0/1: p != 0 keeps the order of unsigned pixels, so it
 // commutes with every stage's minima and maxima and their pads (ignore's neutral values become
 // binary ignore's, cval 0 or 1 itself), and the result is the packed path's without packing and
-// unpacking. That was 1.2-4x faster wherever measured (4096x4096 uint8, 2 threads: erosion by
-// square:3 5.7 -> 2.3-2.6 ms, line:31:30 13.5 -> 3.3, disk:7 22 -> 12; docs/benchmarks.md, stop
-// 44) except openings and closings by separable elements, which stay in bits from one stage to
-// the next (square:7 6.2 against 7.3). Float pixels keep the packed path: their grey minimum
-// over a NaN is NaN, which is non-zero, and NaN packs to 0.
+// unpacking (4096x4096 uint8, 2 threads: erosion by square:3 5.7 -> 2.3-2.6 ms, line:31:30
+// 13.5 -> 3.3, disk:7 22 -> 12, rect:63x63 about the same; docs/benchmarks.md, stop 44), except
+// openings and closings by separable elements, which stay in bits from one stage to the next
+// (square:7 6.2 against 7.3). Float pixels keep the packed path: their grey minimum over a NaN
+// is NaN, which is non-zero, and NaN packs to 0.
 template <pixel T>
 void binary_morphology(binary_op op, host_view<const T> in, host_view<T> out, const structuring_element& footprint,
                        border mode) {

@@ -114,10 +114,10 @@ inline std::optional<shift_program> plan_line_program(const structuring_element&
     const std::int64_t sign = maximum ? -1 : 1;  // dilation reads the offsets negated
     std::vector<shift_read> base;
     for (const auto& t : terms) {
-        // The term's run, when it has one: its segments less the periodic one.
-        const std::size_t runs = runs_alone ? t.segments.size() : t.segments.size() - 1;
         if (!runs_alone && (t.segments.empty() || t.segments.size() > 2 || !(t.segments.back() == periodic)))
             return std::nullopt;
+        // The term's run, when it has one: its segments less the periodic one.
+        const std::size_t runs = runs_alone ? t.segments.size() : t.segments.size() - 1;
         if (runs == 0) {
             base.push_back({0, sign * t.offset_x, sign * t.offset_y});
             continue;
