@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench_support.hpp"
@@ -151,6 +152,32 @@ int main(int argc, char** argv) {
         const double unpack_ms =
             median_ms(o.reps, o.warmup, timing,
                       [&](int i) { unpack<std::uint8_t>(pick_in(i), pout[(i + 1) % buffers].view()); });
+        // Binary morphology of the uint8 pixels themselves: the call (the grey operation made
+        // 0/1); the grey operation alone; the same through bits (pack, operate, unpack), which
+        // the call did before stop 45.
+        device_bit_image packed_pixels(n, n), packed_result(n, n);
+        std::printf("\n%-44s %10s %10s %12s\n", "uint8 pixels, ignore", "call ms", "grey ms", "via bits ms");
+        const std::pair<binary_op, const char*> pixel_cases[] = {
+            {binary_op::erosion, "rect:3x3"},   {binary_op::erosion, "rect:63x63"}, {binary_op::erosion, "disk:7"},
+            {binary_op::erosion, "line:31:30"}, {binary_op::erosion, "disk:31"},    {binary_op::opening, "rect:15x15"},
+            {binary_op::opening, "disk:7"}};
+        for (const auto& [op, spec] : pixel_cases) {
+            const auto se = structuring_element::parse(spec);
+            const auto src = [&](int i) { return device_view<const std::uint8_t>(pin[i % buffers].view()); };
+            const auto dst = [&](int i) { return pout[(i + 1) % buffers].view(); };
+            const double call_ms = median_ms(o.reps, o.warmup, timing,
+                                             [&](int i) { binary_morphology<std::uint8_t>(op, src(i), dst(i), se); });
+            const morphology_op grey = op == binary_op::erosion ? morphology_op::erosion : morphology_op::opening;
+            const double grey_alone_ms = median_ms(o.reps, o.warmup, timing,
+                                                   [&](int i) { morphology<std::uint8_t>(grey, src(i), dst(i), se); });
+            const double bits_ms = median_ms(o.reps, o.warmup, timing, [&](int i) {
+                pack<std::uint8_t>(src(i), packed_pixels.view());
+                binary_morphology(op, packed_pixels.view(), packed_result.view(), se);
+                unpack<std::uint8_t>(packed_result.view(), dst(i));
+            });
+            const std::string name = std::string(to_string(op)) + " " + spec;
+            std::printf("%-44s %10.4f %10.4f %12.4f\n", name.c_str(), call_ms, grey_alone_ms, bits_ms);
+        }
         std::printf("\n%-44s %10.4f\n", "uint8 erosion rect:63x63 ignore (grey path)", grey_ms);
         std::printf("%-44s %10.4f\n", "pack uint8 -> bits", pack_ms);
         std::printf("%-44s %10.4f\n", "unpack bits -> uint8", unpack_ms);

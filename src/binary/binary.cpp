@@ -490,6 +490,18 @@ void binary_morphology(binary_op op, device_view<const T> in, device_view<T> out
                                std::to_string(in.height()) + "); binary morphology needs at least 1x1 pixels");
     check_same_size(in, out, std::string(to_string(op)).c_str());
     validate_border(mode);
+    // Integer pixels: the grey operation made 0/1, as on the host (the reasons above), for every
+    // element. One H200, 16384x16384 uint8 erosion against pack, operate in bits, unpack (whose
+    // two bit images were allocated and waited for on each call): square:3 0.47 against 1.39 ms,
+    // disk:7 1.49 against 4.0 (unpacked again inside), opening by square:15 0.84 against 1.49
+    // (bench_gpu_binary; docs/benchmarks.md, stop 45).
+    if (std::is_integral_v<T>) {
+        morphology<T>(grey_op(op), in, out, footprint, mode, s);
+#if defined(GRANULA_HAVE_CUDA)
+        cuda::zero_one<T>(out, s);
+#endif
+        return;
+    }
     device_bit_image bits(in.width(), in.height()), result(in.width(), in.height());
     pack<T>(in, bits.view(), 0.0, s);
     binary_morphology(op, bits.view(), result.view(), footprint, mode, s);

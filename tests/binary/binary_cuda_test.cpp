@@ -230,23 +230,62 @@ TEST(BinaryCuda, PackUnpackFloat32) {
     check_pack<float>(99.5);
 }
 
-// The registry's pixel-image operations on the device equal the grey path.
-TEST(BinaryCuda, PixelImages) {
-    GRANULA_REQUIRE_GPU();
+// Pixel images on the device equal the host's (binary_test.cpp checks those against the packed
+// path): "1" as values 1..200, separable elements and others, every border mode; uint8 and uint16
+// take the grey path made 0/1, float32 the packed one.
+template <class T>
+void check_pixel_images() {
     std::mt19937_64 rng(25);
+    std::uniform_int_distribution<int> value(1, 200);
     for (const auto& [w, h] : sizes()) {
         const auto img = random_binary(rng, w, h, 0.7);
-        const auto fp = random_element(rng, w, h);
-        const auto dimg = upload<std::uint8_t>(img.view());
-        for (const auto op : all_binary_ops) {
-            device_image<std::uint8_t> out(w, h);
-            binary_morphology<std::uint8_t>(op, dimg.view(), out.view(), fp, {border_mode::nearest});
-            host_image<std::uint8_t> want(w, h);
-            morphology<std::uint8_t>(grey_op(op), img.view(), want.view(), fp, {border_mode::nearest});
-            ASSERT_TRUE(equal_images<std::uint8_t>(download<std::uint8_t>(out.view()).view(), want.view()))
-                << w << "x" << h << " " << fp.to_string() << " " << to_string(op);
-        }
+        host_image<T> typed(w, h);
+        for (std::int64_t y = 0; y < h; ++y)
+            for (std::int64_t x = 0; x < w; ++x)
+                typed.view()(y, x) = img.view()(y, x) ? static_cast<T>(value(rng)) : T{0};
+        const auto dimg = upload<T>(typed.view());
+        for (const auto& fp : {random_element(rng, w, h), structuring_element::disk(2),
+                               structuring_element::line(9, 30), structuring_element::diamond(1)})
+            for (const auto mode : all_modes)
+                for (const double cval : {0.0, 1.0}) {
+                    if (mode != border_mode::constant && cval != 0.0) continue;
+                    const border b{mode, cval};
+                    for (const auto op : all_binary_ops) {
+                        // Into a view 1..16 pixels into a wider image, so that rows start at every
+                        // place within 16 bytes; the pixels around it must keep their value.
+                        const std::int64_t offset = std::uniform_int_distribution<std::int64_t>(1, 16)(rng);
+                        host_image<T> around(w + 32, h);
+                        for (std::int64_t y = 0; y < h; ++y)
+                            for (std::int64_t x = 0; x < w + 32; ++x) around.view()(y, x) = static_cast<T>(7);
+                        auto frame = upload<T>(around.view());
+                        binary_morphology<T>(op, dimg.view(), frame.view().subview(offset, 0, w, h), fp, b);
+                        const auto got = download<T>(frame.view());
+                        host_image<T> want(w, h);
+                        binary_morphology<T>(op, typed.view(), want.view(), fp, b);
+                        ASSERT_TRUE(equal_images<T>(got.view().subview(offset, 0, w, h), want.view()))
+                            << w << "x" << h << " " << fp.to_string() << " mode " << to_string(mode) << " cval "
+                            << cval << " " << to_string(op) << " offset " << offset;
+                        for (std::int64_t y = 0; y < h; ++y)
+                            for (std::int64_t x = 0; x < w + 32; ++x)
+                                if (x < offset || x >= offset + w) {
+                                    ASSERT_EQ(got.view()(y, x), static_cast<T>(7));
+                                }
+                    }
+                }
     }
+}
+
+TEST(BinaryCuda, PixelImagesUint8) {
+    GRANULA_REQUIRE_GPU();
+    check_pixel_images<std::uint8_t>();
+}
+TEST(BinaryCuda, PixelImagesUint16) {
+    GRANULA_REQUIRE_GPU();
+    check_pixel_images<std::uint16_t>();
+}
+TEST(BinaryCuda, PixelImagesFloat32) {
+    GRANULA_REQUIRE_GPU();
+    check_pixel_images<float>();
 }
 
 TEST(BinaryCuda, HitOrMissEqualsCpu) {

@@ -552,6 +552,43 @@ __global__ void unpack_kernel(bits_in in, T* out, std::int64_t out_stride) {
         out[y * out_stride + x] = static_cast<T>((in.data[y * in.stride + (x >> 6)] >> (x & 63)) & 1u);
 }
 
+// 0/1 of the 32 bits of pixels in a word: per byte or half-word lane, or the float itself.
+template <class T>
+__device__ __forceinline__ std::uint32_t zero_one_word(std::uint32_t w) {
+    if constexpr (sizeof(T) == 1)
+        return __vcmpne4(w, 0u) & 0x01010101u;
+    else if constexpr (sizeof(T) == 2)
+        return __vcmpne2(w, 0u) & 0x00010001u;
+    else
+        return __float_as_uint(__uint_as_float(w) != 0.0f ? 1.0f : 0.0f);
+}
+
+// Thread c of a row takes the 16 aligned bytes from pixel c E - a (E pixels in 16 bytes, a the
+// row's first pixel's place in its 16 bytes) by one vector load and store, or pixel by pixel
+// where those bytes reach past the row: one byte per thread ran at about 380 GB/s on an H200.
+template <class T>
+__global__ void zero_one_kernel(T* image, std::int64_t stride, std::int64_t width, std::int64_t height) {
+    constexpr std::int64_t E = 16 / sizeof(T);
+    const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    for (std::int64_t y = blockIdx.y; y < height; y += gridDim.y) {
+        T* const row = image + y * stride;
+        const auto a = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(row) / sizeof(T) % E);
+        const std::int64_t x0 = c * E - a;
+        if (x0 >= width) continue;
+        if (x0 >= 0 && x0 + E <= width) {
+            uint4* const p = reinterpret_cast<uint4*>(row + x0);
+            uint4 v = *p;
+            v.x = zero_one_word<T>(v.x), v.y = zero_one_word<T>(v.y);
+            v.z = zero_one_word<T>(v.z), v.w = zero_one_word<T>(v.w);
+            *p = v;
+        } else {
+            const std::int64_t end = x0 + E < width ? x0 + E : width;
+            for (std::int64_t x = x0 > 0 ? x0 : 0; x < end; ++x)
+                row[x] = static_cast<T>(row[x] != T{0});
+        }
+    }
+}
+
 dim3 row_grid(std::int64_t items, unsigned block, std::int64_t rows) {
     return dim3(static_cast<unsigned>((items + block - 1) / block),
                 static_cast<unsigned>(std::min<std::int64_t>(rows, max_grid_y)));
@@ -732,9 +769,20 @@ void unpack_bits(const_device_bit_view in, device_view<T> out, stream s) {
     check_launch("unpack");
 }
 
+template <class T>
+void zero_one(device_view<T> image, stream s) {
+    constexpr unsigned block = 256;
+    constexpr std::int64_t E = 16 / sizeof(T);
+    const std::int64_t chunks = (image.width() + E - 1) / E + 1;  // a row's 16-byte pieces, at most
+    zero_one_kernel<T><<<row_grid(chunks, block, image.height()), block, 0, to_cuda(s.native_handle())>>>(
+        image.data(), image.stride(), image.width(), image.height());
+    check_launch("zero_one");
+}
+
 #define GRANULA_INSTANTIATE(type, name)                                                    \
     template void pack_bits<type>(device_view<const type>, device_bit_view, type, stream); \
-    template void unpack_bits<type>(const_device_bit_view, device_view<type>, stream);
+    template void unpack_bits<type>(const_device_bit_view, device_view<type>, stream);     \
+    template void zero_one<type>(device_view<type>, stream);
 GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
 #undef GRANULA_INSTANTIATE
 
