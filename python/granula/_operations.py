@@ -30,6 +30,8 @@ _EXAMPLE_IMAGE = """\
 ...                   [0, 9, 9, 9, 0, 5],
 ...                   [0, 0, 0, 0, 0, 0]], dtype=np.uint8)"""
 
+_BOOL_MASKS = "A bool mask is taken too (as its 0/1 bytes, no copy) and gives a bool mask."
+
 _DETAILS = {
     "erosion": (
         "``out(x) = min over b in B of image(x + b)``.",
@@ -107,8 +109,8 @@ array([[9, 9, 9, 9, 9, 0],
     ),
     # Binary operations (granula.binary has them on packed images): non-zero is 1, results 0/1.
     "binary_erosion": (
-        "Erosion of the 0/1 image (non-zero is 1) on bit-packed rows; equals ``erosion`` of the "
-        "0/1 image and scipy.ndimage.binary_erosion with ``border_value=1`` for mode 'ignore'.",
+        "Erosion of the 0/1 image (non-zero is 1); equals ``erosion`` of the "
+        "0/1 image and scipy.ndimage.binary_erosion with ``border_value=1`` for mode 'ignore'. " + _BOOL_MASKS,
         None,
         """\
 >>> granula.binary_erosion(image, "hline:3")
@@ -118,8 +120,8 @@ array([[0, 0, 0, 0, 0, 0],
        [0, 0, 0, 0, 0, 0]], dtype=uint8)""",
     ),
     "binary_dilation": (
-        "Dilation of the 0/1 image (non-zero is 1) on bit-packed rows, by the reflected "
-        "footprint; equals ``dilation`` of the 0/1 image and scipy.ndimage.binary_dilation.",
+        "Dilation of the 0/1 image (non-zero is 1), by the reflected "
+        "footprint; equals ``dilation`` of the 0/1 image and scipy.ndimage.binary_dilation. " + _BOOL_MASKS,
         None,
         """\
 >>> granula.binary_dilation(image, "vline:3")
@@ -129,8 +131,8 @@ array([[0, 1, 1, 1, 0, 0],
        [0, 1, 1, 1, 0, 1]], dtype=uint8)""",
     ),
     "binary_opening": (
-        "Opening of the 0/1 image (non-zero is 1) on bit-packed rows; with mode 'constant' and "
-        "cval 0 it equals scipy.ndimage.binary_opening (border_value 0).",
+        "Opening of the 0/1 image (non-zero is 1); with mode 'constant' and "
+        "cval 0 it equals scipy.ndimage.binary_opening (border_value 0). " + _BOOL_MASKS,
         None,
         """\
 >>> granula.binary_opening(image, "hline:3")
@@ -140,8 +142,8 @@ array([[0, 0, 0, 0, 0, 0],
        [0, 0, 0, 0, 0, 0]], dtype=uint8)""",
     ),
     "binary_closing": (
-        "Closing of the 0/1 image (non-zero is 1) on bit-packed rows; with mode 'constant' and "
-        "cval 0 it equals scipy.ndimage.binary_closing (border_value 0).",
+        "Closing of the 0/1 image (non-zero is 1); with mode 'constant' and "
+        "cval 0 it equals scipy.ndimage.binary_closing (border_value 0). " + _BOOL_MASKS,
         None,
         """\
 >>> granula.binary_closing(image, "hline:3")
@@ -298,6 +300,14 @@ def _cuda_stream(image):
 
 def _run(name, image, footprint, mode, cval, convention, out, default_footprint):
     footprint = as_footprint(footprint, default_footprint)
+    if name.startswith("binary_") and getattr(image, "dtype", None) == np.bool_:
+        # A bool mask (numpy or CuPy) runs as its uint8 bytes, 0 and 1, and gives a bool mask, as
+        # scipy.ndimage's binary functions do; no copy either way.
+        if out is None:
+            out = _new_output(image, image.shape, np.bool_, False)
+        target = out.view(np.uint8) if getattr(out, "dtype", None) == np.bool_ else out
+        _run(name, image.view(np.uint8), footprint, mode, cval, convention, target, default_footprint)
+        return out
     rows, cols, dtype, on_device = _core.describe_image(image)
     if out is None:
         out = _new_output(image, (rows, cols), dtype, on_device)

@@ -5,7 +5,7 @@ for images on the GPU) and the width in pixels. Bit ``k`` of word ``j`` in a row
 column ``64 * j + k`` (bit 0 is the leftmost pixel); the bits past the width are zero. Operations
 on packed images never unpack them; the results equal granula's grey operations on 0/1 images
 bit for bit. For 0/1 pixel arrays, :func:`granula.binary_erosion` and its siblings pack, operate
-and unpack in one call (uint8 and uint16 arrays on the CPU: the grey operation, made 0/1).
+and unpack in one call (uint8 and uint16 arrays: the grey operation, made 0/1).
 
 Examples
 --------

@@ -195,3 +195,30 @@ def test_cupy_equals_scipy_erosion(rng):
     image = random_binary(rng, (200, 300), 0.95)
     got = granula.binary_erosion(cupy.asarray(image), "rect:15x9")
     np.testing.assert_array_equal(cupy.asnumpy(got), ndimage.binary_erosion(image, np.ones((9, 15), bool), border_value=1))
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_bool_masks_give_bool_masks(rng, op):
+    """A bool mask runs as its 0/1 bytes: the uint8 result as bool, into out= too, like scipy's."""
+    mask = random_binary(rng, (70, 93), 0.7).astype(bool)
+    function = getattr(granula, "binary_" + op)
+    want = function(mask.astype(np.uint8), "disk:2", mode="reflect")
+    got = function(mask, "disk:2", mode="reflect")
+    assert got.dtype == np.bool_
+    np.testing.assert_array_equal(got, want.astype(bool))
+    strided = mask[::2, 3:]  # rows at twice the stride, starting 3 bytes in
+    out = np.ones(strided.shape, dtype=bool)
+    assert function(strided, "disk:2", mode="reflect", out=out) is out
+    np.testing.assert_array_equal(out, function(strided.astype(np.uint8), "disk:2", mode="reflect").astype(bool))
+    if op == "erosion":
+        np.testing.assert_array_equal(
+            granula.binary_erosion(mask, "square:3"), ndimage.binary_erosion(mask, np.ones((3, 3), bool), border_value=1)
+        )
+
+
+@gpu
+def test_cupy_bool_masks(rng):
+    mask = random_binary(rng, (120, 333), 0.8).astype(bool)
+    got = granula.binary_erosion(cupy.asarray(mask), "disk:3")
+    assert isinstance(got, cupy.ndarray) and got.dtype == cupy.bool_
+    np.testing.assert_array_equal(cupy.asnumpy(got), granula.binary_erosion(mask, "disk:3"))
