@@ -495,7 +495,7 @@ void binary_morphology(binary_op op, device_view<const T> in, device_view<T> out
     // two bit images were allocated and waited for on each call): square:3 0.47 against 1.39 ms,
     // disk:7 1.49 against 4.0 (unpacked again inside), opening by square:15 0.84 against 1.49
     // (bench_gpu_binary; docs/benchmarks.md, stop 45).
-    if (std::is_integral_v<T>) {
+    if constexpr (std::is_integral_v<T>) {
         morphology<T>(grey_op(op), in, out, footprint, mode, s);
 #if defined(GRANULA_HAVE_CUDA)
         cuda::zero_one<T>(out, s);

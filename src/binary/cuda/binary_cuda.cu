@@ -552,15 +552,14 @@ __global__ void unpack_kernel(bits_in in, T* out, std::int64_t out_stride) {
         out[y * out_stride + x] = static_cast<T>((in.data[y * in.stride + (x >> 6)] >> (x & 63)) & 1u);
 }
 
-// 0/1 of the 32 bits of pixels in a word: per byte or half-word lane, or the float itself.
+// 0/1 of the 32 bits of unsigned pixels in a word, per byte or half-word lane.
 template <class T>
 __device__ __forceinline__ std::uint32_t zero_one_word(std::uint32_t w) {
+    static_assert(sizeof(T) <= 2, "zero_one takes uint8 and uint16 pixels");
     if constexpr (sizeof(T) == 1)
         return __vcmpne4(w, 0u) & 0x01010101u;
-    else if constexpr (sizeof(T) == 2)
-        return __vcmpne2(w, 0u) & 0x00010001u;
     else
-        return __float_as_uint(__uint_as_float(w) != 0.0f ? 1.0f : 0.0f);
+        return __vcmpne2(w, 0u) & 0x00010001u;
 }
 
 // Thread c of a row takes the 16 aligned bytes from pixel c E - a (E pixels in 16 bytes, a the
@@ -781,9 +780,10 @@ void zero_one(device_view<T> image, stream s) {
 
 #define GRANULA_INSTANTIATE(type, name)                                                    \
     template void pack_bits<type>(device_view<const type>, device_bit_view, type, stream); \
-    template void unpack_bits<type>(const_device_bit_view, device_view<type>, stream);     \
-    template void zero_one<type>(device_view<type>, stream);
+    template void unpack_bits<type>(const_device_bit_view, device_view<type>, stream);
 GRANULA_FOR_EACH_PIXEL_TYPE(GRANULA_INSTANTIATE)
 #undef GRANULA_INSTANTIATE
+template void zero_one<std::uint8_t>(device_view<std::uint8_t>, stream);
+template void zero_one<std::uint16_t>(device_view<std::uint16_t>, stream);
 
 }  // namespace granula::cuda

@@ -26,7 +26,7 @@ template <class T>
 void pack_bits(device_view<const T> in, device_bit_view out, T threshold, stream s);
 template <class T>
 void unpack_bits(const_device_bit_view in, device_view<T> out, stream s);
-// Pixels made 0/1 in place, non-zero being 1.
+// uint8 or uint16 pixels made 0/1 in place, non-zero being 1.
 template <class T>
 void zero_one(device_view<T> image, stream s);
 
