@@ -131,6 +131,15 @@ def test_bad_footprint_mask(mask, message):
         granula.dilation(IMAGE, mask)
 
 
+@pytest.mark.parametrize(
+    "make", [lambda: granula.erosion(IMAGE, "disk:100000"), lambda: footprints.diamond(100000),
+             lambda: footprints.ellipse(100000, 3000), lambda: footprints.line(100000000, 30).footprint()]
+)
+def test_footprints_too_large_for_a_mask(make):
+    with pytest.raises(ValueError, match="too large for a footprint mask"):
+        make()
+
+
 @pytest.mark.parametrize("footprint", [3, 2.5, ("hline", 3), [[1, 1]]])
 def test_footprint_of_wrong_type(footprint):
     with pytest.raises(TypeError, match="footprint must be"):

@@ -99,6 +99,9 @@ def test_matches_opencv_reflect_at_equal_kernel():
         (dict(sigma=2.0, output_dtype=np.uint16), "output_dtype"),
         (dict(sigma=2.0, method="yvv", split="three_way"), "unknown Gaussian split"),
         (dict(sigma=2.0, method="deriche", split="two_way_exact"), "applies to the yvv methods"),
+        (dict(sigma=1e7), "sigma up to 100000"),
+        (dict(sigma=1e300), r"is 1e\+300;"),
+        (dict(sigma=2.0, method="fir", truncate=1e9), "fir radius"),
     ],
 )
 def test_errors(kwargs, message):

@@ -37,6 +37,8 @@ def shapes(rng):
         "line:9:-71.3",
         "line:60:135",
         "line:7:100",
+        "line:130:30",  # longer than the images are wide: run shortened under constant and ignore
+        "line:100:80",
         "disk:4",
         "disk:7:4",
         "disk:9:8",

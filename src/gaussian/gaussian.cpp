@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -34,14 +35,24 @@ constexpr std::array<std::pair<gaussian_split, std::string_view>, 3> split_names
     {gaussian_split::two_way_exact, "two_way_exact"},
 }};
 
-std::string num(double v) { return std::to_string(v); }
+// Ten significant digits: 1e+300, not its 300 digits; 2.5, not 2.500000.
+std::string num(double v) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.10g", v);
+    return buffer;
+}
 
 void validate_params(const gaussian_params& p, device backend) {
+    if (!(std::isfinite(p.truncate) && p.truncate > 0))
+        throw invalid_argument("truncate is " + num(p.truncate) + "; it must be a finite number > 0");
     for (int axis = 0; axis < 2; ++axis) {
         const std::string where = " on axis " + std::to_string(axis);
         const double sigma = p.sigma[axis];
         if (!(std::isfinite(sigma) && sigma >= 0))
             throw invalid_argument("sigma" + where + " is " + num(sigma) + "; it must be a finite number >= 0");
+        if (sigma > gaussian_max_sigma)
+            throw invalid_argument("sigma" + where + " is " + num(sigma) + "; granula takes sigma up to " +
+                                   num(gaussian_max_sigma));
         if (p.mode[axis] == border_mode::ignore)
             throw invalid_argument("border mode 'ignore'" + where +
                                    " is not defined for the Gaussian; allowed: constant, nearest, reflect, mirror, wrap");
@@ -64,12 +75,17 @@ void validate_params(const gaussian_params& p, device backend) {
         if ((m == gaussian_method::recursive6 || m == gaussian_method::recursive5) && backend == device::cuda)
             throw unsupported("method '" + std::string(to_string(m)) + "'" + where +
                               " runs on the CPU only for now; on the GPU use 'deriche' or 'fir' (or 'auto')");
+        const bool fir_taps = m == gaussian_method::fir || (yvv && p.split == gaussian_split::two_way);
+        const double radius =
+            p.radius[axis] >= 0 ? static_cast<double>(p.radius[axis]) : std::floor(p.truncate * sigma + 0.5);
+        if (fir_taps && radius > static_cast<double>(gaussian_max_radius))
+            throw invalid_argument("the fir radius" + where + " is " + num(radius) +
+                                   "; granula takes radii up to " + std::to_string(gaussian_max_radius) +
+                                   " (lower truncate or radius, or use a recursive method)");
         if (m == gaussian_method::yvv2002 && sigma < 0.5)
             throw invalid_argument("sigma" + where + " is " + num(sigma) +
                                    "; the yvv2002 coefficients are defined for sigma >= 0.5");
     }
-    if (!(std::isfinite(p.truncate) && p.truncate > 0))
-        throw invalid_argument("truncate is " + num(p.truncate) + "; it must be a finite number > 0");
 }
 
 template <class T, class Space, class U>

@@ -193,21 +193,26 @@ yvv_coeffs make_yvv(double sigma, bool v2002, std::int64_t& decay) {
     c.b1 = b[1];
     c.b2 = b[2];
     c.b3 = b[3];
-    // Decay length: where the causal impulse response's remaining mass falls below tolerance.
-    std::vector<double> h;
-    {
+    // Decay length: where the causal impulse response's remaining mass falls below tolerance. The
+    // response is run twice, for its total and then for the tail, so that memory stays O(1).
+    const auto limit = static_cast<std::int64_t>(200 * sigma + 200);
+    const auto response = [&](auto&& visit) {
         double w1 = 0, w2 = 0, w3 = 0;
-        const auto limit = static_cast<std::size_t>(200 * sigma + 200);
-        for (std::size_t k = 0; k < limit; ++k) {
+        for (std::int64_t k = 0; k < limit; ++k) {
             const double w = (k == 0 ? double(c.B) : 0.0) + c.b1 * w1 + c.b2 * w2 + c.b3 * w3;
-            h.push_back(std::abs(w));
+            if (!visit(std::abs(w))) return;
             w3 = w2, w2 = w1, w1 = w;
         }
-    }
-    const double total = std::accumulate(h.begin(), h.end(), 0.0);
+    };
+    double total = 0;
+    response([&](double h) { return total += h, true; });
     double tail = total;
     decay = 0;
-    while (decay < static_cast<std::int64_t>(h.size()) && tail > decay_tolerance * total) tail -= h[decay++];
+    response([&](double h) {
+        if (tail <= decay_tolerance * total) return false;
+        tail -= h, ++decay;
+        return true;
+    });
     // Triggs-Sdika: run the deviations forward (zero input) well past the decay length, then
     // the anticausal filter back from zero state; read its state at N, N+1, N+2.
     const std::int64_t K = decay + 16;

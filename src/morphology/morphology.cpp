@@ -48,7 +48,14 @@ struct stage_elements {
     structuring_element erosion, dilation;
 };
 
-stage_elements elements_for(const structuring_element& footprint, convention c) {
+stage_elements elements_for(const structuring_element& element, convention c, border b, std::int64_t width,
+                            std::int64_t height) {
+    // A line much longer than the image: shortened under the borders that read one value off the
+    // image (structuring_element::shortened_for). Not under MATLAB's convention, whose origin
+    // moves with the line's length.
+    const bool one_value_off = b.mode == border_mode::ignore || b.mode == border_mode::constant;
+    const structuring_element footprint =
+        one_value_off && c != convention::matlab ? element.shortened_for(width, height) : element;
     switch (c) {
     case convention::opencv:  // cv::dilate is max f(x + b): granula's dilation by the reflection
         return {footprint, footprint.reflected()};
@@ -79,7 +86,7 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
                 convention c, std::optional<border> mode) {
     const border b = mode.value_or(default_border(c));
     validate<T>(in, out, b);
-    const stage_elements se = elements_for(footprint, c);
+    const stage_elements se = elements_for(footprint, c, b, in.width(), in.height());
     if (overlaps(in, out)) {
         const host_image<T> copy_of_input = clone<T>(in);
         cpu::morphology<T>(op, copy_of_input.view(), out, se.erosion, se.dilation, b);
@@ -95,7 +102,7 @@ void morphology(morphology_op op, device_view<const T> in, device_view<T> out, c
     validate<T>(in, out, b);
     resolve_device(device::cuda);  // throws when there is no CUDA backend or device
 #if defined(GRANULA_HAVE_CUDA)
-    const stage_elements se = elements_for(footprint, c);
+    const stage_elements se = elements_for(footprint, c, b, in.width(), in.height());
     if (overlaps(in, out)) {
         device_image<T> copy_of_input(in.width(), in.height());
         copy<T>(in, copy_of_input.view(), s);

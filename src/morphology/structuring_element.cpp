@@ -26,6 +26,30 @@ std::int64_t check_radius(std::int64_t value) {
     return value;
 }
 
+// The most pixels a footprint mask is built with (256 MiB of bytes): the masks of exact disks,
+// diamonds and ellipses, and footprint(). Larger boxes would exhaust memory or overflow their
+// area; an element with a larger box is still usable where its decomposition needs no mask.
+constexpr std::int64_t max_mask_pixels = std::int64_t{1} << 28;
+
+// A box's area is at most `limit` (no overflow for any sides).
+bool area_at_most(std::int64_t width, std::int64_t height, std::int64_t limit = max_mask_pixels) {
+    return width <= limit && height <= limit && width * height <= limit;
+}
+
+invalid_argument mask_too_large(const std::string& what) {
+    return invalid_argument(what + " is too large for a footprint mask: its box holds more than " +
+                            std::to_string(max_mask_pixels) + " pixels");
+}
+
+// An angle in degrees, modulo 180, in [0, 180).
+double angle_mod_180(double angle) {
+    const double a = std::fmod(angle, 180.0);
+    return a < 0 ? a + 180.0 : a;
+}
+
+// Lines within 45 degrees of the x axis (an angle modulo 180) take one pixel per column.
+bool x_dominant(double a) { return a <= 45.0 || a >= 135.0; }
+
 // Parses a whole decimal integer; false on anything else.
 bool parse_int(std::string_view text, std::int64_t& value) {
     if (text.empty()) return false;
@@ -67,10 +91,14 @@ std::vector<decomposition_term> run_terms(const footprint_mask& m) {
     return columns.size() < rows.size() ? columns : rows;
 }
 
-// A mask of `width` x `height` with its origin at the centre, set where member(dx, dy) holds for
-// the offsets from the origin.
+// A mask of (2 half_width + 1) x (2 half_height + 1) with its origin at the centre, set where
+// member(dx, dy) holds for the offsets from the origin. `spec` names the element in errors.
 template <class Member>
-footprint_mask centred_mask(std::int64_t width, std::int64_t height, Member member) {
+footprint_mask centred_mask(const std::string& spec, std::int64_t half_width, std::int64_t half_height,
+                            Member member) {
+    if (half_width > max_mask_pixels || half_height > max_mask_pixels || !area_at_most(2 * half_width + 1, 2 * half_height + 1))
+        throw mask_too_large(spec);
+    const std::int64_t width = 2 * half_width + 1, height = 2 * half_height + 1;
     footprint_mask m;
     m.width = width;
     m.height = height;
@@ -141,21 +169,32 @@ structuring_element structuring_element::rectangle(std::int64_t width, std::int6
 }
 
 structuring_element structuring_element::line(std::int64_t length, double angle) {
+    structuring_element se = line_terms(length, angle);
+    se.line_length_ = length, se.line_angle_ = angle;
+    return se;
+}
+
+structuring_element structuring_element::shortened_for(std::int64_t width, std::int64_t height) const {
+    if (kind_ != kind::line) return *this;
+    const std::int64_t extent = x_dominant(angle_mod_180(line_angle_)) ? width : height;
+    return line_length_ > 2 * extent + 1 ? line(2 * extent + 1, line_angle_) : *this;
+}
+
+structuring_element structuring_element::line_terms(std::int64_t length, double angle) {
     check_extent(length, "length");
     if (!std::isfinite(angle))
         throw invalid_argument("line angle must be a finite number of degrees, got " + format_number(angle));
-    double a = std::fmod(angle, 180.0);
-    if (a < 0) a += 180.0;
+    const double a = angle_mod_180(angle);
     const double radians = a * (3.14159265358979323846 / 180.0);
     // Along the dominant axis u = k - length/2; across it w = round(u p / q), half up, which keeps
     // w(u + q) = w(u) + p exact, so the line is periodic with period q.
-    const bool x_dominant = a <= 45.0 || a >= 135.0;
-    const double slope = x_dominant ? std::tan(radians) : std::cos(radians) / std::sin(radians);
+    const bool along_x = x_dominant(a);
+    const double slope = along_x ? std::tan(radians) : std::cos(radians) / std::sin(radians);
     const auto [p, q] = snap_slope(std::clamp(slope, -1.0, 1.0), max_line_period);
     const auto pixel = [&, p = p, q = q](std::int64_t k) {
         const std::int64_t u = k - length / 2, w = detail::floor_div(2 * u * p + q, 2 * q);
         // y grows down: a positive slope rises to the right (x-dominant) or leans right going up.
-        return x_dominant ? std::pair{u, -w} : std::pair{-w, u};
+        return along_x ? std::pair{u, -w} : std::pair{-w, u};
     };
     const std::string spec = "line:" + std::to_string(length) + ":" + format_number(angle);
     const auto [step_x, step_y] = [&] {
@@ -169,8 +208,11 @@ structuring_element structuring_element::line(std::int64_t length, double angle)
         return {kind::line, spec, {std::move(t)}};
     }
     // The pixels k in [begin, end) as a mask around the origin, and its runs.
+    // The mask's box holds those pixels only, not the origin: the first q + (L mod q) pixels of a
+    // long line lie up to L / 2 from it, and a box reaching the origin grew with L.
     const auto runs_of = [&](std::int64_t begin, std::int64_t end) {
-        std::int64_t x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+        auto [x0, y0] = pixel(begin);
+        std::int64_t x1 = x0, y1 = y0;
         for (std::int64_t k = begin; k < end; ++k) {
             const auto [x, y] = pixel(k);
             x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
@@ -195,9 +237,10 @@ structuring_element structuring_element::line(std::int64_t length, double angle)
 
 structuring_element structuring_element::disk(std::int64_t radius) {
     check_radius(radius);
-    const std::int64_t n = 2 * radius + 1;
-    return {kind::disk, "disk:" + std::to_string(radius),
-            run_terms(centred_mask(n, n, [&](std::int64_t x, std::int64_t y) { return x * x + y * y <= radius * radius; }))};
+    const std::string spec = "disk:" + std::to_string(radius);
+    return {kind::disk, spec, run_terms(centred_mask(spec, radius, radius, [&](std::int64_t x, std::int64_t y) {
+                return x * x + y * y <= radius * radius;
+            }))};
 }
 
 structuring_element structuring_element::disk(std::int64_t radius, int periodic_lines) {
@@ -250,9 +293,10 @@ structuring_element structuring_element::disk(std::int64_t radius, int periodic_
 
 structuring_element structuring_element::diamond(std::int64_t radius) {
     check_radius(radius);
-    const std::int64_t n = 2 * radius + 1;
-    return {kind::diamond, "diamond:" + std::to_string(radius),
-            run_terms(centred_mask(n, n, [&](std::int64_t x, std::int64_t y) { return std::abs(x) + std::abs(y) <= radius; }))};
+    const std::string spec = "diamond:" + std::to_string(radius);
+    return {kind::diamond, spec, run_terms(centred_mask(spec, radius, radius, [&](std::int64_t x, std::int64_t y) {
+                return std::abs(x) + std::abs(y) <= radius;
+            }))};
 }
 
 structuring_element structuring_element::octagon(std::int64_t m, std::int64_t n) {
@@ -284,8 +328,8 @@ structuring_element structuring_element::ellipse(std::int64_t width, std::int64_
     const auto inside = [&](std::int64_t x, std::int64_t y) {
         return (x / a) * (x / a) + (y / b) * (y / b) < 1.0;
     };
-    return {kind::ellipse, "ellipse:" + std::to_string(width) + "x" + std::to_string(height),
-            run_terms(centred_mask(2 * width + 1, 2 * height + 1, inside))};
+    const std::string spec = "ellipse:" + std::to_string(width) + "x" + std::to_string(height);
+    return {kind::ellipse, spec, run_terms(centred_mask(spec, width, height, inside))};
 }
 
 structuring_element structuring_element::from_mask(footprint_mask mask) {
@@ -321,7 +365,11 @@ structuring_element structuring_element::reflected() const {
         for (auto& s : t.segments) s.origin = s.length - 1 - s.origin;
     }
     structuring_element mirrored = in_box(std::move(terms), width_, height_, width_ - 1 - origin_x_, height_ - 1 - origin_y_);
-    return mirrored == *this ? *this : mirrored;  // symmetric elements keep their name and decomposition
+    // Symmetric elements keep their name and decomposition. Comparing footprints costs the box's
+    // area (a long line's is far beyond memory): larger elements come back mirrored.
+    constexpr std::int64_t max_compared_pixels = std::int64_t{1} << 22;
+    const bool comparable = terms_ == mirrored.terms_ || area_at_most(width_, height_, max_compared_pixels);
+    return comparable && mirrored == *this ? *this : mirrored;
 }
 
 structuring_element structuring_element::with_origin(std::int64_t x, std::int64_t y) const {
@@ -404,6 +452,9 @@ structuring_element structuring_element::parse(std::string_view spec) {
 }
 
 footprint_mask structuring_element::footprint() const {
+    if (!area_at_most(width_, height_))
+        throw mask_too_large("the footprint of " + spec_ + " (" + std::to_string(width_) + "x" +
+                             std::to_string(height_) + ")");
     footprint_mask f;
     f.width = width_, f.height = height_, f.origin_x = origin_x_, f.origin_y = origin_y_;
     f.mask.assign(static_cast<std::size_t>(width_ * height_), 0);

@@ -482,6 +482,23 @@ TEST(GaussianErrors, BadParametersAreRejectedWithAClearMessage) {
     expect_invalid([&] { run(with([](gaussian_params& p) { p.mode[0] = border_mode::ignore; })); }, "ignore");
     expect_invalid([&] { run(with([](gaussian_params& p) { p.truncate = 0; })); }, "truncate");
     expect_invalid([&] { run(with([](gaussian_params& p) { p.radius[1] = -2; })); }, "radius");
+    // Sizes whose buffers would exceed memory (sigma 1e7 was killed for it) and whose rounding
+    // is no longer characterised; 1e300 once overflowed a length silently.
+    for (const double sigma : {1e5 * 1.5, 1e7, 1e300})
+        expect_invalid([&] { run(with([&](gaussian_params& p) { p.sigma[1] = sigma; })); }, "sigma up to");
+    expect_invalid([&] {
+        run(with([](gaussian_params& p) {
+            p.method = gaussian_method::fir;
+            p.truncate = 1e9;
+        }));
+    }, "fir radius on axis 0 is 2000000000");
+    expect_invalid([&] {
+        run(with([](gaussian_params& p) {
+            p.method = gaussian_method::fir;
+            p.radius[1] = gaussian_max_radius + 1;
+        }));
+    }, "radii up to");
+    EXPECT_NO_THROW(run(with([](gaussian_params& p) { p.sigma = {gaussian_max_sigma, gaussian_max_sigma}; })));
     expect_invalid([&] { gaussian<float, float>(host_view<const float>(in.view()), small.view(), {}); }, "must match");
     expect_invalid([&] { gaussian<float, float>(host_view<const float>(), host_view<float>(), {}); }, "empty");
     expect_invalid([&] {

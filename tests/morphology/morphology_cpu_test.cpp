@@ -154,6 +154,41 @@ TYPED_TEST(MorphologyCpu, LongLinesAtAnglesEqualReference) {
     }
 }
 
+// Lines longer than the image along their dominant axis (2 E + 2 pixels and more), which the
+// operations shorten to 2 E + 1 under borders ignore and constant (shortened_for), equal the
+// reference with the whole line's footprint: every convention, every border mode (the others
+// are not shortened), even and odd lengths, images down to one pixel across.
+TYPED_TEST(MorphologyCpu, LinesLongerThanTheImageEqualReference) {
+    using T = TypeParam;
+    std::mt19937_64 rng(20261204);
+    const std::pair<std::int64_t, std::int64_t> sizes[] = {{23, 17}, {1, 9}, {9, 1}, {40, 6}};
+    const double angles[] = {30, 80, 135, 161.5, 0, 97};
+    for (std::size_t i = 0; i < std::size(sizes); ++i)
+        for (std::size_t a = 0; a < std::size(angles); ++a) {
+            const auto [w, h] = sizes[i];
+            const double folded = std::fmod(angles[a], 180.0);
+            const std::int64_t extent = folded <= 45 || folded >= 135 ? w : h;
+            const auto se = structuring_element::line(2 * extent + 2 + static_cast<std::int64_t>(a + i) % 5, angles[a]);
+            const auto img = make_image<T>(rng, w, h, a % 2 ? 5 : 200, i % 2 == 1);
+            const border b_mode{all_modes[(a + i) % std::size(all_modes)], std::is_floating_point_v<T> ? -2.5 : 9.0};
+            for (auto c : all_conventions)
+                for (auto op : all_ops) {
+                    const auto want = reference::peer_morphology<T>(op, img.view, se, c, b_mode);
+                    host_image<T> got(w, h);
+                    morphology<T>(op, img.view, got.view(), se, c, b_mode);
+                    ASSERT_TRUE(equal_images<T>(got.view(), want.view()))
+                        << w << "x" << h << " " << se.to_string() << " " << to_string(op) << " convention "
+                        << to_string(c) << " mode " << to_string(b_mode.mode);
+                }
+        }
+    // A line far beyond any image: as fast as its shortened self, not padded by its reach.
+    const auto img = make_image<T>(rng, 64, 48, 200, false);
+    host_image<T> got(64, 48);
+    morphology<T>(morphology_op::opening, img.view, got.view(), structuring_element::line(100'000'000, 30));
+    const auto want = reference::morphology<T>(morphology_op::opening, img.view, structuring_element::line(129, 30));
+    EXPECT_TRUE(equal_images<T>(got.view(), want.view()));
+}
+
 // Horizontal lines short enough (morphology_cpu.cpp: up to 256 bytes for an erosion or
 // dilation, 16 pixels for an opening or closing; modes ignore and constant) run as shift
 // programs whose reads all lie in one row, the others as separable passes: lengths on both

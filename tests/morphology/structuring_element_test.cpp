@@ -323,6 +323,40 @@ TEST(StructuringElement, ReflectedNegatesEveryOffset) {
     EXPECT_EQ(structuring_element::hline(4).reflected().decomposition()[0].segments[0], (line_segment{4, 1, 0, 1}));
 }
 
+// Elements far larger than any image: a line's decomposition stays a base and a periodic line
+// whatever its length (its base's runs once took a mask reaching from the origin, L/2 wide),
+// masks that would not fit in memory are refused by name, and shortened_for gives the line of
+// 2 E + 1 pixels.
+TEST(StructuringElement, HugeElementsStayCompactOrGiveClearErrors) {
+    const auto long_line = structuring_element::line(100'000'000, 30);
+    EXPECT_EQ(long_line.width(), 100'000'000);
+    EXPECT_LE(long_line.decomposition().size(), 127u);
+    EXPECT_EQ(long_line.reflected().width(), long_line.width());
+    const auto refused = [](const auto& make, const std::string& what) {
+        try {
+            make();
+        } catch (const invalid_argument& e) {
+            return std::string(e.what()).find(what) != std::string::npos &&
+                   std::string(e.what()).find("too large") != std::string::npos;
+        }
+        return false;
+    };
+    EXPECT_TRUE(refused([&] { return long_line.footprint(); }, "line:100000000:30"));
+    EXPECT_TRUE(refused([] { return structuring_element::disk(100'000); }, "disk:100000"));
+    EXPECT_TRUE(refused([] { return structuring_element::disk(std::int64_t{1} << 62); }, "disk:"));
+    EXPECT_TRUE(refused([] { return structuring_element::diamond(100'000); }, "diamond:100000"));
+    EXPECT_TRUE(refused([] { return structuring_element::ellipse(100'000, 3000); }, "ellipse:100000x3000"));
+    EXPECT_NO_THROW(structuring_element::disk(100'000, 8));  // periodic lines: no mask
+    EXPECT_NO_THROW(structuring_element::ellipse(100'000, 3));
+
+    EXPECT_EQ(structuring_element::line(1001, 30).shortened_for(64, 20), structuring_element::line(129, 30));
+    EXPECT_EQ(structuring_element::line(1001, 80).shortened_for(64, 20).to_string(), "line:41:80");
+    EXPECT_EQ(structuring_element::line(130, -150).shortened_for(64, 20).to_string(), "line:129:-150");
+    EXPECT_EQ(structuring_element::line(129, 30).shortened_for(64, 20).to_string(), "line:129:30");
+    EXPECT_EQ(structuring_element::disk(40).shortened_for(8, 8).to_string(), "disk:40");
+    EXPECT_EQ(structuring_element::hline(1001).shortened_for(8, 8).to_string(), "hline:1001");
+}
+
 TEST(StructuringElement, WithOriginMovesTheOriginOnly) {
     std::mt19937_64 rng(9);
     for (const auto& se : transform_cases()) {

@@ -90,6 +90,15 @@ gaussian_split parse_gaussian_split(std::string_view name);
 inline constexpr double gaussian_fir_max_sigma = 3.0;
 inline constexpr double gaussian_fir_max_sigma_cuda = 10.0;
 
+// The largest sigma, and the largest fir radius, taken: the recursive filters run a reflect,
+// mirror or wrap border out to about 8 sigma on each side of a line, and the fir kernel holds
+// 2 radius + 1 taps; beyond these the buffers grow past memory (sigma 1e7 on a 50x60 image was
+// killed for memory). Float rounding in the recursions grows with sigma too: the automatic
+// method's largest error, relative to the image's maximum, is 4e-6 at sigma 1000, 3e-4 at 1e4
+// and 4e-4 at 1e5 (docs/gaussian.md).
+inline constexpr double gaussian_max_sigma = 1e5;
+inline constexpr std::int64_t gaussian_max_radius = 1'000'000;
+
 struct gaussian_params {
     std::array<double, 2> sigma{0.0, 0.0};  // per axis (rows, columns); >= 0
     std::array<int, 2> order{0, 0};         // derivative order per axis: 0, 1 or 2

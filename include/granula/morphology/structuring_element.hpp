@@ -71,7 +71,7 @@ public:
     // `angle` degrees counter-clockwise from +x (modulo 180), through the origin at index
     // length/2. Its slope is snapped to the nearest fraction p/q with q <= max_line_period
     // (exact at 0, 45, 90, 135 degrees; at most 0.45 degrees off elsewhere); pixel k sits at
-    // round(t * p / q), half away from zero, across from t = k - length/2 on the dominant axis.
+    // floor(t * p / q + 1/2) across from t = k - length/2 on the dominant axis.
     static structuring_element line(std::int64_t length, double angle);
     static constexpr std::int64_t max_line_period = 64;
     // The Euclidean disk x^2 + y^2 <= r^2, r >= 0 (scikit-image's disk, MATLAB's strel('disk', r, 0)).
@@ -136,8 +136,18 @@ public:
     // Equal footprints (the same offsets), however they were made.
     friend bool operator==(const structuring_element& a, const structuring_element& b);
 
+    // For a line() longer than an image of width x height needs, under borders that read one
+    // value off the image (ignore, constant): the line of the same angle with 2 E + 1 pixels, E
+    // the image's extent along the line's dominant axis. From any pixel of the image, the
+    // original's pixels with |t| > E fall off the image, as its pixels t = -E and t = E do, so
+    // the erosion and dilation of that image are the same by both; the cost, which follows the
+    // line's reach, stays bounded by the image's size. Any other element comes back unchanged.
+    structuring_element shortened_for(std::int64_t width, std::int64_t height) const;
+
 private:
     structuring_element(kind k, std::string spec, std::vector<decomposition_term> terms);
+    // line() without its length and angle recorded.
+    static structuring_element line_terms(std::int64_t length, double angle);
     // A mask element of these terms in this box (which may be wider than the terms reach).
     static structuring_element in_box(std::vector<decomposition_term> terms, std::int64_t width, std::int64_t height,
                                       std::int64_t origin_x, std::int64_t origin_y);
@@ -145,6 +155,8 @@ private:
     std::string spec_;
     std::int64_t width_ = 1, height_ = 1, origin_x_ = 0, origin_y_ = 0;  // the footprint's box
     std::vector<decomposition_term> terms_;
+    std::int64_t line_length_ = 0;  // line() only: its length and angle (shortened_for)
+    double line_angle_ = 0;
 };
 
 }  // namespace granula
