@@ -24,6 +24,8 @@ def _angle_list(angles):
     if isinstance(angles, numbers.Integral) and not isinstance(angles, bool):
         if angles < 1:
             raise ValueError(f"angles must be a positive number of angles or a sequence of angles, got {angles}")
+        if angles > _core.max_line_angles:  # checked before the list is built
+            raise ValueError(f"number of angles {angles} is invalid; it must be in 1..{_core.max_line_angles}")
         return [180.0 * i / angles for i in range(int(angles))]
     try:
         values = [float(a) for a in np.asarray(angles, dtype=np.float64).ravel()]
@@ -274,6 +276,8 @@ def granulometry(image, lengths, angles=12, *, closing=False, mode="ignore", cva
     >>> granula.granulometry(image, [1, 3, 5, 7], angles=[0]).tolist()
     [8.0, 8.0, 5.0, 0.0]
     """
+    if hasattr(lengths, "__len__") and len(lengths) > _core.max_line_angles:  # before a range is expanded
+        raise ValueError(f"{len(lengths)} lengths are too many; a granulometry takes at most {_core.max_line_angles}")
     try:
         length_list = [_length(l, "each length") for l in lengths]
     except TypeError:

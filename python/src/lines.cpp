@@ -145,6 +145,7 @@ void rotate_run(nb::handle image, nb::handle out, double angle, double fill) {
 }  // namespace
 
 void bind_lines(nb::module_& m) {
+    m.attr("max_line_angles") = granula::max_line_angles;
     m.def("line_filter_run", &line_filter_run, "image"_a.none(), "out"_a.none(), "angle"_a, "length"_a, "kind"_a,
           "mode"_a, "cval"_a, "algorithm"_a, "cuda_stream"_a,
           "Opening or closing of `image` along the scan lines of one angle into `out`.");

@@ -201,6 +201,13 @@ def test_errors():
         granula.line_opening(image, 3, 0, algorithm="quick")
     with pytest.raises(ValueError, match="positive number of angles"):
         granula.orientation(image, 3, angles=0)
+    # Refused before a list of them is built (1e9 angles took over 6 GB before).
+    with pytest.raises(ValueError, match=r"must be in 1\.\.1000000"):
+        granula.orientation(image, 3, angles=10**9)
+    with pytest.raises(ValueError, match="too many"):
+        granula.angular_spectrum(image, 3, angles=np.zeros(1000001))
+    with pytest.raises(ValueError, match="too many"):
+        granula.granulometry(image, range(1, 10**9))
     with pytest.raises(ValueError, match="empty"):
         granula.angular_spectrum(image, 3, angles=[])
     with pytest.raises(ValueError, match="does not fit"):

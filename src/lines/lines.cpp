@@ -48,6 +48,9 @@ void validate_input(const image_view<const T, Space>& in, std::span<const double
         throw invalid_argument("input image is empty (" + size_text(in.width(), in.height()) +
                                "); linear filters need at least 1x1 pixels");
     if (angles.empty()) throw invalid_argument("the set of angles is empty; give at least one angle");
+    if (static_cast<std::int64_t>(angles.size()) > max_line_angles)
+        throw invalid_argument(std::to_string(angles.size()) + " angles are too many; a call takes at most " +
+                               std::to_string(max_line_angles));
     if (p.length < 1)
         throw invalid_argument("line length " + std::to_string(p.length) + " is invalid; it must be >= 1");
     for (const double angle : angles) {
@@ -180,8 +183,9 @@ line_algorithm parse_line_algorithm(std::string_view name) {
 }
 
 std::vector<double> evenly_spaced_angles(std::int64_t n) {
-    if (n < 1 || n > 1000000)
-        throw invalid_argument("number of angles " + std::to_string(n) + " is invalid; it must be in 1..1000000");
+    if (n < 1 || n > max_line_angles)
+        throw invalid_argument("number of angles " + std::to_string(n) + " is invalid; it must be in 1.." +
+                               std::to_string(max_line_angles));
     std::vector<double> angles(static_cast<std::size_t>(n));
     for (std::int64_t i = 0; i < n; ++i) angles[i] = 180.0 * static_cast<double>(i) / static_cast<double>(n);
     return angles;
@@ -196,9 +200,9 @@ std::vector<double> angle_range(double first, double last, double step) {
         throw invalid_argument("angle range " + std::to_string(first) + ":" + std::to_string(last) +
                                " is empty; the first angle must not exceed the last");
     const double count = std::floor((last - first) / step + 1e-3) + 1;
-    if (count > 1000000)
+    if (count > static_cast<double>(max_line_angles))
         throw invalid_argument("angle range " + std::to_string(first) + ":" + std::to_string(last) + " step " +
-                               std::to_string(step) + " has more than 1000000 angles");
+                               std::to_string(step) + " has more than " + std::to_string(max_line_angles) + " angles");
     std::vector<double> angles(static_cast<std::size_t>(count));
     for (std::size_t i = 0; i < angles.size(); ++i) angles[i] = first + static_cast<double>(i) * step;
     return angles;
@@ -275,6 +279,9 @@ namespace {
 
 void validate_lengths(std::span<const std::int64_t> lengths) {
     if (lengths.empty()) throw invalid_argument("the set of lengths is empty; give at least one length");
+    if (static_cast<std::int64_t>(lengths.size()) > max_line_angles)
+        throw invalid_argument(std::to_string(lengths.size()) + " lengths are too many; a granulometry takes at most " +
+                               std::to_string(max_line_angles));
 }
 
 template <class T>

@@ -595,6 +595,12 @@ TEST(LinesCpuErrors, BadArgumentsAreClearErrors) {
     expect_error([] { angle_range(-10, 10, 0); }, "step");
     expect_error([] { angle_range(10, -10, 1); }, "empty");
     expect_error([] { evenly_spaced_angles(0); }, "number of angles");
+    expect_error([] { evenly_spaced_angles(max_line_angles + 1); }, "must be in 1..1000000");
+    expect_error([] { angle_range(-10, 10, 1e-9); }, "more than 1000000 angles");
+    const std::vector<double> too_many_angles(static_cast<std::size_t>(max_line_angles + 1), 0.0);
+    expect_error([&] { line_filter_angles<std::uint8_t>(img.view(), too_many_angles, {3}, {}); }, "too many");
+    const std::vector<std::int64_t> too_many_lengths(static_cast<std::size_t>(max_line_angles + 1), 3);
+    expect_error([&] { line_granulometry<std::uint8_t>(img.view(), too_many_lengths, one, {}); }, "too many");
     expect_error([] { parse_line_algorithm("quick"); }, "allowed: auto, fifo, stack");
     expect_error([] { parse_line_filter_kind("tophat"); }, "allowed: opening, closing, erosion, dilation");
     expect_error([&] { line_granulometry<std::uint8_t>(img.view(), std::span<const std::int64_t>{}, one, {}); },

@@ -106,7 +106,11 @@ template <pixel T>
 void line_filter_angles(device_view<const T> in, std::span<const double> angles, const line_params& params,
                         const device_line_outputs<T>& out, stream s = {});
 
-// n angles evenly spaced over [0°, 180°): 0, 180/n, 2·180/n, ...
+// The most angles one call takes (and lengths a granulometry takes): each angle holds its scan
+// lines' tables, and 1e9 angles of a 50x60 image had taken over 6 GB when they were stopped.
+inline constexpr std::int64_t max_line_angles = 1'000'000;
+
+// n angles evenly spaced over [0°, 180°): 0, 180/n, 2·180/n, ...; 1 <= n <= max_line_angles.
 std::vector<double> evenly_spaced_angles(std::int64_t n);
 // first, first + step, ... up to last (inclusive, within step/1000); step > 0, first <= last.
 std::vector<double> angle_range(double first, double last, double step);
