@@ -96,8 +96,9 @@ std::vector<decomposition_term> run_terms(const footprint_mask& m) {
 template <class Member>
 footprint_mask centred_mask(const std::string& spec, std::int64_t half_width, std::int64_t half_height,
                             Member member) {
-    if (half_width > max_mask_pixels || half_height > max_mask_pixels || !area_at_most(2 * half_width + 1, 2 * half_height + 1))
-        throw mask_too_large(spec);
+    const bool fits = half_width <= max_mask_pixels && half_height <= max_mask_pixels &&  // 2 half + 1 in range
+                      area_at_most(2 * half_width + 1, 2 * half_height + 1);
+    if (!fits) throw mask_too_large(spec);
     const std::int64_t width = 2 * half_width + 1, height = 2 * half_height + 1;
     footprint_mask m;
     m.width = width;

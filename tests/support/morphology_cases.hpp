@@ -10,6 +10,7 @@
 #include <limits>
 #include <random>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "granula/core/border.hpp"
@@ -111,5 +112,28 @@ inline std::vector<structuring_element> convention_elements(std::mt19937_64& rng
 
 constexpr convention all_conventions[] = {convention::granula, convention::opencv, convention::scipy,
                                           convention::matlab};
+
+// Lines of 2 E + 2 to 2 E + 6 pixels, E the image's extent along the line's dominant axis, which
+// the operations shorten to 2 E + 1 under borders ignore and constant (shortened_for), on images
+// down to one pixel across; `index` varies the pixels and modes a test picks.
+struct long_line_case {
+    std::int64_t width, height;
+    structuring_element line;
+    std::size_t index;
+};
+inline std::vector<long_line_case> lines_longer_than_their_images() {
+    const std::pair<std::int64_t, std::int64_t> sizes[] = {{23, 17}, {1, 9}, {9, 1}, {40, 6}};
+    const double angles[] = {30, 80, 135, 161.5, 0, 97};
+    std::vector<long_line_case> cases;
+    for (const auto& [w, h] : sizes)
+        for (const double angle : angles) {
+            const double folded = std::fmod(angle, 180.0);
+            const std::int64_t extent = folded <= 45 || folded >= 135 ? w : h;
+            const auto index = cases.size();
+            const auto extra = static_cast<std::int64_t>(index % 5);
+            cases.push_back({w, h, structuring_element::line(2 * extent + 2 + extra, angle), index});
+        }
+    return cases;
+}
 
 }  // namespace granula::test_support
