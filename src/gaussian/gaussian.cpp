@@ -76,8 +76,7 @@ void validate_params(const gaussian_params& p, device backend) {
             throw unsupported("method '" + std::string(to_string(m)) + "'" + where +
                               " runs on the CPU only for now; on the GPU use 'deriche' or 'fir' (or 'auto')");
         const bool fir_taps = m == gaussian_method::fir || (yvv && p.split == gaussian_split::two_way);
-        const double radius =
-            p.radius[axis] >= 0 ? static_cast<double>(p.radius[axis]) : std::floor(p.truncate * sigma + 0.5);
+        const double radius = detail::fir_radius(sigma, p.truncate, p.radius[axis]);
         if (fir_taps && radius > static_cast<double>(gaussian_max_radius))
             throw invalid_argument("the fir radius" + where + " is " + num(radius) +
                                    "; granula takes radii up to " + std::to_string(gaussian_max_radius) +

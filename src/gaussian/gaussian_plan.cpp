@@ -61,10 +61,6 @@ constexpr section_fit recursive5_fits[3][3] = {
      {1.503151633, 0, 1.518731184, 0}},
 };
 
-std::int64_t fir_radius(double sigma, double truncate, std::int64_t radius) {
-    return radius >= 0 ? radius : static_cast<std::int64_t>(truncate * sigma + 0.5);
-}
-
 std::int64_t pad_for(border_mode mode, std::int64_t decay) {
     const bool periodic = mode == border_mode::reflect || mode == border_mode::mirror || mode == border_mode::wrap;
     return periodic ? std::max(decay, min_recursive_pad) : min_recursive_pad;
@@ -230,6 +226,10 @@ yvv_coeffs make_yvv(double sigma, bool v2002, std::int64_t& decay) {
 
 }  // namespace
 
+double fir_radius(double sigma, double truncate, std::int64_t radius) {
+    return radius >= 0 ? static_cast<double>(radius) : std::floor(truncate * sigma + 0.5);
+}
+
 std::vector<double> gaussian_fir_taps(double sigma, int order, std::int64_t radius) {
     const auto n = static_cast<std::size_t>(2 * radius + 1);
     std::vector<double> phi(n);
@@ -256,7 +256,7 @@ axis_plan make_axis_plan(gaussian_method method, double sigma, int order, border
     switch (method) {
     case gaussian_method::fir: {
         p.kind = gaussian_kind::fir;
-        const std::int64_t r = fir_radius(sigma, truncate, radius);
+        const auto r = static_cast<std::int64_t>(fir_radius(sigma, truncate, radius));
         const auto taps = gaussian_fir_taps(sigma, order, r);
         p.taps.assign(taps.begin(), taps.end());
         p.pad = r;
@@ -282,7 +282,8 @@ axis_plan make_axis_plan(gaussian_method method, double sigma, int order, border
         p.pad = pad_for(mode, decay);
         p.split = split;
         if (split == gaussian_split::two_way) {
-            const auto taps = gaussian_fir_taps(sigma, 0, fir_radius(sigma, truncate, radius));
+            const auto r = static_cast<std::int64_t>(fir_radius(sigma, truncate, radius));
+            const auto taps = gaussian_fir_taps(sigma, 0, r);
             p.taps.assign(taps.begin(), taps.end());
         }
         break;

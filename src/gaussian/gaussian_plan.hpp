@@ -57,6 +57,11 @@ struct axis_plan {
     gaussian_split split = gaussian_split::one_way;  // yvv on the CUDA backend
 };
 
+// The fir radius: `radius` when >= 0, else truncate * sigma rounded half up (scipy's
+// int(truncate * sigma + 0.5)). A double, so that validation can bound it before it is taken as
+// an integer.
+double fir_radius(double sigma, double truncate, std::int64_t radius);
+
 // Taps of scipy's gaussian_filter1d kernel (correlation weights), radius r.
 std::vector<double> gaussian_fir_taps(double sigma, int order, std::int64_t radius);
 

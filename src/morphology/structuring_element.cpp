@@ -171,14 +171,16 @@ structuring_element structuring_element::rectangle(std::int64_t width, std::int6
 
 structuring_element structuring_element::line(std::int64_t length, double angle) {
     structuring_element se = line_terms(length, angle);
-    se.line_length_ = length, se.line_angle_ = angle;
+    se.line_angle_ = angle;
     return se;
 }
 
 structuring_element structuring_element::shortened_for(std::int64_t width, std::int64_t height) const {
     if (kind_ != kind::line) return *this;
-    const std::int64_t extent = x_dominant(angle_mod_180(line_angle_)) ? width : height;
-    return line_length_ > 2 * extent + 1 ? line(2 * extent + 1, line_angle_) : *this;
+    // One pixel per step along the dominant axis: the box's side along it is the length.
+    const bool along_x = x_dominant(angle_mod_180(line_angle_));
+    const std::int64_t length = along_x ? width_ : height_, extent = along_x ? width : height;
+    return length > 2 * extent + 1 ? line(2 * extent + 1, line_angle_) : *this;
 }
 
 structuring_element structuring_element::line_terms(std::int64_t length, double angle) {

@@ -146,7 +146,7 @@ public:
 
 private:
     structuring_element(kind k, std::string spec, std::vector<decomposition_term> terms);
-    // line() without its length and angle recorded.
+    // line() without its angle recorded.
     static structuring_element line_terms(std::int64_t length, double angle);
     // A mask element of these terms in this box (which may be wider than the terms reach).
     static structuring_element in_box(std::vector<decomposition_term> terms, std::int64_t width, std::int64_t height,
@@ -155,8 +155,7 @@ private:
     std::string spec_;
     std::int64_t width_ = 1, height_ = 1, origin_x_ = 0, origin_y_ = 0;  // the footprint's box
     std::vector<decomposition_term> terms_;
-    std::int64_t line_length_ = 0;  // line() only: its length and angle (shortened_for)
-    double line_angle_ = 0;
+    double line_angle_ = 0;  // line() only: its angle as given (shortened_for)
 };
 
 }  // namespace granula
