@@ -476,7 +476,7 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
             lane_range(r0 + j, lo, hi);
             if (lo == 0 && hi == V) continue;
             // Lane by lane only in the chunks that [lo, hi) cuts: a row of a wide block at 60
-            // degrees is cut in at most two of its 16 chunks, and 40% of its rows are cut.
+            // degrees (4096x4096) is cut in at most two of its 16 chunks, and 22% of its rows are.
             K* row = second_row(after + j);
             for (std::int64_t c = 0; c < V; c += H) {
                 if (c >= lo && c + H <= hi) continue;
