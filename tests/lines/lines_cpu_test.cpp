@@ -187,14 +187,15 @@ void expect_automatic_equals_fifo(host_view<const T> img, bool inside, double an
 TYPED_TEST(LinesCpu, FlatLinesOnTheImageEqualFifo) {
     using T = TypeParam;
     std::mt19937_64 rng(31);
-    for (const auto& [w, h] : {std::pair<std::int64_t, std::int64_t>{2100, 301}, {333, 97}})
+    // 70 and 64 columns: a block's tiles gather the image's last 64 columns (uint8).
+    for (const auto& [w, h] : {std::pair<std::int64_t, std::int64_t>{2100, 301}, {333, 97}, {70, 45}, {64, 130}})
         for (const double angle : {0.0, 7.5, 30.0, 44.9, 136.0, 170.0})
             for (const bool inside : {false, true}) {
                 // inside: the input and output are views at odd offsets of larger images.
                 auto big_in = random_image<T>(rng, w + 9, h + 2, 50, false);
                 const host_view<const T> img =
                     inside ? big_in.view().subview(3, 1, w, h) : big_in.view().subview(0, 0, w, h);
-                const std::int64_t length = std::uniform_int_distribution<std::int64_t>(1, 150)(rng);
+                const std::int64_t length = std::uniform_int_distribution<std::int64_t>(1, std::min<std::int64_t>(150, w))(rng);
                 for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing, line_filter_kind::erosion})
                     for (const border_mode m : {border_mode::ignore, border_mode::constant})
                         expect_automatic_equals_fifo<T>(
