@@ -106,6 +106,13 @@ struct band_scratch {
     // tile before its transpose, tile_rows<T>(lanes) x group_columns<T> each; the output piece
     // after it.
     std::vector<T> tile_in, tile_out, piece;
+    // A piece's partial cache lines: `count` pixels from `from` to `to`.
+    struct fragment {
+        T* to;
+        const T* from;
+        std::int64_t count;
+    };
+    std::vector<fragment> fragments;
     void reserve(std::int64_t length, std::int64_t lanes) {
         tile_in.resize(static_cast<std::size_t>(tile_batch * tile_rows<T>(lanes) * group_columns<T>));
         tile_out.resize(static_cast<std::size_t>(tile_rows<T>(lanes) * group_columns<T>));
@@ -378,7 +385,8 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
     // oriented rows [a, b), transposed back into a piece of up to P of them (piece[(y - y0) P +
     // r - p0], y0 the piece's first image row) and written, in each image row y, to the columns
     // whose lines of this block pass through y: whole cache lines by non-temporal stores, the
-    // ends of the run by plain ones (the neighbouring blocks own the rest of those lines).
+    // ends of the run by plain ones after them (the neighbouring blocks own the rest of those
+    // lines).
     detail::line_band_job<T> sums_only = job;
     sums_only.filtered = {};
     constexpr std::int64_t P = piece_columns<T>;
@@ -422,6 +430,7 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
             return x;
         };
         std::int64_t xa = p0, xb = p0;
+        s.fragments.clear();
         for (std::int64_t y = y_lo; y < y_hi; ++y) {
             // Line c0 + i passes through (x, y) when y = c0 + shift[x] + i, 0 <= i < owned.
             const std::int64_t top = y - c0, bottom = y - c0 - owned;
@@ -435,9 +444,15 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
             const std::int64_t line_a = ((xa - out_phase) % G + G) % G == 0 ? xa : tile_after(xa, out_phase, xb);
             std::int64_t x = line_a;
             for (; x + G <= xb; x += G) store_line(dst + x, src + x);
-            if (line_a > xa) std::memcpy(dst + xa, src + xa, (line_a - xa) * sizeof(T));
-            if (xb > x) std::memcpy(dst + x, src + x, (xb - x) * sizeof(T));
+            if (line_a > xa) s.fragments.push_back({dst + xa, src + xa, line_a - xa});
+            if (xb > x) s.fragments.push_back({dst + x, src + x, xb - x});
         }
+        // The partial lines after all the piece's whole ones. Each is mostly not in the cache
+        // (the neighbouring block writes the rest of it), so its plain store waits for the line
+        // to be read, and stores complete in order: stored in the row loop, each held up the
+        // streaming stores behind it. Together, their reads overlap (4096x4096 uint8, line(101),
+        // one and two threads, five rounds alternated: 30 degrees 1-5% faster, 150 degrees 0-5%).
+        for (const auto& f : s.fragments) std::memcpy(f.to, f.from, static_cast<std::size_t>(f.count) * sizeof(T));
     };
     const auto scatter_rows = [&](std::int64_t j_begin, std::int64_t j_end, const auto& row_of) {
         if (!job.on_image || job.filtered.empty()) {
