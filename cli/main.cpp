@@ -284,6 +284,9 @@ int main(int argc, char** argv) {
     } catch (const usage_error& e) {
         std::fprintf(stderr, "granula: error: %s\n", one_line(e.what()).c_str());
         return exit_usage_error;
+    } catch (const granula::out_of_memory& e) {
+        std::fprintf(stderr, "granula: error: %s\n", e.what());
+        return exit_runtime_error;
     } catch (const std::bad_alloc&) {
         std::fprintf(stderr, "granula: error: out of memory\n");
         return exit_runtime_error;

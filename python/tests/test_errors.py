@@ -140,6 +140,13 @@ def test_footprints_too_large_for_a_mask(make):
         make()
 
 
+def test_element_reaching_past_the_address_space_is_a_memory_error():
+    # A periodic-line disk is applied to a copy padded by its reach: here about 364 TiB, which
+    # no allocator gives (whatever the kernel's overcommit setting). The message says how much.
+    with pytest.raises(MemoryError, match=r"out of memory: an image of .* GiB could not be allocated"):
+        granula.erosion(IMAGE, "disk:10000000:4")
+
+
 @pytest.mark.parametrize("footprint", [3, 2.5, ("hline", 3), [[1, 1]]])
 def test_footprint_of_wrong_type(footprint):
     with pytest.raises(TypeError, match="footprint must be"):

@@ -1,14 +1,17 @@
 #include "granula/core/image.hpp"
 
 #include "core/huge_pages.hpp"
+#include "granula/core/error.hpp"
 
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
 #include <mutex>
 #include <new>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -126,8 +129,14 @@ block_cache& large_blocks() {
 }  // namespace
 
 void* allocate(host_memory, std::size_t bytes) {
-    if (bytes >= large_block) return large_blocks().allocate(bytes);
-    return ::operator new(bytes, std::align_val_t{64});
+    try {
+        if (bytes >= large_block) return large_blocks().allocate(bytes);
+        return ::operator new(bytes, std::align_val_t{64});
+    } catch (const std::bad_alloc&) {
+        char amount[64];
+        std::snprintf(amount, sizeof amount, "%.3g GiB", static_cast<double>(bytes) / (1 << 30));
+        throw out_of_memory(std::string("out of memory: an image of ") + amount + " could not be allocated");
+    }
 }
 
 void deallocate(host_memory, void* p) noexcept {

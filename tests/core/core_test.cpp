@@ -53,6 +53,18 @@ TEST(Images, SixtyFourBitSizes) {
     EXPECT_THROW(host_image<std::uint8_t>(std::int64_t{1} << 40, std::int64_t{1} << 40), invalid_argument);
 }
 
+TEST(Images, AllocationFailureSaysHowMuch) {
+    // 2^62 bytes: past any address space, whatever the kernel's overcommit setting.
+    try {
+        host_image<std::uint8_t> huge(std::int64_t{1} << 31, std::int64_t{1} << 31);
+        FAIL() << "a 2^62-byte image was allocated";
+    } catch (const out_of_memory& e) {
+        EXPECT_STREQ(e.what(), "out of memory: an image of 4.29e+09 GiB could not be allocated");
+        const std::bad_alloc& as_standard = e;  // what callers (and nanobind) catch
+        EXPECT_STREQ(as_standard.what(), e.what());
+    }
+}
+
 TEST(PixelTypes, OneListForNamesSizesAndDispatch) {
     EXPECT_EQ(parse_pixel_type("uint16"), pixel_type::uint16);
     EXPECT_EQ(to_string(pixel_type::float32), "float32");

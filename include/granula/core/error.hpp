@@ -2,6 +2,8 @@
 // exception that fits, so callers may catch either the granula type or the standard one.
 #pragma once
 
+#include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -23,6 +25,17 @@ public:
 class cuda_error : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
+};
+
+// Host memory ran out; the message says how much was asked for. A std::bad_alloc, so that
+// Python sees MemoryError.
+class out_of_memory : public std::bad_alloc {
+public:
+    explicit out_of_memory(const std::string& what) : what_(std::make_shared<const std::string>(what)) {}
+    const char* what() const noexcept override { return what_->c_str(); }
+
+private:
+    std::shared_ptr<const std::string> what_;  // shared: copying an exception must not throw
 };
 
 // The request is valid but this build or backend does not support it.
