@@ -195,7 +195,8 @@ TYPED_TEST(LinesCpu, FlatLinesOnTheImageEqualFifo) {
                 auto big_in = random_image<T>(rng, w + 9, h + 2, 50, false);
                 const host_view<const T> img =
                     inside ? big_in.view().subview(3, 1, w, h) : big_in.view().subview(0, 0, w, h);
-                const std::int64_t length = std::uniform_int_distribution<std::int64_t>(1, std::min<std::int64_t>(150, w))(rng);
+                const std::int64_t longest = std::min<std::int64_t>(150, w);
+                const std::int64_t length = std::uniform_int_distribution<std::int64_t>(1, longest)(rng);
                 for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing, line_filter_kind::erosion})
                     for (const border_mode m : {border_mode::ignore, border_mode::constant})
                         expect_automatic_equals_fifo<T>(
