@@ -117,6 +117,7 @@ struct band_scratch {
         tile_in.resize(static_cast<std::size_t>(tile_batch * tile_rows<T>(lanes) * group_columns<T>));
         tile_out.resize(static_cast<std::size_t>(tile_rows<T>(lanes) * group_columns<T>));
         piece.resize(static_cast<std::size_t>(piece_rows<T>(lanes) * piece_columns<T>));
+        fragments.reserve(static_cast<std::size_t>(2 * piece_rows<T>(lanes)));  // two a piece row at most
         const std::int64_t S = segment_rows(length, lanes * static_cast<std::int64_t>(sizeof(K)));
         source.resize(static_cast<std::size_t>((S + length) * lanes));
         second.resize(static_cast<std::size_t>((2 * S + 2 * length) * lanes));
@@ -498,7 +499,8 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
             lane_range(r0 + j, lo, hi);
             if (lo == 0 && hi == V) continue;
             // Lane by lane only in the chunks that [lo, hi) cuts: a row of a wide block at 60
-            // degrees (4096x4096) is cut in at most two of its 16 chunks, and 22% of its rows are.
+            // degrees (4096x4096) is cut in at most two of its 16 chunks (AVX2), and 22% of its
+            // rows are.
             K* row = second_row(after + j);
             for (std::int64_t c = 0; c < V; c += H) {
                 if (c >= lo && c + H <= hi) continue;
