@@ -85,6 +85,8 @@ constexpr std::int64_t tile_rows(std::int64_t lanes) {
 // 90 runs alternated in one process: one tile at a time 6.64 ms (one thread) and 3.47 ms (two),
 // four 6.11 and 3.30; the same image with a row stride of 4160 bytes 5.85 and 3.18 either way.
 // Later, the machine quieter, best of 60: 5.41 -> 5.15 ms (one thread), 2.68 -> 2.66 (two).
+// The gathers still take about a quarter of that opening, waiting on memory: 8 or 16 tiles a
+// batch, and prefetches a few row groups ahead, did not help (docs/benchmarks.md, stop 48).
 constexpr std::int64_t tile_batch = 4;
 
 // The output goes through pieces of up to piece_columns<T> oriented rows (256 bytes of image
@@ -453,6 +455,8 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
         // to be read, and stores complete in order: stored in the row loop, each held up the
         // streaming stores behind it. Together, their reads overlap (4096x4096 uint8, line(101),
         // one and two threads, five rounds alternated: 30 degrees 1-5% faster, 150 degrees 0-5%).
+        // Holding each back until the task's next block completes its line, then streaming the
+        // line out whole, was no faster: the merge reads the held line back from the L3 cache.
         for (std::int64_t i = 0; i < fragment_count; ++i) {
             const auto& f = s.fragments[i];
             std::memcpy(f.to, f.from, static_cast<std::size_t>(f.count) * sizeof(T));
