@@ -7,8 +7,10 @@ with the same footprint mask and border ('ignore' = OpenCV's default border = sc
 (scipy.ndimage is single-threaded). Cases: uint8 horizontal and vertical lines of L = 3, 15, 63,
 255; float32 lines of L = 255; a 255 x 255 uint8 rectangle; lines of 255 at 30 and 45 degrees,
 a disk of radius 31, MATLAB's periodic-line disk of radius 31 (against OpenCV's 63 x 63
-ellipse) and a random 64 x 64 mask. Each time is the median of --repeat runs after a warm-up;
-every result is checked against OpenCV's pixel for pixel.
+ellipse) and a random 64 x 64 mask. Each time is the median of --repeat runs after a warm-up,
+granula's and OpenCV's calls alternated, their ratio the median of the pairs' ratios (so that a
+shared machine's changes of speed meet both); every result is checked against OpenCV's pixel
+for pixel.
 
 GPU (--gpu; 16384 x 16384 by default): granula on CuPy arrays against
 cupyx.scipy.ndimage.grey_erosion, timed with CUDA events, and against a device-to-device copy
@@ -27,6 +29,7 @@ import time
 import numpy as np
 
 import granula
+from alternated import alternated_ms
 
 CPU_CASES = [("uint8", f"{axis}line:{length}") for length in (3, 15, 63, 255) for axis in "hv"]
 CPU_CASES += [("float32", "hline:255"), ("float32", "vline:255"), ("uint8", "square:255")]
@@ -117,10 +120,10 @@ def cpu_benchmark(size, threads_list, repeat, with_scipy, cases):
                 name, kernel_size = OPENCV_OWN_KERNEL[spec]
                 kernel, anchor, label = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, kernel_size), (-1, -1), f"{spec} (cv2 {name})"
             out = np.empty_like(image)
-            g = median_ms(lambda: granula.erosion(image, footprint, out=out), repeat)
-            c = median_ms(lambda: cv2.erode(image, kernel, anchor=anchor), repeat)
+            g, c, ratio = alternated_ms(lambda: granula.erosion(image, footprint, out=out),
+                                        lambda: cv2.erode(image, kernel, anchor=anchor), repeat)
             same = np.array_equal(granula.erosion(image, footprint), cv2.erode(image, kernel, anchor=anchor))
-            row = [dtype, label, threads, f"{g:.2f}", f"{c:.2f}", f"{c / g:.1f}x"]
+            row = [dtype, label, threads, f"{g:.2f}", f"{c:.2f}", f"{ratio:.1f}x"]
             if with_scipy:
                 if (dtype, spec) not in scipy_ms:  # single-threaded: measured once
                     scipy_ms[dtype, spec] = median_ms(lambda: scipy_erosion(ndi, image, mask, out), repeat)

@@ -10,29 +10,19 @@
    the scan lines are the footprint lines, so both give the same image and it is checked pixel
    for pixel; at other angles cv2 gets the footprint of line(101, angle) (granula's footprint
    mode), timed only.
-OpenCV and granula run with the same thread count; each time is the median of --repeat runs
-after a warm-up.
+OpenCV and granula run with the same thread count, their calls alternated (after a warm-up of
+each), so that both meet the same moments of a shared machine; each time is the median of
+--repeat calls, and the ratio the median of the --repeat pairs' ratios.
 
 Usage: python3 bench/compare_lines.py [--threads 1 2] [--repeat 5] [--angles 30 150]
 """
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 
 import granula
-
-
-def median_ms(fn, repeat):
-    fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+from alternated import alternated_ms
 
 
 def main():
@@ -53,28 +43,29 @@ def main():
         granula.set_num_threads(threads)
         cv2.setNumThreads(threads)
         angles = np.arange(180) * 1.0
-        ours = median_ms(lambda: granula.orientation(small, 41, angles=180), args.repeat)
         kernels = [granula.footprints.line(41, a).footprint() for a in angles]
 
         def opencv_all_angles():
             for mask, (oy, ox) in kernels:
                 cv2.morphologyEx(small, cv2.MORPH_OPEN, mask.astype(np.uint8), anchor=(ox, oy))
 
-        theirs = median_ms(opencv_all_angles, max(1, args.repeat // 2))
+        ours, theirs, ratio = alternated_ms(lambda: granula.orientation(small, 41, angles=180), opencv_all_angles,
+                                            args.repeat)
         print(f"| {threads} | orientation 640x640, 180 angles, L=41 | {ours:.1f} | {theirs:.1f} | "
-              f"{theirs / ours:.1f}x | - |")
+              f"{ratio:.1f}x | - |")
         for angle in args.angles:
             mask, (oy, ox) = granula.footprints.line(101, angle).footprint()
             kernel = mask.astype(np.uint8)
             out = np.empty_like(large)
-            ours = median_ms(lambda: granula.line_opening(large, 101, angle, out=out), args.repeat)
-            theirs = median_ms(lambda: cv2.morphologyEx(large, cv2.MORPH_OPEN, kernel, anchor=(ox, oy)), args.repeat)
+            ours, theirs, ratio = alternated_ms(
+                lambda: granula.line_opening(large, 101, angle, out=out),
+                lambda: cv2.morphologyEx(large, cv2.MORPH_OPEN, kernel, anchor=(ox, oy)), args.repeat)
             same = "-"
             if angle % 45 == 0:
                 reference = cv2.morphologyEx(large, cv2.MORPH_OPEN, kernel, anchor=(ox, oy))
                 same = "yes" if np.array_equal(out, reference) else "NO"
             print(f"| {threads} | opening 4096x4096, line 101 at {angle:g} deg | {ours:.1f} | {theirs:.1f} | "
-                  f"{theirs / ours:.1f}x | {same} |")
+                  f"{ratio:.1f}x | {same} |")
 
 
 if __name__ == "__main__":
