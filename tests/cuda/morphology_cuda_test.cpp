@@ -481,6 +481,48 @@ TYPED_TEST(MorphologyCuda, LinesAtAnglesEqualReference) {
     }
 }
 
+// Diagonal lines, uint8 and uint16 under ignore and constant borders, run on the linear
+// filters' scan-line passes where those go down the rows (135 degrees, and 45 for odd lengths;
+// morphology_cuda.cu's diagonal_on_scan_lines), the others (45 degrees at even lengths, float32,
+// OpenCV's reflected dilation element at even lengths) on the sheared pass: every operation, both
+// conventions whose dilation element differs, lengths around the parity and past the image,
+// images of one row or column, aligned rows and strided views, against the CPU (itself held to
+// the reference) and, on small images, the reference.
+TYPED_TEST(MorphologyCuda, DiagonalLinesEqualReference) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    const std::uint64_t seed = 4545;
+    std::mt19937_64 rng(seed);
+    const std::int64_t sizes[][2] = {{1283, 151}, {130, 97}, {40, 25}, {517, 1}, {1, 300}};
+    int trial = 0;
+    for (const auto& s : sizes) {
+        const std::int64_t w = s[0], h = s[1];
+        const auto img = random_image<T>(rng, w, h, 250);
+        for (const std::int64_t L : {2, 3, 4, 63, 64, 101})
+            for (const double angle : {45.0, 135.0})
+                for (const border_mode mode : {border_mode::ignore, border_mode::constant})
+                    for (const convention c : {convention::granula, convention::opencv})
+                        for (const morphology_op op : all_ops) {
+                            ++trial;
+                            const auto se = structuring_element::line(L, angle);
+                            const border bm = make_border<T>(mode);
+                            host_image<T> want(w, h);
+                            if (c == convention::granula && w * h < 5000)
+                                want = reference::morphology<T>(op, img.view(), se, bm);
+                            else
+                                morphology<T>(op, img.view(), want.view(), se, c, bm);
+                            const bool strided = trial % 3 == 0;
+                            auto in = make_device_view<T>(rng, w, h, strided);
+                            copy<T>(img.view(), in.view);
+                            auto out = make_device_view<T>(rng, w, h, strided);
+                            morphology<T>(op, device_view<const T>(in.view), out.view, se, c, bm);
+                            ASSERT_TRUE(view_equals<T>(out, want))
+                                << describe(seed, trial, w, h, se, op, mode, strided)
+                                << (c == convention::opencv ? " (OpenCV's convention)" : "");
+                        }
+    }
+}
+
 // The sheared pass's staged kernel (packed words: blocks of 127 stored words, 32 positions per
 // stage): widths one off multiples of the block's 127 words, heights one off the stages, lines
 // whose steps have different periods, lengths across the chunk lengths (2 .. 1001), erosion and
