@@ -18,6 +18,11 @@ struct line_plan {
     std::int32_t length = 1;
     bool closing = false;            // reversed keys: a closing, or a dilation
     bool first_stage_only = false;   // an erosion or a dilation
+    // Samples of the first stage's window before each sample, in the scan lines' order (after =
+    // length - 1 - before): line_arm_before(length, closing) (scan_line_filter.hpp), or its mirror
+    // length - 1 - that where the lines run against the footprint's order (morphology_cuda.cu's
+    // diagonals down the rows at 45 degrees).
+    std::int32_t before = 0;
     border mode;
     // automatic: each backend picks (its two-stage van Herk/Gil-Werman path where it applies,
     // else fifo).

@@ -79,10 +79,14 @@ struct line_extension {
 
 // λ // 2 samples before for an opening (the erosion window [i - λ/2, i + (λ-1)/2] comes first),
 // (λ - 1) // 2 for a closing (its dilation window is that one reflected).
+GRANULA_HOST_DEVICE inline std::int32_t line_arm_before(std::int32_t length, bool closing) {
+    return closing ? (length - 1) / 2 : length / 2;
+}
+
 template <class K>
-GRANULA_HOST_DEVICE inline line_extension<K> make_line_extension(std::int32_t length, bool closing, border_mode mode,
-                                                                 K pad) {
-    return {length, closing ? (length - 1) / 2 : length / 2, mode, pad};
+GRANULA_HOST_DEVICE inline line_extension<K> make_line_extension(std::int32_t length, std::int32_t before,
+                                                                 border_mode mode, K pad) {
+    return {length, before, mode, pad};
 }
 
 // Sample j of the extended line, j in [0, n + λ - 1); get(i) reads the line's sample i.

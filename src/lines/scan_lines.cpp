@@ -54,11 +54,6 @@ scan_lines make_scan_lines(double angle_degrees, std::int64_t width, std::int64_
     return lines;
 }
 
-bool diagonal_down_rows(double angle_degrees, std::int64_t length) {
-    const double a = angle_modulo_180(angle_degrees);
-    return a == 135.0 || (a == 45.0 && length % 2 == 1);
-}
-
 std::int64_t scan_line_extent(double angle_degrees, std::int64_t width, std::int64_t height) {
     return reduce(angle_degrees, false).steep ? height : width;
 }

@@ -73,13 +73,6 @@ double angle_modulo_180(double angle_degrees);
 scan_lines make_scan_lines(double angle_degrees, std::int64_t width, std::int64_t height, bool with_table,
                            bool diagonals_down_rows);
 
-// Whether a diagonal's lines are taken down the rows (make_scan_lines' diagonals_down_rows): where
-// its windows stay the same, at 135 degrees, and at 45 for odd λ. Its lanes then need no
-// transposes (CPU, 4096x4096, opening by line(101), one thread, 46 degrees against 44: uint8 3.5
-// against 6.4 ms, uint16 8.0 against 11.6, float32 26.5 against 34.9; docs/benchmarks.md,
-// 2026-12-01).
-bool diagonal_down_rows(double angle_degrees, std::int64_t length);
-
 // The extent of the dominant axis (height for steep angles, width for flat ones): the longest
 // scan line of that angle.
 std::int64_t scan_line_extent(double angle_degrees, std::int64_t width, std::int64_t height);

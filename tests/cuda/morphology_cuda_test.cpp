@@ -482,12 +482,12 @@ TYPED_TEST(MorphologyCuda, LinesAtAnglesEqualReference) {
 }
 
 // Diagonal lines, uint8 and uint16 under ignore and constant borders, run on the linear
-// filters' scan-line passes where those go down the rows (135 degrees, and 45 for odd lengths;
-// morphology_cuda.cu's diagonal_on_scan_lines), the others (45 degrees at even lengths, float32,
-// OpenCV's reflected dilation element at even lengths) on the sheared pass: every operation, both
-// conventions whose dilation element differs, lengths around the parity and past the image,
-// images of one row or column, aligned rows and strided views, against the CPU (itself held to
-// the reference) and, on small images, the reference.
+// filters' scan-line passes down the rows (morphology_cuda.cu's diagonal_on_scan_lines; at 45
+// degrees with the arms mirrored), the others (float32, OpenCV's reflected dilation element at
+// even lengths) on the sheared pass: every operation, both conventions whose dilation element
+// differs, odd and even lengths and lengths past the image, images of one row or column, aligned
+// rows and strided views, against the CPU (itself held to the reference) and, on small images,
+// the reference.
 TYPED_TEST(MorphologyCuda, DiagonalLinesEqualReference) {
     GRANULA_REQUIRE_GPU();
     using T = TypeParam;

@@ -189,6 +189,7 @@ struct launch_args {
     i32 position_stride;  // entries between two threads' position slabs in shared memory
     i32 value_stride;     // bytes between two threads' value slabs in shared memory
     i32 length;
+    i32 before;  // line_plan::before
     bool closing;
     bool first_stage_only;  // erosion or dilation
     border_mode mode;
@@ -300,7 +301,7 @@ __device__ double filter_line(const launch_args<T>& a, const angle_job<T>& job, 
     const T* src = job.transposed ? a.transposed : a.input;
     const i64 stride = job.transposed ? a.transposed_stride : a.input_stride;
     const bool closing = a.closing;
-    const auto e = gd::make_line_extension<K>(a.length, closing, a.mode, a.pad);
+    const auto e = gd::make_line_extension<K>(a.length, a.before, a.mode, a.pad);
     line_reader<T> reader{src + r0 * stride + c, stride, shift + r0, n};
     reader.start(max(0, first - (a.length - 1)));  // the first sample open_zone reads in order
     const auto get = [&reader, closing](i32 i) { return traits::to_key(reader.read(i), closing); };
@@ -413,7 +414,7 @@ __device__ double vhgw_rows(const launch_args<T>& a, const angle_job<T>& job, i3
     constexpr int lanes = pack::lanes;
     const i32* shift = a.shifts + job.shift_offset;
     const i32 L = a.length;
-    const i32 before = a.closing ? (L - 1) / 2 : L / 2, after = L - 1 - before;
+    const i32 before = a.before, after = L - 1 - before;
     const i32 lead = Stage == 1 ? before : after;  // rows of window before the output row
     const T* src = job.transposed ? a.transposed : a.input;
     const i64 src_stride = job.transposed ? a.transposed_stride : a.input_stride;
@@ -970,6 +971,7 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
     a.position_stride = position_stride;
     a.value_stride = value_stride;
     a.length = L;
+    a.before = plan.before;
     a.closing = plan.closing;
     a.first_stage_only = plan.first_stage_only;
     a.mode = plan.mode.mode;
@@ -1057,7 +1059,7 @@ void single_angle_passes(device_view<const T> in, const gd::line_plan& plan, con
         const gd::scan_lines& lines = plan.angles.front().lines;
         const device_view<T> filtered = out.filtered.front();
         const auto run = [&](device_view<const T> from, bool out_transposed) {
-            cd::scan_line_passes<T>(from, filtered, out_transposed, lines, plan.length, plan.closing,
+            cd::scan_line_passes<T>(from, filtered, out_transposed, lines, plan.length, plan.before, plan.closing,
                                     plan.first_stage_only, plan.mode, s);
         };
         if (!lines.transposed) {

@@ -589,16 +589,18 @@ void run_pass(args<typename V::elem> a, const line_geometry& g, cudaStream_t str
 // the oriented image, or with out_transposed the image itself (flat lines: `in` is its transposed
 // copy). For uint8 and uint16 under border ignore or constant: an opening or closing (two passes
 // through a scratch image) or, first_stage_only, an erosion or dilation (closing: the max stage
-// first; arms as make_line_extension). 4-byte aligned rows are not required. length >= 2.
+// first). The first stage's window spans `before` rows before each row and length - 1 - before
+// after it (line_plan::before); the second's the mirror. 4-byte aligned rows are not required.
+// length >= 2.
 template <class T>
 void scan_line_passes(device_view<const T> in, device_view<T> out, bool out_transposed,
-                      const granula::detail::scan_lines& lines, int length, bool closing, bool first_stage_only,
-                      border mode, cudaStream_t stream) {
+                      const granula::detail::scan_lines& lines, int length, int before, bool closing,
+                      bool first_stage_only, border mode, cudaStream_t stream) {
     static_assert(std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::uint16_t>);
     using V = packed<T>;
     using namespace scan_passes;
     const i64 rows = in.height();
-    const i64 before = closing ? (length - 1) / 2 : length / 2, after = length - 1 - before;
+    const i64 after = length - 1 - before;
     const bool constant = mode.mode == border_mode::constant;
     const T cval = static_cast<T>(mode.cval);
     args<T> a;

@@ -17,6 +17,7 @@
 #include "core/cuda/check.cuh"
 #include "lines/cuda/lines_cuda.hpp"
 #include "lines/line_plan.hpp"
+#include "lines/scan_line_filter.hpp"
 #include "lines/scan_lines.hpp"
 #include "morphology/cuda/line_pass.cuh"
 #include "morphology/cuda/tuning.hpp"
@@ -340,12 +341,13 @@ bool fused_opening_or_closing(device_view<const T> in, device_view<T> out, const
 }
 
 // A diagonal line's erosion, dilation, opening or closing, uint8 or uint16 under border ignore or
-// constant, on the linear filters' scan-line passes (lines/cuda/scan_line_passes.cuh): where a
-// diagonal's scan lines run down the rows (granula::detail::diagonal_down_rows), their windows are
-// the line's footprint, so the image is the same, and those passes beat the sheared pass (one
-// H200, 16384² uint8 erosion by line(63, 45) 0.445 -> 0.289 ms, line(1001, 45) 0.760 -> 0.495;
-// 8000² opening by line(41, 45) 0.309 -> 0.129; docs/benchmarks.md, stop 49). Both elements must
-// be that line (erosions use the first, dilations the second). False where this does not apply.
+// constant, on the linear filters' scan-line passes (lines/cuda/scan_line_passes.cuh) down the
+// rows: a diagonal's scan lines are its footprint lines, so with the footprint's arms (mirrored
+// at 45 degrees, where the rows run against its order) the image is the same, and those passes
+// beat the sheared pass (one H200, 16384² uint8 erosion by line(63, 45) 0.445 -> 0.289 ms,
+// line(1001, 45) 0.760 -> 0.495; 8000² opening by line(41, 45) 0.309 -> 0.129; docs/benchmarks.md,
+// stop 49). Both elements must be that line (erosions use the first, dilations the second).
+// False where this does not apply.
 template <class T>
 bool diagonal_on_scan_lines(morphology_op op, device_view<const T> in, device_view<T> out,
                             const structuring_element& erosion_element, const structuring_element& dilation_element,
@@ -363,14 +365,14 @@ bool diagonal_on_scan_lines(morphology_op op, device_view<const T> in, device_vi
         };
         double angle = -1;
         for (const double a : {45.0, 135.0})
-            if (granula::detail::diagonal_down_rows(a, length) && (!erodes || is_line(erosion_element, a)) &&
-                (!dilates || is_line(dilation_element, a)))
-                angle = a;
+            if ((!erodes || is_line(erosion_element, a)) && (!dilates || is_line(dilation_element, a))) angle = a;
         if (angle < 0) return false;
         granula::detail::line_plan plan;
         plan.length = static_cast<std::int32_t>(length);
         plan.closing = op == morphology_op::closing || op == morphology_op::dilation;
         plan.first_stage_only = op == morphology_op::erosion || op == morphology_op::dilation;
+        plan.before = granula::detail::line_arm_before(plan.length, plan.closing);
+        if (angle == 45.0) plan.before = plan.length - 1 - plan.before;
         plan.mode = mode;
         plan.angles.push_back({granula::detail::make_scan_lines(angle, in.width(), in.height(), false, true), 0});
         const device_view<T> filtered[] = {out};
