@@ -62,7 +62,8 @@ void filter_angles_per_line(host_view<const T> in, const detail::line_plan& plan
     using K = typename traits::key;
     constexpr bool is_float = std::is_floating_point_v<T>;
     const bool closing = plan.closing;
-    const auto extension = detail::make_line_extension<K>(plan.length, plan.before, plan.mode.mode, border_pad<T>(plan));
+    const auto extension =
+        detail::make_line_extension<K>(plan.length, plan.before, plan.mode.mode, border_pad<T>(plan));
 
     // The running extremum over angles, as keys in which NaN is the largest (it wins, as with
     // numpy's maximum for openings and minimum for closings, whose keys are reversed).

@@ -1,9 +1,9 @@
 // CUDA grey morphology: an element is applied through its decomposition, each segment a 1-D
 // min/max pass (horizontal_pass.cu, vertical_pass.cu, element_passes.cu), or for a diagonal line
 // the linear filters' scan-line passes (diagonal_on_scan_lines); compound operations combine
-// those, as the CPU backend does (src/morphology/cpu/morphology_cpu.cpp). Every launch and copy is on the
-// caller's stream; temporaries are allocated and freed in stream order, so nothing here waits
-// for the device.
+// those, as the CPU backend does (src/morphology/cpu/morphology_cpu.cpp). Every launch and copy
+// is on the caller's stream; temporaries are allocated and freed in stream order, so nothing
+// here waits for the device.
 #include "morphology/cuda/morphology_cuda.hpp"
 
 #include <cstdint>
