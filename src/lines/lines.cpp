@@ -153,8 +153,10 @@ detail::line_plan make_plan(std::int64_t width, std::int64_t height, std::span<c
 // On the axes and diagonals the scan lines are the footprint lines of line(λ, θ) (lines.hpp), so
 // morphology's passes compute the same image, and 2-3x faster than the scan-line path on both
 // backends (docs/benchmarks.md), except uint8 and uint16 diagonals (scan_lines_take_diagonal).
-// Nearest and reflect extend along the scan line, which is the footprint's extension only on the
-// axes; fifo and stack are asked for by name and keep theirs.
+// (CUDA morphology runs those diagonals on the scan-line passes itself, at 45 degrees with the
+// arm mirrored, so the even lengths that reach it from here take them too.) Nearest and reflect
+// extend along the scan line, which is the footprint's extension only on the axes; fifo and
+// stack are asked for by name and keep theirs.
 std::optional<morphology_op> footprint_equivalent(double angle, const line_params& p) {
     if (p.algorithm != line_algorithm::automatic) return std::nullopt;
     const double a = detail::angle_modulo_180(angle);
