@@ -56,12 +56,16 @@ def footprint_of(spec):
     return footprint, footprint.footprint()[0]
 
 
-def scipy_erosion(ndi, image, mask, out):
-    """scipy's (or CuPy's) erosion with granula's 'ignore' border; size= for rectangles."""
+def scipy_erosion(ndi, image, footprint, out, to_array=np.asarray):
+    """scipy's (or CuPy's, with to_array=cupy.asarray) erosion by granula's footprint with its
+    'ignore' border; size= for rectangles. scipy's origin is the box's centre, which a line's
+    origin need not be."""
+    mask, (oy, ox) = footprint.footprint()
+    origin = (oy - mask.shape[0] // 2, ox - mask.shape[1] // 2)
     top = np.inf if image.dtype.kind == "f" else np.iinfo(image.dtype).max
     if mask.all():
-        return ndi.grey_erosion(image, size=mask.shape, mode="nearest", output=out)
-    return ndi.grey_erosion(image, footprint=mask, mode="constant", cval=top, output=out)
+        return ndi.grey_erosion(image, size=mask.shape, mode="nearest", origin=origin, output=out)
+    return ndi.grey_erosion(image, footprint=to_array(mask), mode="constant", cval=top, origin=origin, output=out)
 
 
 def cpu_name():
@@ -126,7 +130,7 @@ def cpu_benchmark(size, threads_list, repeat, with_scipy, cases):
             row = [dtype, label, threads, f"{g:.2f}", f"{c:.2f}", f"{ratio:.1f}x"]
             if with_scipy:
                 if (dtype, spec) not in scipy_ms:  # single-threaded: measured once
-                    scipy_ms[dtype, spec] = median_ms(lambda: scipy_erosion(ndi, image, mask, out), repeat)
+                    scipy_ms[dtype, spec] = median_ms(lambda: scipy_erosion(ndi, image, footprint, out), repeat)
                 s = scipy_ms[dtype, spec]
                 row += [f"{s:.2f}", f"{s / g:.1f}x"]
             rows.append(row + ["n/a" if spec in OPENCV_OWN_KERNEL else "yes" if same else "NO"])
@@ -164,10 +168,10 @@ def gpu_benchmark(size, repeat):
     for dtype, spec in GPU_CASES:
         image = images[dtype]
         out, copy = cupy.empty_like(image), cupy.empty_like(image)
-        footprint, mask = footprint_of(spec)
+        footprint = footprint_of(spec)[0]
         copy_ms = event_ms(lambda: copy.data.copy_from_device_async(image.data, image.nbytes))
         g = event_ms(lambda: granula.erosion(image, footprint, out=out))
-        c = event_ms(lambda: scipy_erosion(cndi, image, cupy.asarray(mask), copy))
+        c = event_ms(lambda: scipy_erosion(cndi, image, footprint, copy, cupy.asarray))
         same = bool(cupy.array_equal(out, copy))
         gbps = 2 * image.nbytes / (g * 1e-3) / 1e9
         rows.append([dtype, spec, f"{copy_ms:.3f}", f"{g:.3f}", f"{g / copy_ms:.2f}", f"{gbps:.0f}", f"{c:.3f}",
