@@ -360,6 +360,10 @@ bool diagonal_on_scan_lines(morphology_op op, device_view<const T> in, device_vi
         const structuring_element& element = erodes ? erosion_element : dilation_element;
         const std::int64_t length = element.width();
         if (length < 2 || length > std::numeric_limits<std::int32_t>::max() || element.height() != length) return false;
+        // A diagonal line is one segment: anything else (a disk, a square) is turned away here, before
+        // the two lines are built to compare with, which every morphology call would otherwise pay.
+        const auto& terms = element.decomposition();
+        if (terms.size() != 1 || terms.front().segments.size() != 1) return false;
         const auto is_line = [&](const structuring_element& e, double angle) {
             return e.decomposition() == structuring_element::line(length, angle).decomposition();
         };
