@@ -32,16 +32,17 @@
 // Erosion and dilation kinds are the first stage alone (the windows above).
 //
 // Reductions over a set of angles (never storing one image per angle unless asked):
-//   extremum     sup over angles of the openings or erosions (inf of the closings or
-//                dilations), Eq. 3;
-//   orientation  the index into `angles` of the angle that attains it (arg max for openings,
-//                arg min for closings), ties to the smallest angle value;
+//   extremum     by default sup over angles of the openings or erosions (inf of the closings or
+//                dilations), Eq. 3: what the filter keeps; `reduction` asks for either one
+//                (the inf of openings keeps what is at least λ long at every angle);
+//   orientation  the index into `angles` of the angle that attains it (arg max for the sup,
+//                arg min for the inf), ties to the smallest angle value;
 //   spectrum     per angle, the sum of the filtered image (σ(α), Eq. 6), in double: exact for
 //                integer pixels; for float32 the backends and algorithms add in different orders
 //                (agreeing to 1e-12 relative in the tests), each the same on every run.
 // Float NaN: a NaN within λ - 1 samples along a scan line makes the result NaN (as the
-// two-stage operator with numpy's minimum/maximum); NaN counts as the largest value for the
-// orientation of openings and the smallest for closings.
+// two-stage operator with numpy's minimum/maximum); a NaN at any angle makes the extremum NaN
+// (numpy's max and min over the stack), and its angle the orientation.
 #pragma once
 
 #include <cstdint>
@@ -76,12 +77,23 @@ struct line_params {
     line_algorithm algorithm = line_algorithm::automatic;
 };
 
+// Which extremum over the angles `extremum` and `orientation` take.
+enum class angle_reduction {
+    automatic,  // Eq. 3's: the supremum of openings and erosions, the infimum of closings and dilations
+    supremum,   // the largest value at each pixel ("max")
+    infimum,    // the smallest ("min")
+};
+// "auto", "max" and "min" (the CLI's and Python's names).
+std::string_view to_string(angle_reduction reduction);
+angle_reduction parse_angle_reduction(std::string_view name);
+
 // Outputs of a many-angle computation; leave a field empty (default) to skip it. Views must
 // have the input's size; `filtered`, when given, holds one image per angle.
 template <class Space, class T>
 struct line_angle_outputs {
     image_view<T, Space> extremum;
     image_view<std::int32_t, Space> orientation;
+    angle_reduction reduction = angle_reduction::automatic;  // of extremum and orientation
     std::span<double> spectrum;  // host memory, one value per angle
     std::span<const image_view<T, Space>> filtered;
 };
