@@ -41,6 +41,12 @@ constexpr std::array<std::pair<line_algorithm, std::string_view>, 3> algorithm_n
     {line_algorithm::stack, "stack"},
 }};
 
+constexpr std::array<std::pair<angle_reduction, std::string_view>, 3> reduction_names{{
+    {angle_reduction::automatic, "auto"},
+    {angle_reduction::supremum, "max"},
+    {angle_reduction::infimum, "min"},
+}};
+
 std::string size_text(std::int64_t w, std::int64_t h) { return std::to_string(w) + "x" + std::to_string(h); }
 
 template <class T, class Space>
@@ -150,6 +156,17 @@ detail::line_plan make_plan(std::int64_t width, std::int64_t height, std::span<c
     return plan;
 }
 
+// Keys order every filter as an opening (closings' values reversed), so Eq. 3's extremum is the
+// largest key and the other one the smallest.
+bool reduction_reversed(const detail::line_plan& plan, angle_reduction reduction) {
+    switch (reduction) {
+        case angle_reduction::automatic: return false;
+        case angle_reduction::supremum: return plan.closing;
+        case angle_reduction::infimum: return !plan.closing;
+    }
+    throw invalid_argument("unknown reduction over angles");
+}
+
 // On the axes and diagonals the scan lines are the footprint lines of line(λ, θ) (lines.hpp), so
 // morphology's passes compute the same image, and 2-3x faster than the scan-line path on both
 // backends (docs/benchmarks.md), except uint8 and uint16 diagonals (scan_lines_take_diagonal).
@@ -177,6 +194,12 @@ std::optional<morphology_op> footprint_equivalent(double angle, const line_param
 std::string_view to_string(line_filter_kind kind) { return detail::name_of(kind_names, kind); }
 
 std::string_view to_string(line_algorithm algorithm) { return detail::name_of(algorithm_names, algorithm); }
+
+std::string_view to_string(angle_reduction reduction) { return detail::name_of(reduction_names, reduction); }
+
+angle_reduction parse_angle_reduction(std::string_view name) {
+    return detail::value_named(reduction_names, name, "reduction over angles");
+}
 
 line_filter_kind parse_line_filter_kind(std::string_view name) {
     return detail::value_named(kind_names, name, "linear filter");
@@ -217,7 +240,9 @@ void line_filter_angles(host_view<const T> in, std::span<const double> angles, c
                         const host_line_outputs<T>& out) {
     validate_input(in, angles, params);
     validate_outputs(in, angles.size(), out);
-    cpu::line_filter_angles<T>(in, make_plan(in.width(), in.height(), angles, params, true), out);
+    detail::line_plan plan = make_plan(in.width(), in.height(), angles, params, true);
+    plan.reduction_reversed = reduction_reversed(plan, out.reduction);
+    cpu::line_filter_angles<T>(in, plan, out);
 }
 
 template <pixel T>
@@ -227,7 +252,9 @@ void line_filter_angles(device_view<const T> in, std::span<const double> angles,
     validate_outputs(in, angles.size(), out);
     resolve_device(device::cuda);  // throws when there is no CUDA backend or device
 #if defined(GRANULA_HAVE_CUDA)
-    cuda::line_filter_angles<T>(in, make_plan(in.width(), in.height(), angles, params, false), out, s);
+    detail::line_plan plan = make_plan(in.width(), in.height(), angles, params, false);
+    plan.reduction_reversed = reduction_reversed(plan, out.reduction);
+    cuda::line_filter_angles<T>(in, plan, out, s);
 #else
     static_cast<void>(s);
 #endif

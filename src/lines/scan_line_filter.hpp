@@ -36,6 +36,10 @@ struct line_keys<T> {
     GRANULA_HOST_DEVICE static key to_key(T v, bool closing) { return closing ? key(top - v) : v; }
     GRANULA_HOST_DEVICE static key number_key(T v, bool closing) { return to_key(v, closing); }
     GRANULA_HOST_DEVICE static T from_key(key k, bool closing) { return closing ? T(top - k) : k; }
+    // A result's key as the reductions over angles order it: reversed for the other extremum
+    // (line_plan::reduction_reversed). An involution.
+    GRANULA_HOST_DEVICE static key reduction_key(key k, bool reversed) { return reversed ? key(top - k) : k; }
+    GRANULA_HOST_DEVICE static key from_reduction_key(key k, bool reversed) { return reduction_key(k, reversed); }
 };
 
 template <>
@@ -55,6 +59,16 @@ struct line_keys<float> {
         const std::int32_t ordered = bits ^ ((bits >> 31) & 0x7fffffff);
         return closing ? ~ordered : ordered;
     }
+    // A result's key as the reductions over angles order it: NaN's (top after both stages,
+    // nan_key after the first alone) the largest, the order of the others reversed for the other
+    // extremum (line_plan::reduction_reversed), so that NaN wins either, as with numpy's max and
+    // min over the stack.
+    GRANULA_HOST_DEVICE static key reduction_key(key k, bool reversed) {
+        if (k == nan_key) k = top;
+        return reversed && k != top ? ~k : k;
+    }
+    // The result key back (NaN's: top).
+    GRANULA_HOST_DEVICE static key from_reduction_key(key k, bool reversed) { return reversed && k != top ? ~k : k; }
     GRANULA_HOST_DEVICE static float from_key(key k, bool closing) {
         const std::int32_t ordered = closing ? ~k : k;
         const std::int32_t bits = ordered ^ ((ordered >> 31) & 0x7fffffff);

@@ -277,11 +277,12 @@ struct reductions {
 };
 template <class T>
 reductions<T> reductions_of(host_view<const T> img, std::span<const double> angles, const line_params& params,
-                            bool with_sums) {
+                            bool with_sums, angle_reduction reduction = angle_reduction::automatic) {
     reductions<T> r{host_image<T>(img.width(), img.height()), host_image<std::int32_t>(img.width(), img.height()), {}};
     host_line_outputs<T> out;
     out.extremum = r.extremum.view();
     out.orientation = r.orientation.view();
+    out.reduction = reduction;
     if (with_sums) {
         r.spectrum.assign(angles.size(), 0.0);
         out.spectrum = r.spectrum;
@@ -327,21 +328,25 @@ TEST(LinesCpuThreads, ResultsAndSumsIndependentOfThreadCount) {
 
 // uint8 reductions hold 256 angles: more run in groups (lines_cpu.cpp). A repeated angle on
 // either side of the groups' boundary (sorted positions 255 and 256) ties, and the first copy
-// must win; the orientation alone (no extremum asked for) must come out the same.
+// must win; the orientation alone (no extremum asked for) must come out the same. Both
+// extrema over the angles.
 TEST(LinesCpuGroups, ManyAnglesEqualFifo) {
     std::mt19937_64 rng(43);
     const std::int64_t w = 61, h = 47;
     const auto img = random_image<std::uint8_t>(rng, w, h, 6, false);
     std::vector<double> angles = evenly_spaced_angles(300);
     angles.push_back(angles[255]);
+    for (const auto reduction : {angle_reduction::supremum, angle_reduction::infimum})
     for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing}) {
-        const auto automatic = reductions_of<std::uint8_t>(img.view(), angles, {9, kind}, true);
-        const auto fifo = reductions_of<std::uint8_t>(img.view(), angles, {9, kind, {}, line_algorithm::fifo}, true);
+        const auto automatic = reductions_of<std::uint8_t>(img.view(), angles, {9, kind}, true, reduction);
+        const auto fifo =
+            reductions_of<std::uint8_t>(img.view(), angles, {9, kind, {}, line_algorithm::fifo}, true, reduction);
         host_image<std::int32_t> orientation(w, h);
         host_line_outputs<std::uint8_t> orientation_only;
         orientation_only.orientation = orientation.view();
+        orientation_only.reduction = reduction;
         line_filter_angles<std::uint8_t>(img.view(), angles, {9, kind}, orientation_only);
-        const std::string what(to_string(kind));
+        const std::string what = std::string(to_string(kind)) + ", " + std::string(to_string(reduction));
         ASSERT_TRUE(equal_images<std::uint8_t>(automatic.extremum.view(), fifo.extremum.view())) << what;
         ASSERT_TRUE(equal_images<std::int32_t>(automatic.orientation.view(), fifo.orientation.view())) << what;
         ASSERT_TRUE(equal_images<std::int32_t>(orientation.view(), fifo.orientation.view())) << what;
@@ -376,59 +381,78 @@ TYPED_TEST(LinesCpu, AxesAndDiagonalsEqualFootprintMode) {
             }
 }
 
-// The reductions over angles equal what the single-angle results give: the extremum, the first
-// angle (by value) attaining it, and the sum per angle. Unsorted and repeated angles included.
+// The reductions over angles equal what the single-angle results give: the extremum (Eq. 3's,
+// the supremum or the infimum), the first angle (by value) attaining it, and the sum per angle.
+// Every kind, the vectorised and the per-line paths, unsorted and repeated angles, float NaN.
 TYPED_TEST(LinesCpu, ReductionsOverAnglesMatchSingleAngles) {
     using T = TypeParam;
     std::mt19937_64 rng(11);
     const std::int64_t w = 45, h = 38;
     const auto img = random_image<T>(rng, w, h, 4, std::is_floating_point_v<T>);
     const std::vector<double> angles = {100.0, 10.0, 170.0, 45.0, 10.0, 0.0, 133.3, 62.0};
-    for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing}) {
-        const line_params params{9, kind};
-        const bool closing = kind == line_filter_kind::closing;
-        std::vector<host_image<T>> singles, filtered_storage;
-        std::vector<host_view<T>> views;
-        for (const double a : angles) {
-            singles.push_back(reference::scanline_opening_or_closing<T>(img.view(), 9, a, {}, closing));
-            filtered_storage.emplace_back(w, h);
-        }
-        for (auto& f : filtered_storage) views.push_back(f.view());
-        host_image<T> extremum(w, h);
-        host_image<std::int32_t> orientation(w, h);
-        std::vector<double> spectrum(angles.size());
-        host_line_outputs<T> out;
-        out.extremum = extremum.view();
-        out.orientation = orientation.view();
-        out.spectrum = spectrum;
-        out.filtered = views;
-        line_filter_angles<T>(img.view(), angles, params, out);
-        // "Better" for the reduction: larger for openings, smaller for closings, NaN best.
-        const auto better = [&](T a, T b) {
-            if (b != b) return false;
-            if (a != a) return true;
-            return closing ? a < b : a > b;
-        };
-        for (std::size_t i = 0; i < angles.size(); ++i) {
-            ASSERT_TRUE(equal_images<T>(filtered_storage[i].view(), singles[i].view())) << "angle " << angles[i];
-            double sum = 0;
-            for (std::int64_t y = 0; y < h; ++y)
-                for (std::int64_t x = 0; x < w; ++x) sum += static_cast<double>(singles[i].view()(y, x));
-            if (std::isnan(sum)) {
-                EXPECT_TRUE(std::isnan(spectrum[i]));
-            } else {
-                EXPECT_NEAR(spectrum[i], sum, 1e-9 * std::abs(sum)) << "angle " << angles[i];
-            }
-        }
-        for (std::int64_t y = 0; y < h; ++y)
-            for (std::int64_t x = 0; x < w; ++x) {
-                std::size_t best = 0;
-                for (std::size_t i = 1; i < angles.size(); ++i) {
-                    const T v = singles[i].view()(y, x), b = singles[best].view()(y, x);
-                    if (better(v, b) || (!better(b, v) && same_pixel(v, b) && angles[i] < angles[best])) best = i;
+    for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing, line_filter_kind::erosion,
+                            line_filter_kind::dilation}) {
+        const bool closing = kind == line_filter_kind::closing, opening = kind == line_filter_kind::opening;
+        std::vector<host_image<T>> singles;
+        for (const double a : angles)
+            singles.push_back(opening || closing
+                                  ? reference::scanline_opening_or_closing<T>(img.view(), 9, a, {}, closing)
+                                  : reference::scanline_erosion_or_dilation<T>(img.view(), 9, a, {},
+                                                                               kind == line_filter_kind::dilation));
+        for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo})
+            for (const auto reduction :
+                 {angle_reduction::automatic, angle_reduction::supremum, angle_reduction::infimum}) {
+                const std::string what = std::string(to_string(kind)) + ", " + std::string(to_string(algorithm)) +
+                                         ", " + std::string(to_string(reduction));
+                std::vector<host_image<T>> filtered_storage;
+                std::vector<host_view<T>> views;
+                for (std::size_t i = 0; i < angles.size(); ++i) filtered_storage.emplace_back(w, h);
+                for (auto& f : filtered_storage) views.push_back(f.view());
+                host_image<T> extremum(w, h);
+                host_image<std::int32_t> orientation(w, h);
+                std::vector<double> spectrum(angles.size());
+                host_line_outputs<T> out;
+                out.extremum = extremum.view();
+                out.orientation = orientation.view();
+                out.reduction = reduction;
+                out.spectrum = spectrum;
+                out.filtered = views;
+                line_filter_angles<T>(img.view(), angles, {9, kind, {}, algorithm}, out);
+                // "Better" for the reduction: larger for the supremum (Eq. 3's for openings and
+                // erosions), smaller for the infimum; NaN best.
+                const bool largest = reduction == angle_reduction::supremum ||
+                                     (reduction == angle_reduction::automatic &&
+                                      (opening || kind == line_filter_kind::erosion));
+                const auto better = [&](T a, T b) {
+                    if (b != b) return false;
+                    if (a != a) return true;
+                    return largest ? a > b : a < b;
+                };
+                for (std::size_t i = 0; i < angles.size(); ++i) {
+                    ASSERT_TRUE(equal_images<T>(filtered_storage[i].view(), singles[i].view()))
+                        << what << ", angle " << angles[i];
+                    double sum = 0;
+                    for (std::int64_t y = 0; y < h; ++y)
+                        for (std::int64_t x = 0; x < w; ++x) sum += static_cast<double>(singles[i].view()(y, x));
+                    if (std::isnan(sum)) {
+                        EXPECT_TRUE(std::isnan(spectrum[i])) << what;
+                    } else {
+                        EXPECT_NEAR(spectrum[i], sum, 1e-9 * std::abs(sum)) << what << ", angle " << angles[i];
+                    }
                 }
-                ASSERT_TRUE(same_pixel(extremum.view()(y, x), singles[best].view()(y, x))) << y << "," << x;
-                ASSERT_EQ(orientation.view()(y, x), static_cast<std::int32_t>(best)) << y << "," << x;
+                for (std::int64_t y = 0; y < h; ++y)
+                    for (std::int64_t x = 0; x < w; ++x) {
+                        std::size_t best = 0;
+                        for (std::size_t i = 1; i < angles.size(); ++i) {
+                            const T v = singles[i].view()(y, x), b = singles[best].view()(y, x);
+                            if (better(v, b) || (!better(b, v) && same_pixel(v, b) && angles[i] < angles[best]))
+                                best = i;
+                        }
+                        ASSERT_TRUE(same_pixel(extremum.view()(y, x), singles[best].view()(y, x)))
+                            << what << " at " << y << "," << x;
+                        ASSERT_EQ(orientation.view()(y, x), static_cast<std::int32_t>(best))
+                            << what << " at " << y << "," << x;
+                    }
             }
     }
 }
@@ -605,6 +629,12 @@ TEST(LinesCpuErrors, BadArgumentsAreClearErrors) {
     expect_error([&] { line_granulometry<std::uint8_t>(img.view(), too_many_lengths, one, {}); }, "too many");
     expect_error([] { parse_line_algorithm("quick"); }, "allowed: auto, fifo, stack");
     expect_error([] { parse_line_filter_kind("tophat"); }, "allowed: opening, closing, erosion, dilation");
+    expect_error([] { parse_angle_reduction("median"); }, "allowed: auto, max, min");
+    host_image<std::uint8_t> extremum(img.width(), img.height());
+    host_line_outputs<std::uint8_t> bad_reduction;
+    bad_reduction.extremum = extremum.view();
+    bad_reduction.reduction = static_cast<angle_reduction>(7);
+    expect_error([&] { line_filter_angles<std::uint8_t>(img.view(), one, {3}, bad_reduction); }, "reduction");
     expect_error([&] { line_granulometry<std::uint8_t>(img.view(), std::span<const std::int64_t>{}, one, {}); },
                  "lengths is empty");
 }

@@ -65,9 +65,10 @@ void filter_angles_per_line(host_view<const T> in, const detail::line_plan& plan
     const auto extension =
         detail::make_line_extension<K>(plan.length, plan.before, plan.mode.mode, border_pad<T>(plan));
 
-    // The running extremum over angles, as keys in which NaN is the largest (it wins, as with
-    // numpy's maximum for openings and minimum for closings, whose keys are reversed).
+    // The running extremum over angles, as line_keys::reduction_key orders them: NaN the largest
+    // (it wins, as with numpy's max and min), the others reversed for the other extremum.
     const bool want_extremum = !out.extremum.empty() || !out.orientation.empty();
+    const bool reversed = plan.reduction_reversed;
     host_image<K> best(want_extremum ? in.width() : 0, want_extremum ? in.height() : 0);
     const auto best_at = [&](std::int64_t x, std::int64_t y) -> K& { return best.view().row(y)[x]; };
     const std::int64_t longest = std::max(in.width(), in.height());
@@ -130,8 +131,9 @@ void filter_angles_per_line(host_view<const T> in, const detail::line_plan& plan
                     if (!filtered.empty()) filtered.row(y)[x] = value;
                     if (want_extremum) {
                         K& b = best_at(x, y);
-                        if (k == 0 || b < key) {
-                            b = key;
+                        const K ordered = traits::reduction_key(key, reversed);
+                        if (k == 0 || b < ordered) {
+                            b = ordered;
                             if (!out.orientation.empty())
                                 out.orientation.row(y)[x] = static_cast<std::int32_t>(angle.index);
                         }
@@ -148,13 +150,16 @@ void filter_angles_per_line(host_view<const T> in, const detail::line_plan& plan
     }
     if (!out.extremum.empty())
         for (std::int64_t y = 0; y < in.height(); ++y)
-            for (std::int64_t x = 0; x < in.width(); ++x) out.extremum.row(y)[x] = traits::from_key(best_at(x, y), closing);
+            for (std::int64_t x = 0; x < in.width(); ++x) {
+                const K ordered = best_at(x, y);
+                out.extremum.row(y)[x] = traits::from_key(traits::from_reduction_key(ordered, reversed), closing);
+            }
 }
 
 // The running extremum of some of the angles and the rank of the angle attaining it
 // (packed_best), per orientation (steep: image coordinates, flat: transposed).
 template <class T>
-struct angle_reduction {
+struct running_extremum {
     using word = typename detail::reduction_word<T>::type;
     host_image<word> best_s, best_f;
     host_image<T> filtered_t;  // a flat angle's filtered image before its transpose
@@ -192,9 +197,9 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
     const bool across_angles = threads > 1 && angle_count >= 2 * threads &&
                                in.pixel_count() * threads * 10 <= (std::int64_t{1} << 29);
     const std::int64_t workers = across_angles ? threads : 1;
-    std::vector<angle_reduction<T>> reductions(static_cast<std::size_t>(workers));
+    std::vector<running_extremum<T>> reductions(static_cast<std::size_t>(workers));
     const auto run = [&](std::int64_t worker) {
-        angle_reduction<T>& r = reductions[worker];
+        running_extremum<T>& r = reductions[worker];
         r.best_s = image_if<T, word>(want_best && any_steep, w, h);
         r.best_f = image_if<T, word>(want_best && any_flat, h, w);
         r.filtered_t = image_if<T, T>(!out.filtered.empty() && flat_transposed, h, w);
@@ -212,6 +217,7 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
             job.want_sum = !out.spectrum.empty();
             job.best = flat ? r.best_f.view() : r.best_s.view();
             job.angle_rank = static_cast<std::uint32_t>(k);
+            job.reduction_reversed = plan.reduction_reversed;
             job.first = flat ? r.first_f : r.first_s;
             (flat ? r.first_f : r.first_s) = false;
             if (!out.filtered.empty()) job.filtered = flat && want_best ? r.filtered_t.view() : out.filtered[angle.index];
@@ -231,7 +237,7 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
     // rank, the smaller angle).
     std::vector<host_image<word>> transposed;
     std::vector<host_view<const word>> sources;
-    for (angle_reduction<T>& r : reductions) {
+    for (running_extremum<T>& r : reductions) {
         if (any_steep && !r.first_s) sources.push_back(r.best_s.view());
         if (any_flat && !r.first_f) {
             transposed.push_back(image_if<T, word>(true, w, h));
@@ -243,7 +249,11 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
         for (std::int64_t x = 0; x < w; ++x) {
             word best = sources[0].row(y)[x];
             for (std::size_t i = 1; i < sources.size(); ++i) best = std::max(best, sources[i].row(y)[x]);
-            if (!out.extremum.empty()) out.extremum.row(y)[x] = traits::from_key(packed::key_of(best), plan.closing);
+            if (!out.extremum.empty()) {
+                const auto ordered = packed::key_of(best);
+                out.extremum.row(y)[x] =
+                    traits::from_key(traits::from_reduction_key(ordered, plan.reduction_reversed), plan.closing);
+            }
             if (!out.orientation.empty())
                 out.orientation.row(y)[x] = static_cast<std::int32_t>(angles[packed::rank_of(best)].index);
         }
@@ -255,7 +265,7 @@ constexpr std::size_t vectorised_angles_max = 65536;
 
 // The vectorised path in groups of as many angles as a reduction word has ranks (uint8: 256), in
 // angle order: each group's extremum and orientation replace the earlier groups' where its key
-// is strictly larger (ties keep the smaller angle).
+// is strictly better, larger or (reduction_reversed) smaller (ties keep the smaller angle).
 template <class T>
 void filter_angles_in_groups(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
     using traits = line_keys<T>;
@@ -290,7 +300,8 @@ void filter_angles_in_groups(host_view<const T> in, const detail::line_plan& pla
             for (std::int64_t x = 0; x < w; ++x) {
                 T& value = running.extremum.row(y)[x];
                 const T candidate = group_extremum.view().row(y)[x];
-                if (!(traits::to_key(value, plan.closing) < traits::to_key(candidate, plan.closing))) continue;
+                const auto key = traits::to_key(value, plan.closing), other = traits::to_key(candidate, plan.closing);
+                if (!(plan.reduction_reversed ? other < key : key < other)) continue;
                 value = candidate;
                 if (!out.orientation.empty()) out.orientation.row(y)[x] = group_orientation.view().row(y)[x];
             }

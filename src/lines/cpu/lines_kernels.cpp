@@ -208,11 +208,16 @@ inline void scatter_lanes(const detail::line_band_job<T>& job, const typename li
     using packed = detail::packed_best<T>;
     typename packed::word* best = job.best.row(r) + col;
     const std::uint32_t rank = job.angle_rank;
-    if (job.first) {
-        for (std::int64_t i = lo; i < hi; ++i) best[i] = packed::pack(res[i], rank);
-        return;
-    }
-    for (std::int64_t i = lo; i < hi; ++i) best[i] = std::max(best[i], packed::pack(res[i], rank));
+    // The order fixed outside the loops, so that they vectorise.
+    const auto update = [&]<bool Reversed>(std::bool_constant<Reversed>) {
+        if (job.first) {
+            for (std::int64_t i = lo; i < hi; ++i) best[i] = packed::pack(traits::reduction_key(res[i], Reversed), rank);
+            return;
+        }
+        for (std::int64_t i = lo; i < hi; ++i)
+            best[i] = std::max(best[i], packed::pack(traits::reduction_key(res[i], Reversed), rank));
+    };
+    job.reduction_reversed ? update(std::true_type{}) : update(std::false_type{});
 }
 
 template <class T, std::int64_t V>

@@ -25,8 +25,8 @@
 //     fit, in global memory with a grid bounded by a scratch budget. Samples are loaded four
 //     reads ahead (line_reader).
 //   - Extremum and orientation: one atomicMax per output on a word key << r | (max - rank),
-//     rank = position in the plan (sorted by angle value), so the largest key wins and ties go
-//     to the smallest angle; one word buffer for steep angles, one in oriented (transposed)
+//     rank = position in the plan (sorted by angle value), so the largest key wins (the
+//     smallest, line_keys::reversed, for the other extremum) and ties go to the smallest angle; one word buffer for steep angles, one in oriented (transposed)
 //     layout for flat ones, merged at the end through a shared-memory tile.
 //   - Spectrum: per-block sums in double in a fixed order, then per angle in block order:
 //     deterministic, exact for integer types (sums < 2^53).
@@ -143,9 +143,12 @@ struct best_word<float> {
     __device__ static std::int32_t key_of(unsigned bits) { return static_cast<std::int32_t>(bits ^ 0x80000000u); }
 };
 
+// `reversed`: line_plan::reduction_reversed (line_keys::reduction_key).
 template <class T>
-__device__ __forceinline__ typename best_word<T>::type pack_best(typename gd::line_keys<T>::key key, i32 rank) {
+__device__ __forceinline__ typename best_word<T>::type pack_best(typename gd::line_keys<T>::key key, i32 rank,
+                                                                 bool reversed) {
     using B = best_word<T>;
+    key = gd::line_keys<T>::reduction_key(key, reversed);
     using W = typename B::type;
     constexpr W rank_mask = (W{1} << B::rank_bits) - 1;
     return (static_cast<W>(B::key_bits(key)) << B::rank_bits) | (rank_mask - static_cast<W>(rank));
@@ -192,6 +195,7 @@ struct launch_args {
     i32 before;  // line_plan::before
     bool closing;
     bool first_stage_only;  // erosion or dilation
+    bool reduction_reversed;  // line_plan's
     border_mode mode;
     K pad;
     // The two-pass path (vhgw_kernel): the first stage's results, one oriented image per angle,
@@ -323,7 +327,7 @@ __device__ double filter_line(const launch_args<T>& a, const angle_job<T>& job, 
         const T value = traits::from_key(key, closing);
         sum += static_cast<double>(value);
         if (job.filtered) job.filtered[r * job.filtered_stride + col] = value;
-        if (best) atomicMax(best + r * best_stride + col, pack_best<T>(key, job.rank));
+        if (best) atomicMax(best + r * best_stride + col, pack_best<T>(key, job.rank, a.reduction_reversed));
     };
     open_zone<A>(get, n, e, first, end, put, values, positions, a.first_stage_only);
     return sum;
@@ -483,7 +487,7 @@ __device__ double vhgw_rows(const launch_args<T>& a, const angle_job<T>& job, i3
             const T value = traits::from_key(key, a.closing);
             if (want_sum) sum += static_cast<double>(value);
             if (job.filtered) job.filtered[r * job.filtered_stride + x + j] = value;
-            if (best) atomicMax(best + r * best_stride + x + j, pack_best<T>(key, job.rank));
+            if (best) atomicMax(best + r * best_stride + x + j, pack_best<T>(key, job.rank, a.reduction_reversed));
         }
     };
     // Output row r takes rows [r - lead, r - lead + L - 1]; blocks of L window starts.
@@ -747,8 +751,8 @@ void transpose(const E* src, i64 src_stride, E* dst, i64 dst_stride, i64 width, 
 // height, read through a tile).
 template <class T>
 __global__ void merge_best_kernel(const typename best_word<T>::type* steep, const typename best_word<T>::type* flat,
-                                  i64 width, i64 height, const i32* index_of_rank, bool closing, T* extremum,
-                                  i64 extremum_stride, i32* orientation, i64 orientation_stride) {
+                                  i64 width, i64 height, const i32* index_of_rank, bool closing, bool reversed,
+                                  T* extremum, i64 extremum_stride, i32* orientation, i64 orientation_stride) {
     using B = best_word<T>;
     using W = typename B::type;
     __shared__ W block[tile][tile + 1];
@@ -766,7 +770,8 @@ __global__ void merge_best_kernel(const typename best_word<T>::type* steep, cons
         if (x >= width || y >= height) continue;
         W w = steep ? steep[y * width + x] : 0;
         if (flat && block[threadIdx.x][j] > w) w = block[threadIdx.x][j];
-        const auto key = B::key_of(static_cast<unsigned>(w >> B::rank_bits));
+        const auto key =
+            gd::line_keys<T>::from_reduction_key(B::key_of(static_cast<unsigned>(w >> B::rank_bits)), reversed);
         if (extremum) extremum[y * extremum_stride + x] = gd::line_keys<T>::from_key(key, closing);
         if (orientation)
             orientation[y * orientation_stride + x] = index_of_rank[static_cast<i64>(rank_mask - (w & rank_mask))];
@@ -973,6 +978,7 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
     a.length = L;
     a.before = plan.before;
     a.closing = plan.closing;
+    a.reduction_reversed = plan.reduction_reversed;
     a.first_stage_only = plan.first_stage_only;
     a.mode = plan.mode.mode;
     a.pad = plan.mode.mode == border_mode::constant ? traits::to_key(static_cast<T>(plan.mode.cval), plan.closing)
@@ -1007,8 +1013,8 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
     if (want_best) {
         const dim3 tiles(static_cast<unsigned>((width + tile - 1) / tile), static_cast<unsigned>((height + tile - 1) / tile));
         merge_best_kernel<T><<<tiles, dim3(tile, tile_rows), 0, s>>>(
-            best_steep.as<W>(), best_flat.as<W>(), width, height, ranks_dev, plan.closing, out.extremum.data(),
-            out.extremum.stride(), out.orientation.data(), out.orientation.stride());
+            best_steep.as<W>(), best_flat.as<W>(), width, height, ranks_dev, plan.closing, plan.reduction_reversed,
+            out.extremum.data(), out.extremum.stride(), out.orientation.data(), out.orientation.stride());
         check_launch("merge_best_kernel");
     }
     if (want_spectrum) {
