@@ -42,17 +42,48 @@ def _length(length, name="length"):
     return int(length)
 
 
-def _filter(image, length, angle, kind, mode, cval, algorithm, out):
+def _filter(image, length, angle, angles, reduce, kind, mode, cval, algorithm, out):
     rows, cols, dtype, on_device = _core.describe_image(image)
-    if out is None:
-        out = _new_output(image, (rows, cols), np.dtype(dtype), on_device)
     stream = _cuda_stream(image) if on_device else 0
-    _core.line_filter_run(image, out, float(angle), _length(length), kind, str(mode), float(cval), str(algorithm),
-                          stream)
+    if (angle is None) == (angles is None):
+        raise ValueError("give either angle (one filtered image) or angles= (many), not both or neither")
+    if angles is None:
+        if reduce is not None:
+            raise ValueError("reduce= is for angles=; with one angle there is nothing to reduce")
+        if out is None:
+            out = _new_output(image, (rows, cols), np.dtype(dtype), on_device)
+        _core.line_filter_run(image, out, float(angle), _length(length), kind, str(mode), float(cval), str(algorithm),
+                              stream)
+        return out
+    angle_list = _angle_list(angles)
+    if reduce is None:  # the stack, one image per angle
+        shape = (len(angle_list), rows, cols)
+        if out is None:
+            out = _new_output(image, shape, np.dtype(dtype), on_device)
+        elif tuple(out.shape) != shape or not _is_c_contiguous(out):
+            raise ValueError(f"out must be a C-contiguous array of shape {shape} (one image per angle), "
+                             f"got shape {tuple(out.shape)}")
+        filtered, extremum, reduction = [out[i] for i in range(len(angle_list))], None, "auto"
+    else:
+        if reduce not in ("max", "min"):
+            raise ValueError(f"unknown reduction over angles {reduce!r}; allowed: 'max', 'min'")
+        if out is None:
+            out = _new_output(image, (rows, cols), np.dtype(dtype), on_device)
+        filtered, extremum, reduction = [], out, reduce
+    _core.line_angles_run(image, angle_list, _length(length), kind, str(mode), float(cval), str(algorithm), reduction,
+                          extremum, 0, 0, False, filtered, stream)
     return out
 
 
-def line_opening(image, length, angle, *, mode="ignore", cval=0.0, algorithm="auto", out=None):
+def _is_c_contiguous(array):
+    flags = getattr(array, "flags", None)
+    if flags is not None and hasattr(flags, "c_contiguous"):
+        return bool(flags.c_contiguous)
+    return bool(array.is_contiguous())  # PyTorch
+
+
+def line_opening(image, length, angle=None, *, angles=None, reduce=None, mode="ignore", cval=0.0, algorithm="auto",
+                 out=None):
     """Opening of a 2-D image by a line of ``length`` pixels at ``angle`` degrees, along scan lines.
 
     Parameters
@@ -64,6 +95,15 @@ def line_opening(image, length, angle, *, mode="ignore", cval=0.0, algorithm="au
         (columns for |angle| <= 45 degrees modulo 180, rows otherwise).
     angle : float
         Degrees counter-clockwise from the +x axis as seen on screen (y down).
+    angles : int or sequence of float, optional
+        Instead of ``angle``: a count ``n`` (angles ``0, 180/n, ...``) or the angles themselves,
+        all filtered in one call. The result is then the stack of filtered images, shape
+        ``(len(angles), M, N)``, unless ``reduce`` asks for one image.
+    reduce : {'max', 'min'}, optional
+        With ``angles``: the supremum ('max') or infimum ('min') over the angles at each pixel,
+        computed without storing the stack (Eq. 3 of Karas et al.; a NaN at any angle gives
+        NaN). The supremum of openings keeps bright structure at least ``length`` long in some
+        direction, the infimum only what is that long in every direction.
     mode : {'ignore', 'constant', 'nearest', 'reflect'}
         How each scan line is extended past the image: 'ignore' lets the outside take no part.
     cval : float
@@ -71,7 +111,8 @@ def line_opening(image, length, angle, *, mode="ignore", cval=0.0, algorithm="au
     algorithm : {'auto', 'fifo', 'stack'}
         Bartovsky's streaming algorithm or Morard's stack; both give the same result.
     out : array, optional
-        Where to write the result (the image's shape, dtype and memory); may be ``image``.
+        Where to write the result (the shape, dtype and memory described above); may be
+        ``image`` for one angle.
 
     Returns
     -------
@@ -81,8 +122,9 @@ def line_opening(image, length, angle, *, mode="ignore", cval=0.0, algorithm="au
     Raises
     ------
     ValueError
-        A length < 1 or too long for the image, a non-finite angle, an unknown mode or
-        algorithm, a cval the dtype cannot hold, a bad ``out``.
+        A length < 1 or too long for the image, a non-finite angle, both or neither of
+        ``angle`` and ``angles``, an unknown mode, algorithm or reduction, a cval the dtype
+        cannot hold, a bad ``out``.
 
     Examples
     --------
@@ -91,11 +133,19 @@ def line_opening(image, length, angle, *, mode="ignore", cval=0.0, algorithm="au
     >>> image = np.array([[0, 9, 9, 9, 0, 9, 9, 0]], dtype=np.uint8)
     >>> granula.line_opening(image, 3, 0)
     array([[0, 9, 9, 9, 0, 0, 0, 0]], dtype=uint8)
+    >>> cross = np.zeros((7, 7), np.uint8); cross[3, :] = 9; cross[:, 3] = 9; cross[2:5, 2:5] = 9
+    >>> granula.line_opening(cross, 5, angles=[0, 90]).shape
+    (2, 7, 7)
+    >>> granula.line_opening(cross, 3, angles=[0, 90], reduce="max")[3].tolist()  # the cross
+    [9, 9, 9, 9, 9, 9, 9]
+    >>> granula.line_opening(cross, 3, angles=[0, 90], reduce="min")[3].tolist()  # the square alone
+    [0, 0, 9, 9, 9, 0, 0]
     """
-    return _filter(image, length, angle, "opening", mode, cval, algorithm, out)
+    return _filter(image, length, angle, angles, reduce, "opening", mode, cval, algorithm, out)
 
 
-def line_closing(image, length, angle, *, mode="ignore", cval=0.0, algorithm="auto", out=None):
+def line_closing(image, length, angle=None, *, angles=None, reduce=None, mode="ignore", cval=0.0, algorithm="auto",
+                 out=None):
     """Closing of a 2-D image by a line of ``length`` pixels at ``angle`` degrees, along scan lines.
 
     The parameters are those of :func:`line_opening`.
@@ -108,10 +158,10 @@ def line_closing(image, length, angle, *, mode="ignore", cval=0.0, algorithm="au
     >>> granula.line_closing(image, 3, 0)
     array([[9, 9, 9, 9, 0, 0, 0, 9]], dtype=uint8)
     """
-    return _filter(image, length, angle, "closing", mode, cval, algorithm, out)
+    return _filter(image, length, angle, angles, reduce, "closing", mode, cval, algorithm, out)
 
 
-def line_erosion(image, length, angle, *, mode="ignore", cval=0.0, out=None):
+def line_erosion(image, length, angle=None, *, angles=None, reduce=None, mode="ignore", cval=0.0, out=None):
     """Erosion of a 2-D image by a line of ``length`` pixels at ``angle`` degrees, along scan lines.
 
     The first stage of :func:`line_opening` alone: each pixel takes the minimum of the ``length``
@@ -127,10 +177,10 @@ def line_erosion(image, length, angle, *, mode="ignore", cval=0.0, out=None):
     >>> granula.line_erosion(image, 3, 0)
     array([[1, 1, 1, 7, 3, 3]], dtype=uint8)
     """
-    return _filter(image, length, angle, "erosion", mode, cval, "auto", out)
+    return _filter(image, length, angle, angles, reduce, "erosion", mode, cval, "auto", out)
 
 
-def line_dilation(image, length, angle, *, mode="ignore", cval=0.0, out=None):
+def line_dilation(image, length, angle=None, *, angles=None, reduce=None, mode="ignore", cval=0.0, out=None):
     """Dilation of a 2-D image by a line of ``length`` pixels at ``angle`` degrees, along scan lines.
 
     The first stage of :func:`line_closing` alone (the erosion's window reflected). The
@@ -144,7 +194,7 @@ def line_dilation(image, length, angle, *, mode="ignore", cval=0.0, out=None):
     >>> granula.line_dilation(image, 3, 0)
     array([[5, 7, 7, 7, 3, 3]], dtype=uint8)
     """
-    return _filter(image, length, angle, "dilation", mode, cval, "auto", out)
+    return _filter(image, length, angle, angles, reduce, "dilation", mode, cval, "auto", out)
 
 
 def _angles_run(image, length, angles, closing, mode, cval, algorithm, extremum, orientation, spectrum):
@@ -154,8 +204,8 @@ def _angles_run(image, length, angles, closing, mode, cval, algorithm, extremum,
         orientation_ptr = orientation.data.ptr if on_device else orientation.ctypes.data
         orientation_stride = orientation.strides[0] // 4
     return _core.line_angles_run(image, angles, _length(length), "closing" if closing else "opening", str(mode),
-                                 float(cval), str(algorithm), extremum, orientation_ptr, orientation_stride, spectrum,
-                                 _cuda_stream(image) if on_device else 0)
+                                 float(cval), str(algorithm), "auto", extremum, orientation_ptr, orientation_stride,
+                                 spectrum, [], _cuda_stream(image) if on_device else 0)
 
 
 def _index_array(image, shape, on_device):

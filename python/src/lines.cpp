@@ -57,20 +57,28 @@ void line_filter_run(nb::handle image, nb::handle out, double angle, std::int64_
     });
 }
 
-// Many angles: the extremum into `extremum` (None: skipped), the orientation indices into the
-// int32 buffer at `orientation_ptr` (0: skipped; row stride in elements, in the image's kind of
-// memory); returns the spectrum when asked (else empty).
+// Many angles: the extremum (`reduction`: auto, max or min) into `extremum` (None: skipped), the
+// orientation indices into the int32 buffer at `orientation_ptr` (0: skipped; row stride in
+// elements, in the image's kind of memory), each angle's filtered image into `filtered` (empty:
+// none); returns the spectrum when asked (else empty).
 std::vector<double> line_angles_run(nb::handle image, const std::vector<double>& angles, std::int64_t length,
                                     const std::string& kind, const std::string& mode, double cval,
-                                    const std::string& algorithm, nb::handle extremum, std::uintptr_t orientation_ptr,
-                                    std::int64_t orientation_stride, bool spectrum, std::uintptr_t cuda_stream) {
+                                    const std::string& algorithm, const std::string& reduction, nb::handle extremum,
+                                    std::uintptr_t orientation_ptr, std::int64_t orientation_stride, bool spectrum,
+                                    const std::vector<nb::handle>& filtered, std::uintptr_t cuda_stream) {
     const image_arg in = import_image(image, "image", false);
     image_arg ext;
     if (!extremum.is_none()) {
         ext = import_image(extremum, "extremum", true);
         require_like(in, ext, "extremum");
     }
+    std::vector<image_arg> each;
+    for (const nb::handle f : filtered) {
+        each.push_back(import_image(f, "out", true));
+        require_like(in, each.back(), "each image of out");
+    }
     const line_params p = make_params(length, kind, mode, cval, algorithm);
+    const angle_reduction r = parse_angle_reduction(reduction);
     std::vector<double> sums(spectrum ? angles.size() : 0);
     auto* indices = reinterpret_cast<std::int32_t*>(orientation_ptr);
     const std::int64_t w = indices ? in.width : 0, h = indices ? in.height : 0;
@@ -78,18 +86,26 @@ std::vector<double> line_angles_run(nb::handle image, const std::vector<double>&
     visit_pixel_type(in.type, [&](auto tag) {
         using T = typename decltype(tag)::type;
         if (in.on_device) {
+            std::vector<device_view<T>> views;
+            for (const image_arg& f : each) views.push_back(f.view<device_memory>().template as<T>());
             device_line_outputs<T> out;
             if (!extremum.is_none()) out.extremum = ext.view<device_memory>().template as<T>();
             out.orientation = device_view<std::int32_t>(indices, w, h, orientation_stride);
+            out.reduction = r;
             out.spectrum = sums;
+            out.filtered = views;
             line_filter_angles<T>(in.view<device_memory>().template as<const T>(), angles, p, out,
                                   stream(reinterpret_cast<void*>(cuda_stream)));
             if (spectrum) stream(reinterpret_cast<void*>(cuda_stream)).synchronize();
         } else {
+            std::vector<host_view<T>> views;
+            for (const image_arg& f : each) views.push_back(f.view<host_memory>().template as<T>());
             host_line_outputs<T> out;
             if (!extremum.is_none()) out.extremum = ext.view<host_memory>().template as<T>();
             out.orientation = host_view<std::int32_t>(indices, w, h, orientation_stride);
+            out.reduction = r;
             out.spectrum = sums;
+            out.filtered = views;
             line_filter_angles<T>(in.view<host_memory>().template as<const T>(), angles, p, out);
         }
     });
@@ -150,9 +166,10 @@ void bind_lines(nb::module_& m) {
           "mode"_a, "cval"_a, "algorithm"_a, "cuda_stream"_a,
           "Opening or closing of `image` along the scan lines of one angle into `out`.");
     m.def("line_angles_run", &line_angles_run, "image"_a.none(), "angles"_a, "length"_a, "kind"_a, "mode"_a, "cval"_a,
-          "algorithm"_a, "extremum"_a.none(), "orientation_ptr"_a, "orientation_stride"_a, "spectrum"_a,
-          "cuda_stream"_a,
-          "Many angles at once: extremum, int32 orientation indices at orientation_ptr, the spectrum (returned).");
+          "algorithm"_a, "reduction"_a, "extremum"_a.none(), "orientation_ptr"_a, "orientation_stride"_a,
+          "spectrum"_a, "filtered"_a, "cuda_stream"_a,
+          "Many angles at once: extremum, int32 orientation indices at orientation_ptr, each angle's filtered "
+          "image, the spectrum (returned).");
     m.def("granulometry_run", &granulometry_run, "image"_a.none(), "lengths"_a, "angles"_a, "kind"_a, "mode"_a,
           "cval"_a, "algorithm"_a, "cuda_stream"_a, "Sums of the extremum over angles for each length.");
     m.def("detect_rotation_run", &detect_rotation_run, "image"_a.none(), "first"_a, "last"_a, "step"_a, "method"_a,

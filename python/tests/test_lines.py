@@ -108,6 +108,38 @@ def test_angles_as_a_sequence_and_ties():
     np.testing.assert_array_equal(spectrum, [600, 600])
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("name", ["line_opening", "line_closing", "line_erosion", "line_dilation"])
+def test_many_angles_stack_and_reductions(rng, name, dtype):
+    """angles= gives each angle's image, equal to one call per angle; reduce= their maximum and
+    minimum at each pixel (numpy's, NaN propagating), without the stack."""
+    image = random_image(rng, (37, 53), dtype)
+    if np.issubdtype(dtype, np.floating):
+        image[rng.random(image.shape) < 0.01] = np.nan
+    f = getattr(granula, name)
+    angles = [100.0, 10.0, 170.0, 45.0, 0.0, 133.3, 62.0]
+    stack = f(image, 7, angles=angles)
+    assert stack.shape == (len(angles), 37, 53) and stack.dtype == image.dtype
+    expected = np.stack([f(image, 7, a) for a in angles])
+    np.testing.assert_array_equal(stack, expected)
+    np.testing.assert_array_equal(f(image, 7, angles=angles, reduce="max"), expected.max(axis=0))
+    np.testing.assert_array_equal(f(image, 7, angles=angles, reduce="min"), expected.min(axis=0))
+    out = np.empty((4, 37, 53), image.dtype)
+    assert f(image, 7, angles=4, out=out) is out
+    np.testing.assert_array_equal(out, np.stack([f(image, 7, a) for a in [0, 45, 90, 135]]))
+
+
+def test_infimum_of_openings_keeps_what_is_long_in_every_direction():
+    cross = np.zeros((21, 21), np.uint8)
+    cross[10, :] = cross[:, 10] = 200  # long in one direction each
+    cross[3:10, 12:19] = 100  # a 7x7 square: long in every direction
+    sup = granula.line_opening(cross, 7, angles=8, reduce="max")
+    inf = granula.line_opening(cross, 7, angles=8, reduce="min")
+    assert np.all(sup[10, :] == 200) and np.all(sup[:, 10] == 200)
+    assert np.all(inf[10, :3] == 0) and np.all(inf[:3, 10] == 0)
+    assert inf[6, 15] == 100 and inf.max() <= 100
+
+
 def test_granulometry():
     image = _stripes(30)
     lengths = [1, 5, 9, 21, 41]
@@ -230,6 +262,24 @@ def test_errors():
         granula.rotate(image, 10, fill=300)
     with pytest.raises(ValueError):
         granula.line_opening(np.zeros((4, 4), np.int32), 3, 0)
+    with pytest.raises(ValueError, match="either angle"):
+        granula.line_opening(image, 3)
+    with pytest.raises(ValueError, match="either angle"):
+        granula.line_opening(image, 3, 0, angles=4)
+    with pytest.raises(ValueError, match="reduce= is for angles="):
+        granula.line_erosion(image, 3, 0, reduce="max")
+    with pytest.raises(ValueError, match="allowed: 'max', 'min'"):
+        granula.line_closing(image, 3, angles=4, reduce="median")
+    with pytest.raises(ValueError, match="empty"):
+        granula.line_dilation(image, 3, angles=[])
+    with pytest.raises(ValueError, match=r"shape \(4, 20, 30\)"):
+        granula.line_opening(image, 3, angles=4, out=np.empty((3, 20, 30), np.uint8))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        granula.line_opening(image, 3, angles=4, out=np.empty((20, 30, 4), np.uint8).transpose(2, 0, 1))
+    with pytest.raises(ValueError, match="overlaps the input"):
+        granula.line_opening(image, 3, angles=4, reduce="max", out=image)
+    with pytest.raises(ValueError, match="does not fit"):
+        granula.line_opening(image, 25, angles=4, reduce="min")
 
 
 try:
@@ -250,6 +300,14 @@ def test_cupy_equals_numpy(rng, dtype):
         np.testing.assert_array_equal(got.get(), granula.line_opening(image, 15, angle))
         np.testing.assert_array_equal(granula.line_closing(device_image, 15, angle).get(),
                                       granula.line_closing(image, 15, angle))
+    for name in ["line_opening", "line_closing", "line_erosion", "line_dilation"]:
+        f = getattr(granula, name)
+        stack = f(device_image, 15, angles=[30, 0, 100.5])
+        assert isinstance(stack, cupy.ndarray) and stack.shape == (3, 129, 257)
+        np.testing.assert_array_equal(stack.get(), f(image, 15, angles=[30, 0, 100.5]))
+        for reduce in ["max", "min"]:
+            np.testing.assert_array_equal(f(device_image, 15, angles=12, reduce=reduce).get(),
+                                          f(image, 15, angles=12, reduce=reduce))
     sup, orientation = granula.orientation(device_image, 21, angles=30)
     expected_sup, expected_orientation = granula.orientation(image, 21, angles=30)
     np.testing.assert_array_equal(sup.get(), expected_sup)

@@ -205,12 +205,13 @@ TYPED_TEST(LinesCuda, LongLinesEqualCpu) {
             }
 }
 
-// Many angles at once: extremum, orientation, spectrum and the filtered images equal the CPU's
-// (unsorted and repeated angles, both kinds, NaN floats; spectrum exact for integer types and
-// within 1e-12 relative for float, whose sums are added in another order).
+// Many angles at once: extremum (either one), orientation, spectrum and the filtered images
+// equal the CPU's (unsorted and repeated angles, every kind, NaN floats; spectrum exact for
+// integer types and within 1e-12 relative for float, whose sums are added in another order).
 template <class T>
 void expect_angles_equal_cpu(host_view<const T> img, const std::vector<double>& angles, const line_params& params,
-                             bool with_filtered, const std::string& what) {
+                             bool with_filtered, const std::string& what,
+                             angle_reduction reduction = angle_reduction::automatic) {
     SCOPED_TRACE(what);
     const std::int64_t w = img.width(), h = img.height();
     const std::size_t n = angles.size();
@@ -225,6 +226,7 @@ void expect_angles_equal_cpu(host_view<const T> img, const std::vector<double>& 
     host_line_outputs<T> out;
     out.extremum = extremum.view();
     out.orientation = orientation.view();
+    out.reduction = reduction;
     out.spectrum = spectrum;
     out.filtered = filtered_views;
     line_filter_angles<T>(img, angles, params, out);
@@ -241,6 +243,7 @@ void expect_angles_equal_cpu(host_view<const T> img, const std::vector<double>& 
     device_line_outputs<T> d_out;
     d_out.extremum = d_extremum.view();
     d_out.orientation = d_orientation.view();
+    d_out.reduction = reduction;
     d_out.spectrum = d_spectrum;
     d_out.filtered = d_filtered_views;
     line_filter_angles<T>(device_view<const T>(d_in.view), angles, params, d_out);
@@ -273,20 +276,25 @@ TYPED_TEST(LinesCuda, ReductionsOverAnglesEqualCpu) {
     };
     for (const shape s : {shape{45, 38, 9}, shape{1, 30, 5}, shape{30, 1, 5}, shape{613, 7, 4}, shape{7, 613, 4},
                           shape{301, 257, 21}})
-        for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing})
-            for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo, line_algorithm::stack}) {
-                // Few levels: many ties between angles.
-                const auto img = random_image<T>(rng, s.w, s.h, 4, std::is_floating_point_v<T>);
-                std::vector<double> usable;  // the length must fit every angle
-                for (const double a : angles)
-                    if (s.length <= (angle_is_steep(a) ? s.h : s.w)) usable.push_back(a);
-                for (const border_mode m : line_modes)
-                    expect_angles_equal_cpu<T>(img.view(), usable, {s.length, kind, {m, 2.0}, algorithm}, true,
-                                               std::to_string(s.w) + "x" + std::to_string(s.h) + " " +
-                                                   std::string(to_string(kind)) + " " +
-                                                   std::string(to_string(algorithm)) + " " +
-                                                   std::string(to_string(m)));
-            }
+        for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing, line_filter_kind::erosion,
+                                line_filter_kind::dilation})
+            for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo, line_algorithm::stack})
+                for (const auto reduction :
+                     {angle_reduction::automatic, angle_reduction::supremum, angle_reduction::infimum}) {
+                    // Few levels: many ties between angles.
+                    const auto img = random_image<T>(rng, s.w, s.h, 4, std::is_floating_point_v<T>);
+                    std::vector<double> usable;  // the length must fit every angle
+                    for (const double a : angles)
+                        if (s.length <= (angle_is_steep(a) ? s.h : s.w)) usable.push_back(a);
+                    for (const border_mode m : line_modes)
+                        expect_angles_equal_cpu<T>(img.view(), usable, {s.length, kind, {m, 2.0}, algorithm}, true,
+                                                   std::to_string(s.w) + "x" + std::to_string(s.h) + " " +
+                                                       std::string(to_string(kind)) + " " +
+                                                       std::string(to_string(algorithm)) + " " +
+                                                       std::string(to_string(m)) + " " +
+                                                       std::string(to_string(reduction)),
+                                                   reduction);
+                }
 }
 
 // The case: the orientation map of a 640x640 uint8 image over 180 angles, λ = 41.
