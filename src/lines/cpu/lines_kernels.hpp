@@ -68,7 +68,7 @@ struct line_band_job {
     // replaces it only when strictly better, or always when `first`.
     host_view<typename reduction_word<T>::type> best;
     std::uint32_t angle_rank = 0;
-    bool reduction_reversed = false;  // best holds reversed line_keys::reduction_key keys
+    bool reduction_reversed = false;  // best's keys: line_keys::reduction_key(key, this)
     bool first = false;
     host_view<T> filtered;  // empty: not wanted
     bool want_sum = false;

@@ -25,9 +25,10 @@
 //     fit, in global memory with a grid bounded by a scratch budget. Samples are loaded four
 //     reads ahead (line_reader).
 //   - Extremum and orientation: one atomicMax per output on a word key << r | (max - rank),
-//     rank = position in the plan (sorted by angle value), so the largest key wins (the
-//     smallest, line_keys::reversed, for the other extremum) and ties go to the smallest angle; one word buffer for steep angles, one in oriented (transposed)
-//     layout for flat ones, merged at the end through a shared-memory tile.
+//     rank = position in the plan (sorted by angle value), so the largest key wins (keys as
+//     line_keys::reduction_key orders them: reversed for the other extremum) and ties go to the
+//     smallest angle; one word buffer for steep angles, one in oriented (transposed) layout for
+//     flat ones, merged at the end through a shared-memory tile.
 //   - Spectrum: per-block sums in double in a fixed order, then per angle in block order:
 //     deterministic, exact for integer types (sums < 2^53).
 //   - Filtered images: written in place for steep angles; flat angles write an oriented
