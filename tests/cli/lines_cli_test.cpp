@@ -1,9 +1,11 @@
-// 'granula orientation | spectrum | granulometry | deskew' run as separate processes: their files
-// and printed values equal the C++ API's results, and every mistake gives one "granula: error:"
-// line with exit status 2 (usage) or 1 (runtime).
+// 'granula line_opening | line_closing | line_erosion | line_dilation | orientation | spectrum |
+// granulometry | deskew' run as separate processes: their files and printed values equal the C++
+// API's results, and every mistake gives one "granula: error:" line with exit status 2 (usage) or
+// 1 (runtime).
 #include <gtest/gtest.h>
 #include <png.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -198,6 +200,148 @@ TEST(CliLines, DeskewPrintsTheAngleAndStraightens) {
     EXPECT_EQ(closing.status, 0) << closing.err;
 }
 
+constexpr line_filter_kind all_line_filter_kinds[] = {line_filter_kind::opening, line_filter_kind::closing,
+                                                      line_filter_kind::erosion, line_filter_kind::dilation};
+
+std::string line_command(line_filter_kind kind) { return "line_" + std::string(to_string(kind)); }
+
+// Random pixels of type T written to `name` (its extension picks the format).
+template <class T>
+host_image<T> write_random(const scratch_dir& dir, const std::string& name, std::uint32_t seed) {
+    host_image<T> img = io_test::random_image<T>(61, 43, seed);
+    io::write_image(dir.file(name), host_view<const T>(img.view()));
+    return img;
+}
+
+template <class T>
+void expect_line_filter_at_one_angle(const std::string& extension) {
+    scratch_dir dir;
+    const std::string input = "in." + extension, output = dir.file("out." + extension);
+    const host_image<T> img = write_random<T>(dir, input, 7);
+    for (const line_filter_kind kind : all_line_filter_kinds)
+        for (const double angle : {30.0, 90.0}) {
+            const cli_result r = run_cli({line_command(kind), dir.file(input), output, "--length", "7", "--angle",
+                                          std::to_string(angle), "--device", "cpu"},
+                                         dir);
+            ASSERT_EQ(r.status, 0) << line_command(kind) << " " << angle << ": " << r.err;
+            EXPECT_TRUE(r.out.empty() && r.err.empty()) << r.out << r.err;
+            host_image<T> expected(img.width(), img.height());
+            line_params p{7};
+            p.kind = kind;
+            line_filter<T>(img.view(), expected.view(), angle, p);
+            EXPECT_TRUE(io_test::same_pixels<T>(expected.view(), io::read_image(output)))
+                << line_command(kind) << " at " << angle << " degrees, " << extension;
+        }
+}
+
+TEST(CliLines, LineFiltersAtOneAngleEqualLineFilter) {
+    expect_line_filter_at_one_angle<std::uint8_t>("png");
+    expect_line_filter_at_one_angle<std::uint16_t>("png");
+    expect_line_filter_at_one_angle<float>("npy");  // with NaN and -inf among the pixels
+}
+
+// --mode, --cval, --algorithm and --threads reach line_filter; --time reports on stderr.
+TEST(CliLines, LineFilterOptions) {
+    scratch_dir dir;
+    const host_image<std::uint8_t> img = write_random<std::uint8_t>(dir, "in.png", 11);
+    const std::string output = dir.file("out.png");
+    struct option_case {
+        std::vector<std::string> options;
+        border mode;
+        line_algorithm algorithm;
+    };
+    const option_case cases[] = {
+        {{"--mode", "constant", "--cval", "100", "--algorithm", "stack"},
+         {border_mode::constant, 100},
+         line_algorithm::stack},
+        {{"--mode", "nearest", "--algorithm", "fifo"}, {border_mode::nearest}, line_algorithm::fifo},
+        {{"--mode", "reflect"}, {border_mode::reflect}, line_algorithm::automatic},
+    };
+    for (const option_case& c : cases) {
+        std::vector<std::string> args = {"line_closing", dir.file("in.png"), output, "--length", "9", "--angle", "-20",
+                                         "--device",     "cpu",              "--threads", "1", "--time"};
+        args.insert(args.end(), c.options.begin(), c.options.end());
+        const cli_result r = run_cli(args, dir);
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(r.err.rfind("granula: line_closing on cpu (1 threads): ", 0), 0u) << r.err;
+        EXPECT_NE(r.err.find(" ms compute\n"), std::string::npos) << r.err;
+        host_image<std::uint8_t> expected(img.width(), img.height());
+        const line_params p{9, line_filter_kind::closing, c.mode, c.algorithm};
+        line_filter<std::uint8_t>(img.view(), expected.view(), -20, p);
+        EXPECT_TRUE(io_test::same_pixels<std::uint8_t>(expected.view(), io::read_image(output))) << c.options[1];
+    }
+}
+
+// --angles 12 --reduce max|min: the extremum at each pixel of 12 images filtered one by one.
+TEST(CliLines, LineFiltersOverAnglesTakeTheMaxOrMin) {
+    scratch_dir dir;
+    const host_image<std::uint16_t> img = write_random<std::uint16_t>(dir, "in.png", 13);
+    const std::string output = dir.file("out.png");
+    const std::int64_t w = img.width(), h = img.height();
+    for (const line_filter_kind kind : all_line_filter_kinds) {
+        std::vector<host_image<std::uint16_t>> filtered;
+        for (int i = 0; i < 12; ++i) {
+            line_params p{5};
+            p.kind = kind;
+            line_filter<std::uint16_t>(img.view(), filtered.emplace_back(w, h).view(), 15.0 * i, p);
+        }
+        for (const std::string reduce : {"max", "min"}) {
+            const cli_result r = run_cli({line_command(kind), dir.file("in.png"), output, "--length", "5", "--angles",
+                                          "12", "--reduce", reduce, "--device", "cpu"},
+                                         dir);
+            ASSERT_EQ(r.status, 0) << line_command(kind) << " " << reduce << ": " << r.err;
+            host_image<std::uint16_t> expected(w, h);
+            for (std::int64_t y = 0; y < h; ++y)
+                for (std::int64_t x = 0; x < w; ++x) {
+                    std::uint16_t e = filtered[0].view()(y, x);
+                    for (const auto& f : filtered)
+                        e = reduce == "max" ? std::max(e, f.view()(y, x)) : std::min(e, f.view()(y, x));
+                    expected.view()(y, x) = e;
+                }
+            EXPECT_TRUE(io_test::same_pixels<std::uint16_t>(expected.view(), io::read_image(output)))
+                << line_command(kind) << " --reduce " << reduce;
+        }
+    }
+}
+
+TEST(CliLines, LineFilterErrors) {
+    scratch_dir dir;
+    const std::string page = data_file("page.png"), out = dir.file("out.png");  // page: 384x191 uint8
+    const std::vector<std::string> opening = {"line_opening", page, out, "--length", "5"};
+    const auto with = [&](std::vector<std::string> extra) {
+        std::vector<std::string> args = opening;
+        args.insert(args.end(), extra.begin(), extra.end());
+        return args;
+    };
+    expect_error(opening, 2, "line_opening needs --angle A or --angles N");
+    expect_error(with({"--angle", "30", "--angles", "12"}), 2, "not both");
+    expect_error(with({"--angles", "12"}), 2, "--angles needs --reduce");
+    expect_error(with({"--angle", "30", "--reduce", "max"}), 2, "--reduce needs --angles");
+    expect_error(with({"--angles", "12", "--reduce", "bogus"}), 2, "allowed: auto, max, min");
+    expect_error(with({"--angle", "thirty"}), 2, "--angle needs a number");
+    expect_error(with({"--angles", "0", "--reduce", "max"}), 2, "--angles");
+    expect_error(with({"--angle", "30", "--cval", "x"}), 2, "--cval needs a number");
+    expect_error(with({"--angle", "30", "--threads", "-1"}), 2, "--threads");
+    expect_error(with({"--angle", "30", "--mode", "mirror"}), 2, "allowed: ignore, constant, nearest, reflect");
+    expect_error(with({"--angle", "30", "--mode", "bogus"}), 2, "unknown border mode 'bogus'");
+    expect_error(with({"--angle", "30", "--algorithm", "fast"}), 2, "allowed: auto, fifo, stack");
+    expect_error(with({"--angle", "30", "--colour"}), 2, "unknown option '--colour'");
+    expect_error({"line_closing", page, out, "--angle", "30"}, 2, "line_closing needs --length");
+    expect_error({"line_erosion", page, out, "--length", "0", "--angle", "30"}, 2, "--length");
+    // Like the other line commands': a length the scan lines cannot hold is the user's to fix.
+    expect_error({"line_dilation", page, out, "--length", "192", "--angle", "90", "--device", "cpu"}, 2,
+                 "does not fit");
+    expect_error(
+        {"line_opening", page, out, "--length", "200", "--angles", "12", "--reduce", "min", "--device", "cpu"}, 2,
+        "does not fit");
+    expect_error({"line_opening", page, "--length", "5", "--angle", "30"}, 2, "needs IN and OUT");
+    expect_error({"line_opening", data_file("missing.png"), out, "--length", "5", "--angle", "30"}, 1, "missing.png");
+    expect_error({"line_opening", page, dir.file("out.pfm"), "--length", "5", "--angle", "30", "--device", "cpu"}, 1,
+                 "PFM holds float32");
+    if (!cuda_available()) expect_error(with({"--angle", "30", "--device", "cuda"}), 1, "CUDA");
+    EXPECT_FALSE(std::filesystem::exists(out));
+}
+
 // --device cuda writes the same files as --device cpu.
 TEST(CliLinesGpu, CudaEqualsTheCpu) {
     GRANULA_REQUIRE_GPU();
@@ -219,6 +363,28 @@ TEST(CliLinesGpu, CudaEqualsTheCpu) {
     for (const std::string file :
          {"stripes_supremum.png", "stripes_orientation.png", "stripes_spectrum.csv", "stripes_spectrum.svg", "g.csv"})
         EXPECT_EQ(read_text(dir.file("cuda/" + file)), read_text(dir.file("cpu/" + file))) << file;
+}
+
+// The line filters on the GPU write the CPU's images, at one angle and over angles.
+TEST(CliLinesGpu, LineFiltersOnCudaEqualTheCpu) {
+    GRANULA_REQUIRE_GPU();
+    scratch_dir dir;
+    write_random<std::uint8_t>(dir, "in.png", 17);
+    const std::vector<std::vector<std::string>> angle_options = {{"--angle", "30"}, {"--angle", "45"},
+                                                                 {"--angles", "12", "--reduce", "min"}};
+    for (const line_filter_kind kind : all_line_filter_kinds)
+        for (const auto& angles : angle_options) {
+            for (const std::string device : {"cpu", "cuda"}) {
+                std::vector<std::string> args = {line_command(kind), dir.file("in.png"), dir.file(device + ".png"),
+                                                 "--length", "8", "--device", device, "--time"};
+                args.insert(args.end(), angles.begin(), angles.end());
+                const cli_result r = run_cli(args, dir);
+                ASSERT_EQ(r.status, 0) << line_command(kind) << " " << angles[1] << " " << device << ": " << r.err;
+                EXPECT_EQ(r.err.rfind("granula: " + line_command(kind) + " on " + device, 0), 0u) << r.err;
+            }
+            EXPECT_EQ(read_text(dir.file("cuda.png")), read_text(dir.file("cpu.png")))
+                << line_command(kind) << " " << angles[1];
+        }
 }
 
 TEST(CliLines, Errors) {
