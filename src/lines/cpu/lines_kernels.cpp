@@ -56,8 +56,9 @@ constexpr double wide_speedup = 1.25;
 // Lanes per parallel task, at most.
 constexpr std::int64_t lanes_per_task = 1024;
 
-// Rows ahead that a wide block prefetches its input and output (prefetch_row). 4096x4096 uint8,
-// line(101, 60 or 120), one thread: 24 or 32 rows about 8% faster than 8; 48 and 64 no better.
+// Rows ahead that a wide block prefetches its input (prefetch_row; its output rows go out past
+// the cache, stream_out). 4096x4096 uint8, line(101, 60 or 120), one thread, when the output was
+// prefetched too: 24 or 32 rows about 8% faster than 8; 48 and 64 no better.
 constexpr std::int64_t prefetch_ahead = 24;
 
 // A block streams down its band in segments of segment_rows(L, row bytes) rows (whole van Herk
@@ -186,6 +187,23 @@ inline void from_keys(const typename line_keys<T>::key* __restrict in, T* __rest
         for (std::int64_t i = 0; i < n; ++i) out[i] = line_keys<T>::from_key(in[i], false);
 }
 
+// A wide block's whole row of results goes out past the cache (store_row): written once and not
+// read back soon, its whole lines need not be read from memory first. 4096x4096 uint8, opening by
+// line(101) at 45, 60 and 120 degrees, the two alternated 40 times in one process (AMD EPYC build
+// VM), lower quartiles: two threads 3-7% faster (60 degrees 5.47 -> 5.29 ms), one 7% (8.73 -> 8.09).
+constexpr std::int64_t wide_row_bytes = 256;
+template <class T, std::int64_t V>
+inline void stream_out(const typename line_keys<T>::key* res, T* out, bool closing) {
+    if constexpr (std::is_same_v<T, typename line_keys<T>::key>)
+        if (!closing) {
+            store_row(out, res, V);
+            return;
+        }
+    alignas(64) T row[V];
+    from_keys<T, V>(res, row, closing);
+    store_row(out, row, V);
+}
+
 // The outputs of lanes [lo, hi) of one band row (Lanes > 0: lo = 0, hi = Lanes, known at
 // compile time so the loops vectorise).
 template <class T, std::int64_t Lanes>
@@ -202,7 +220,10 @@ inline void scatter_lanes(const detail::line_band_job<T>& job, const typename li
     }
     if (!job.filtered.empty()) {
         T* filtered = job.filtered.row(r) + col;
-        from_keys<T, Lanes>(res + lo, filtered + lo, closing, hi - lo);
+        if constexpr (Lanes * sizeof(T) >= wide_row_bytes)
+            stream_out<T, Lanes>(res, filtered, closing);
+        else
+            from_keys<T, Lanes>(res + lo, filtered + lo, closing, hi - lo);
     }
     if (job.best.empty()) return;
     using packed = detail::packed_best<T>;
@@ -278,11 +299,10 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
     // A block's row segments are a page apart, which the hardware prefetchers do not follow.
     // Wide blocks only: narrow ones (short lines, the many-angle maps) mostly find their rows
     // in the cache, and the prefetches cost the 640x640 map about 10%.
-    const auto prefetch_row = [&](auto image, std::int64_t r, int write) {
+    const auto prefetch_row = [&](std::int64_t r) {
         if (V == narrow_lanes<K> || r >= r1) return;
-        const char* bytes = reinterpret_cast<const char*>(image.row(r) + c0 + lines.shift[r]);
-        for (std::int64_t b = 0; b < V * static_cast<std::int64_t>(sizeof(T)); b += 64)
-            write ? __builtin_prefetch(bytes + b, 1) : __builtin_prefetch(bytes + b, 0);
+        const char* bytes = reinterpret_cast<const char*>(job.oriented.row(r) + c0 + lines.shift[r]);
+        for (std::int64_t b = 0; b < V * static_cast<std::int64_t>(sizeof(T)); b += 64) __builtin_prefetch(bytes + b, 0);
     };
     // Flat lines on the image: oriented rows [a, b) (image columns, b - a <= G) hold image rows
     // from y0 = c0 + the least shift on, stored transposed, tile_in[(r - a) KT + y - y0].
@@ -348,7 +368,7 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
         for (; source_filled < end; ++source_filled) {
             K* row = source_row(source_filled);
             const std::int64_t r = r0 + source_filled - before;
-            if (r >= r0 && !job.on_image) prefetch_row(job.oriented, r + prefetch_ahead, 0);
+            if (r >= r0 && !job.on_image) prefetch_row(r + prefetch_ahead);
             if (r < r0 || r >= r1) {
                 fill_row(row, source_chunks, pad);
                 continue;
@@ -380,7 +400,6 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
     const auto scatter_row = [&](const detail::line_band_job<T>& to, std::int64_t j,
                                  const K* res) __attribute__((always_inline)) {
         const std::int64_t r = r0 + j;
-        if (!to.filtered.empty() && !to.on_image) prefetch_row(to.filtered, r + prefetch_ahead, 1);
         std::int64_t lo, hi;
         lane_range(r, lo, hi);
         const std::int64_t col = c0 + lines.shift[r];
@@ -565,7 +584,7 @@ double run_blocks(const detail::line_band_job<T>& job) {
         const std::int64_t b_end = std::min(blocks, (task + 1) * blocks_per_task);
         for (std::int64_t b = task * blocks_per_task; b < b_end; ++b)
             sums[static_cast<std::size_t>(b)] = filter_block<T, V>(job, lines.first_line + b * V, scratch);
-        stream_fence();  // the flat blocks' tile rows went out by non-temporal stores
+        stream_fence();  // rows and flat blocks' tile rows went out by non-temporal stores
     });
     sum_type total = 0;
     for (const sum_type s : sums) total += s;  // in block order: the same on every thread count
