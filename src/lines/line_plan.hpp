@@ -24,8 +24,8 @@ struct line_plan {
     // diagonals down the rows at 45 degrees).
     std::int32_t before = 0;
     border mode;
-    // The extremum over angles takes the smallest key, not the largest (line_keys::reduction_key): the
-    // infimum of openings and erosions, the supremum of closings and dilations.
+    // The extremum over angles takes the smallest key, not the largest (line_keys::reduction_key):
+    // the infimum of openings and erosions, the supremum of closings and dilations.
     bool reduction_reversed = false;
     // automatic: each backend picks (its two-stage van Herk/Gil-Werman path where it applies,
     // else fifo).

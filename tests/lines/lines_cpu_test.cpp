@@ -207,10 +207,11 @@ TYPED_TEST(LinesCpu, FlatLinesOnTheImageEqualFifo) {
             }
 }
 
-// Steep lines of 2048 rows or more take wide lane blocks, which prefetch rows ahead of the one
-// they read and write: on views into larger images (rows that start off the cache lines, a
-// stride that is not the width), the image's last rows included, they equal the per-line fifo
-// path, sums included, and leave the pixels outside the output view alone.
+// Steep lines of 2048 rows or more take wide lane blocks, which prefetch the rows they read and
+// write their result rows past the cache, partial lines at the ends by plain stores: on views
+// into larger images (rows that start off the cache lines, a stride that is not the width), the
+// image's last rows included, they equal the per-line fifo path, sums included, and leave the
+// pixels outside the output view alone.
 TYPED_TEST(LinesCpu, WideSteepBlocksOnViewsEqualFifo) {
     using T = TypeParam;
     std::mt19937_64 rng(43);

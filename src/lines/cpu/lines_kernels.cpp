@@ -232,7 +232,8 @@ inline void scatter_lanes(const detail::line_band_job<T>& job, const typename li
     // The order fixed outside the loops, so that they vectorise.
     const auto update = [&]<bool Reversed>(std::bool_constant<Reversed>) {
         if (job.first) {
-            for (std::int64_t i = lo; i < hi; ++i) best[i] = packed::pack(traits::reduction_key(res[i], Reversed), rank);
+            for (std::int64_t i = lo; i < hi; ++i)
+                best[i] = packed::pack(traits::reduction_key(res[i], Reversed), rank);
             return;
         }
         for (std::int64_t i = lo; i < hi; ++i)
@@ -302,7 +303,8 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
     const auto prefetch_row = [&](std::int64_t r) {
         if (V == narrow_lanes<K> || r >= r1) return;
         const char* bytes = reinterpret_cast<const char*>(job.oriented.row(r) + c0 + lines.shift[r]);
-        for (std::int64_t b = 0; b < V * static_cast<std::int64_t>(sizeof(T)); b += 64) __builtin_prefetch(bytes + b, 0);
+        for (std::int64_t b = 0; b < V * static_cast<std::int64_t>(sizeof(T)); b += 64)
+            __builtin_prefetch(bytes + b, 0);
     };
     // Flat lines on the image: oriented rows [a, b) (image columns, b - a <= G) hold image rows
     // from y0 = c0 + the least shift on, stored transposed, tile_in[(r - a) KT + y - y0].
