@@ -5,6 +5,7 @@
 // commands.cpp: a name, a one-line summary and a run function over the arguments after the name.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <span>
@@ -19,6 +20,12 @@ namespace granula::cli {
 
 inline constexpr int exit_runtime_error = 1;
 inline constexpr int exit_usage_error = 2;
+
+// --time's clock: milliseconds since `start`.
+using clock_type = std::chrono::steady_clock;
+inline double milliseconds_since(clock_type::time_point start) {
+    return std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
+}
 
 // A mistake in the command line (exit status 2), as opposed to a failure while running (1).
 class usage_error : public std::runtime_error {

@@ -82,7 +82,7 @@ template <class T, class U>
 double compute(const any_host_image& input, const any_host_image& output, const gaussian_params& p, device where) {
     const auto in = input.view().as<const T>();
     const auto out = output.view().as<U>();
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = clock_type::now();
     if (where == device::cuda) {
         const device_image<T> din = upload<T>(in);
         device_image<U> dout(in.width(), in.height());
@@ -92,7 +92,7 @@ double compute(const any_host_image& input, const any_host_image& output, const 
     } else {
         gaussian<T, U>(in, out, p);
     }
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return milliseconds_since(start);
 }
 
 }  // namespace

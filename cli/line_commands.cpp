@@ -22,7 +22,7 @@ line_params parse_line_params(const parsed_arguments& parsed, std::string_view c
 
 std::vector<double> parse_angle_count(const parsed_arguments& parsed, std::int64_t fallback) {
     const auto text = parsed.value("angles");
-    const std::int64_t n = text ? parse_integer("angles", *text, 1, 1000000) : fallback;
+    const std::int64_t n = text ? parse_integer("angles", *text, 1, max_line_angles) : fallback;
     return evenly_spaced_angles(n);
 }
 

@@ -1,7 +1,6 @@
 // granula line_opening | line_closing | line_erosion | line_dilation IN OUT --length L --angle A:
 // the linear filter along the scan lines of one angle (Karas et al. 2015), or with --angles N
 // --reduce max|min the maximum or minimum over N angles of the filtered images at each pixel.
-#include <chrono>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -47,12 +46,7 @@ angle_choice parse_angle_choice(const parsed_arguments& parsed, const std::strin
     if (!reduce)
         throw usage_error("--angles needs --reduce max or min: the extremum over the angles to write" + see_help);
     const angle_reduction reduction = as_usage_error([&] { return parse_angle_reduction(*reduce); });
-    return {evenly_spaced_angles(parse_integer("angles", *count, 1, max_line_angles)), reduction};
-}
-
-using clock_type = std::chrono::steady_clock;
-double milliseconds_since(clock_type::time_point start) {
-    return std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
+    return {parse_angle_count(parsed, 0), reduction};  // --angles is given
 }
 
 // filter(in, out) on `where`; returns its milliseconds. On the GPU they leave out the transfers

@@ -171,11 +171,6 @@ invocation parse_operation_command(std::span<const std::string_view> arguments) 
     return inv;
 }
 
-using clock_type = std::chrono::steady_clock;
-double milliseconds_since(clock_type::time_point start) {
-    return std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
-}
-
 struct cuda_timings {
     double compute = 0;    // the operation, synchronised
     double transfers = 0;  // upload and download
