@@ -215,10 +215,10 @@ inline void scatter_group(const T* columns, std::int64_t K, T* const* rows, std:
 #else
 // The N x N blocks sit in the 16-byte lanes of the widest register, where the interleaves
 // (vpunpck*) stay: a 512-bit register carries all four blocks of a row, a 256-bit one two.
-// Against 16-byte registers: on
-// AVX2 (AMD EPYC build VM, one thread, 4096x4096 uint8, best of 11 in three rounds) the
-// transpose 3.85 -> 3.36 ms and the flat opening by line(101, 30) 13.1 -> 12.0; on AVX-512
-// (Zen 5) uint8 horizontal chains 10-13% faster.
+// Against 16-byte registers through a stack tile: on AVX2 (AMD EPYC build VM, 4096x4096
+// uint8, best of 11 in three rounds, one thread) the flat opening by line(101, 30) 13.0-13.8
+// -> 11.8-12.1 ms, the image's transpose 3.7-4.0 -> 3.9-4.0; on AVX-512 (Zen 5) uint8
+// horizontal chains 10-13% faster.
 #if defined(__AVX512BW__)
 constexpr std::size_t group_register_bytes = 64;
 #elif defined(__AVX2__)
