@@ -215,10 +215,11 @@ inline void scatter_group(const T* columns, std::int64_t K, T* const* rows, std:
 #else
 // The N x N blocks sit in the 16-byte lanes of the widest register, where the interleaves
 // (vpunpck*) stay: a 512-bit register carries all four blocks of a row, a 256-bit one two.
-// Against 16-byte registers through a stack tile: on AVX2 (AMD EPYC build VM, 4096x4096
-// uint8, best of 11 in three rounds, one thread) the flat opening by line(101, 30) 13.0-13.8
-// -> 11.8-12.1 ms, the image's transpose 3.7-4.0 -> 3.9-4.0; on AVX-512 (Zen 5) uint8
-// horizontal chains 10-13% faster.
+// Against 16-byte registers through a stack tile, AVX2 (AMD EPYC build VM, one thread, medians
+// of 3-5 in alternated rounds): the 4096x4096 opening by line(101, 30) 12.4-13.8 -> 11.8-12.1
+// ms (uint16 24-25 -> 22-24, float32 43-47 -> 39-41), the 640x640 map over 180 angles 52-56 ->
+// 47-48, uint16 and float32 erosions by hline(255) 6.9-7.5 -> 5.6-6.0 and 14-16 -> 12-13;
+// AVX-512 (Zen 5): uint8 horizontal chains 10-13% faster.
 #if defined(__AVX512BW__)
 constexpr std::size_t group_register_bytes = 64;
 #elif defined(__AVX2__)
@@ -226,10 +227,31 @@ constexpr std::size_t group_register_bytes = 32;
 #else
 constexpr std::size_t group_register_bytes = 16;
 #endif
-template <class T>
-struct group_register {
-    typedef T type __attribute__((vector_size(group_register_bytes)));
+template <class T, std::size_t Bytes>
+struct vector_of {
+    typedef T type __attribute__((vector_size(Bytes)));
 };
+template <class T>
+using group_register = vector_of<T, group_register_bytes>;
+
+template <class V, std::size_t... I>
+inline auto concatenate(V low, V high, std::index_sequence<I...>) {
+    return __builtin_shufflevector(low, high, I...);
+}
+// The 16-byte pieces piece(first), piece(first + 1), ... side by side in one register of Bytes,
+// joined in registers (vinserti128): 16-byte moves into a vector in memory read back whole
+// failed store forwarding, and float horizontal chains (hline:255) were 18% slower so.
+template <class T, std::size_t Bytes, class Piece>
+inline typename vector_of<T, Bytes>::type load_pieces(const Piece& piece, std::int64_t first) {
+    if constexpr (Bytes == 16) {
+        typename vector_of<T, 16>::type v;
+        std::memcpy(&v, piece(first), 16);
+        return v;
+    } else {
+        return concatenate(load_pieces<T, Bytes / 2>(piece, first), load_pieces<T, Bytes / 2>(piece, first + Bytes / 32),
+                           std::make_index_sequence<Bytes / sizeof(T)>{});
+    }
+}
 
 template <class V, std::size_t N, std::size_t... I>
 inline V interleave_low_lanes(V a, V b, std::index_sequence<I...>) {
@@ -299,10 +321,8 @@ inline void scatter_group(const T* columns, std::int64_t K, T* const* rows, std:
     for (std::int64_t h = 0; h < group_parts; ++h) {
 #pragma GCC unroll 16
         for (std::int64_t j = 0; j < N; ++j)
-#pragma GCC unroll 4
-            for (std::int64_t b = 0; b < group_lanes; ++b)
-                std::memcpy(reinterpret_cast<char*>(&r[h][j]) + 16 * b,
-                            columns + ((h * group_lanes + b) * N + j) * K, 16);
+            r[h][j] = load_pieces<T, group_register_bytes>(
+                [&](std::int64_t b) { return columns + ((h * group_lanes + b) * N + j) * K; }, 0);
         transpose_lanes<T>(r[h]);
     }
 #pragma GCC unroll 16
