@@ -190,8 +190,8 @@ void window_rows(Src src, Dst dst, std::int64_t n, std::int64_t L, std::int64_t 
 
 // ---- transposes ---------------------------------------------------------------------------------
 // A strip's rows are moved in groups of N rows x 64 bytes (G columns): each row's cache line is
-// read (or written) once, whole, through a small contiguous tile, and the tile is transposed as
-// 64 / 16 blocks of N x N, N = 16 bytes / sizeof(T). Touching the rows 16 bytes at a time
+// read (or written) once, whole, into registers, and the group is transposed as 64 / 16 blocks
+// of N x N, N = 16 bytes / sizeof(T). Touching the rows 16 bytes at a time
 // instead thrashes the L1 cache when the row stride is a multiple of 4 KiB (all rows map to
 // one cache set): that was 3x slower at 4096 columns.
 template <class T>
@@ -288,9 +288,8 @@ inline void transpose_lanes(typename group_register<T>::type* r) {
 constexpr std::int64_t group_parts = 64 / group_register_bytes, group_lanes = group_register_bytes / 16;
 
 // Each row's 64 bytes are loaded (stored) together, register by register: a stack tile
-// written 64 bytes at a time and reloaded a register at a time failed store forwarding (GCC
-// splits unaligned 256-bit moves into 128-bit ones), and uint16 horizontal chains were 20%
-// slower with it.
+// filled by a 64-byte memcpy (which GCC expands as 16-byte moves) and read back 32 bytes at a
+// time failed store forwarding, and uint16 horizontal chains were 20% slower with it.
 template <class T>
 inline void gather_group(const T* const* rows, std::int64_t x, T* columns, std::int64_t K) {
     using V = typename group_register<T>::type;
