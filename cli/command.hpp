@@ -59,6 +59,16 @@ parsed_arguments parse_arguments(std::span<const std::string_view> arguments, st
 double parse_number(std::string_view option, std::string_view text);
 long long parse_integer(std::string_view option, std::string_view text, long long min_value, long long max_value);
 
+// Options that several commands take, with the same meaning.
+inline constexpr option_spec threads_option{"threads", "N", "CPU threads; 0: all hardware threads (default: 0)"};
+inline constexpr option_spec time_option{"time", "", "print the compute time, file I/O excluded, on stderr"};
+// --threads, if given.
+inline std::optional<int> parse_threads_option(const parsed_arguments& parsed) {
+    const auto text = parsed.value("threads");
+    if (!text) return std::nullopt;
+    return static_cast<int>(parse_integer("threads", *text, 0, 4096));
+}
+
 struct command {
     std::string_view name;
     std::string_view summary;

@@ -23,9 +23,9 @@ constexpr option_spec line_filter_options[] = {
     {"cval", "V", "the value outside the image for --mode constant (default: 0)"},
     algorithm_option,
     device_option,
-    {"threads", "N", "CPU threads; 0: all hardware threads (default: 0)"},
+    threads_option,
     to_grey_option,
-    {"time", "", "print the compute time, file I/O excluded, on stderr"},
+    time_option,
 };
 
 // One angle (no reduction), or several and the extremum to take over them.
@@ -92,8 +92,7 @@ int run_line_filter(std::span<const std::string_view> arguments) {
     if (const auto m = parsed.value("mode"))
         params.mode.mode = as_usage_error([&] { return parse_border_mode(*m); });
     if (const auto c = parsed.value("cval")) params.mode.cval = parse_number("cval", *c);
-    if (const auto t = parsed.value("threads"))
-        set_num_threads(static_cast<int>(parse_integer("threads", *t, 0, 4096)));
+    if (const auto threads = parse_threads_option(parsed)) set_num_threads(*threads);
     const bool time = parsed.has_flag("time");
     const device where = parse_device_option(parsed);
 

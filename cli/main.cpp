@@ -39,9 +39,9 @@ using namespace granula::cli;
 // Options every operation takes besides the parameters the registry lists for it.
 constexpr option_spec common_options[] = {
     {"device", "auto|cpu|cuda", "where to compute; auto: CUDA when a GPU is present, else the CPU (default: auto)"},
-    {"threads", "N", "CPU threads; 0: all hardware threads (default: 0)"},
+    threads_option,
     {"to-grey", "", "convert colour input to grey (BT.601 luma) instead of refusing it"},
-    {"time", "", "print the compute time, file I/O excluded, on stderr"},
+    time_option,
     {"help", "", "show this help"},
 };
 
@@ -156,7 +156,7 @@ invocation parse_operation_command(std::span<const std::string_view> arguments) 
             throw usage_error("--device: " + std::string(e.what()));
         }
     }
-    if (const auto t = parsed.value("threads")) inv.threads = static_cast<int>(parse_integer("threads", *t, 0, 4096));
+    inv.threads = parse_threads_option(parsed);
     inv.to_grey = parsed.has_flag("to-grey");
     inv.time = parsed.has_flag("time");
 
