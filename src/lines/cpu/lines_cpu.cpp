@@ -270,9 +270,10 @@ template <class T>
 void filter_angles_in_groups(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
     using traits = line_keys<T>;
     constexpr auto group = static_cast<std::size_t>(detail::packed_best<T>::ranks);
-    // The groups compare extrema by to_key, which is exact for integer pixels (float NaN, the
-    // reductions' largest, has the lowest key).
-    static_assert(std::is_integral_v<T> || group >= vectorised_angles_max, "float pixels would need NaN's rule");
+    // The groups compare extrema by their keys in the reduction's order, as within a group.
+    const auto ordered = [&](T v) {
+        return traits::reduction_key(traits::to_key(v, plan.closing), plan.reduction_reversed);
+    };
     const bool want_best = !out.extremum.empty() || !out.orientation.empty();
     const std::span<const detail::line_angle_plan> angles = plan.angles;
     if (angles.size() <= group || !want_best) {
@@ -300,8 +301,7 @@ void filter_angles_in_groups(host_view<const T> in, const detail::line_plan& pla
             for (std::int64_t x = 0; x < w; ++x) {
                 T& value = running.extremum.row(y)[x];
                 const T candidate = group_extremum.view().row(y)[x];
-                const auto key = traits::to_key(value, plan.closing), other = traits::to_key(candidate, plan.closing);
-                if (!(plan.reduction_reversed ? other < key : key < other)) continue;
+                if (!(ordered(value) < ordered(candidate))) continue;
                 value = candidate;
                 if (!out.orientation.empty()) out.orientation.row(y)[x] = group_orientation.view().row(y)[x];
             }
