@@ -405,20 +405,8 @@ TYPED_TEST(LinesCpu, ReductionsOverAnglesMatchSingleAngles) {
                  {angle_reduction::automatic, angle_reduction::supremum, angle_reduction::infimum}) {
                 const std::string what = std::string(to_string(kind)) + ", " + std::string(to_string(algorithm)) +
                                          ", " + std::string(to_string(reduction));
-                std::vector<host_image<T>> filtered_storage;
-                std::vector<host_view<T>> views;
-                for (std::size_t i = 0; i < angles.size(); ++i) filtered_storage.emplace_back(w, h);
-                for (auto& f : filtered_storage) views.push_back(f.view());
-                host_image<T> extremum(w, h);
-                host_image<std::int32_t> orientation(w, h);
-                std::vector<double> spectrum(angles.size());
-                host_line_outputs<T> out;
-                out.extremum = extremum.view();
-                out.orientation = orientation.view();
-                out.reduction = reduction;
-                out.spectrum = spectrum;
-                out.filtered = views;
-                line_filter_angles<T>(img.view(), angles, {9, kind, {}, algorithm}, out);
+                host_line_results<T> got(w, h, angles.size(), true);
+                line_filter_angles<T>(img.view(), angles, {9, kind, {}, algorithm}, got.outputs(reduction));
                 // "Better" for the reduction: larger for the supremum (Eq. 3's for openings and
                 // erosions), smaller for the infimum; NaN best.
                 const bool largest = reduction == angle_reduction::supremum ||
@@ -430,15 +418,15 @@ TYPED_TEST(LinesCpu, ReductionsOverAnglesMatchSingleAngles) {
                     return largest ? a > b : a < b;
                 };
                 for (std::size_t i = 0; i < angles.size(); ++i) {
-                    ASSERT_TRUE(equal_images<T>(filtered_storage[i].view(), singles[i].view()))
+                    ASSERT_TRUE(equal_images<T>(got.filtered[i].view(), singles[i].view()))
                         << what << ", angle " << angles[i];
                     double sum = 0;
                     for (std::int64_t y = 0; y < h; ++y)
                         for (std::int64_t x = 0; x < w; ++x) sum += static_cast<double>(singles[i].view()(y, x));
                     if (std::isnan(sum)) {
-                        EXPECT_TRUE(std::isnan(spectrum[i])) << what;
+                        EXPECT_TRUE(std::isnan(got.spectrum[i])) << what;
                     } else {
-                        EXPECT_NEAR(spectrum[i], sum, 1e-9 * std::abs(sum)) << what << ", angle " << angles[i];
+                        EXPECT_NEAR(got.spectrum[i], sum, 1e-9 * std::abs(sum)) << what << ", angle " << angles[i];
                     }
                 }
                 for (std::int64_t y = 0; y < h; ++y)
@@ -449,9 +437,9 @@ TYPED_TEST(LinesCpu, ReductionsOverAnglesMatchSingleAngles) {
                             if (better(v, b) || (!better(b, v) && same_pixel(v, b) && angles[i] < angles[best]))
                                 best = i;
                         }
-                        ASSERT_TRUE(same_pixel(extremum.view()(y, x), singles[best].view()(y, x)))
+                        ASSERT_TRUE(same_pixel(got.extremum.view()(y, x), singles[best].view()(y, x)))
                             << what << " at " << y << "," << x;
-                        ASSERT_EQ(orientation.view()(y, x), static_cast<std::int32_t>(best))
+                        ASSERT_EQ(got.orientation.view()(y, x), static_cast<std::int32_t>(best))
                             << what << " at " << y << "," << x;
                     }
             }

@@ -215,21 +215,8 @@ void expect_angles_equal_cpu(host_view<const T> img, const std::vector<double>& 
     SCOPED_TRACE(what);
     const std::int64_t w = img.width(), h = img.height();
     const std::size_t n = angles.size();
-    host_image<T> extremum(w, h);
-    host_image<std::int32_t> orientation(w, h);
-    std::vector<double> spectrum(n);
-    std::vector<host_image<T>> filtered;
-    std::vector<host_view<T>> filtered_views;
-    if (with_filtered)
-        for (std::size_t i = 0; i < n; ++i) filtered.emplace_back(w, h);
-    for (auto& f : filtered) filtered_views.push_back(f.view());
-    host_line_outputs<T> out;
-    out.extremum = extremum.view();
-    out.orientation = orientation.view();
-    out.reduction = reduction;
-    out.spectrum = spectrum;
-    out.filtered = filtered_views;
-    line_filter_angles<T>(img, angles, params, out);
+    host_line_results<T> cpu(w, h, n, with_filtered);
+    line_filter_angles<T>(img, angles, params, cpu.outputs(reduction));
 
     const padded_device<T> d_in(img, 3, T{9});
     device_image<T> d_extremum(w, h);
@@ -248,20 +235,20 @@ void expect_angles_equal_cpu(host_view<const T> img, const std::vector<double>& 
     d_out.filtered = d_filtered_views;
     line_filter_angles<T>(device_view<const T>(d_in.view), angles, params, d_out);
 
-    ASSERT_TRUE(equal_images<T>(download<T>(d_extremum.view()).view(), extremum.view())) << "extremum";
-    ASSERT_TRUE(equal_images<std::int32_t>(download<std::int32_t>(d_orientation.view()).view(), orientation.view()))
+    ASSERT_TRUE(equal_images<T>(download<T>(d_extremum.view()).view(), cpu.extremum.view())) << "extremum";
+    ASSERT_TRUE(equal_images<std::int32_t>(download<std::int32_t>(d_orientation.view()).view(), cpu.orientation.view()))
         << "orientation";
     for (std::size_t i = 0; i < n; ++i) {
         if (with_filtered) {
-            ASSERT_TRUE(equal_images<T>(download<T>(d_filtered[i].view()).view(), filtered[i].view()))
+            ASSERT_TRUE(equal_images<T>(download<T>(d_filtered[i].view()).view(), cpu.filtered[i].view()))
                 << "filtered, angle " << angles[i];
         }
-        if (std::isnan(spectrum[i])) {
+        if (std::isnan(cpu.spectrum[i])) {
             EXPECT_TRUE(std::isnan(d_spectrum[i])) << "angle " << angles[i];
         } else if (std::is_floating_point_v<T>) {
-            EXPECT_NEAR(d_spectrum[i], spectrum[i], 1e-12 * std::abs(spectrum[i])) << "angle " << angles[i];
+            EXPECT_NEAR(d_spectrum[i], cpu.spectrum[i], 1e-12 * std::abs(cpu.spectrum[i])) << "angle " << angles[i];
         } else {
-            EXPECT_EQ(d_spectrum[i], spectrum[i]) << "angle " << angles[i];
+            EXPECT_EQ(d_spectrum[i], cpu.spectrum[i]) << "angle " << angles[i];
         }
     }
 }

@@ -6,9 +6,11 @@
 #include <limits>
 #include <random>
 #include <type_traits>
+#include <vector>
 
 #include "granula/core/border.hpp"
 #include "granula/core/image.hpp"
+#include "granula/lines/lines.hpp"
 #include "support/morphology_cases.hpp"
 
 namespace granula::test_support {
@@ -33,6 +35,34 @@ inline bool angle_is_steep(double angle) {
     const double a = std::fmod(std::fmod(angle, 180.0) + 180.0, 180.0);
     return a > 45.0 && a < 135.0;
 }
+
+// Host images for every output of line_filter_angles over n angles (the filtered images only
+// when asked for), and the outputs that write them.
+template <class T>
+struct host_line_results {
+    host_image<T> extremum;
+    host_image<std::int32_t> orientation;
+    std::vector<double> spectrum;
+    std::vector<host_image<T>> filtered;
+
+    host_line_results(std::int64_t w, std::int64_t h, std::size_t n, bool with_filtered)
+        : extremum(w, h), orientation(w, h), spectrum(n) {
+        if (with_filtered)
+            for (std::size_t i = 0; i < n; ++i) filtered_views_.push_back(filtered.emplace_back(w, h).view());
+    }
+    host_line_outputs<T> outputs(angle_reduction reduction) {
+        host_line_outputs<T> out;
+        out.extremum = extremum.view();
+        out.orientation = orientation.view();
+        out.reduction = reduction;
+        out.spectrum = spectrum;
+        out.filtered = filtered_views_;
+        return out;
+    }
+
+private:
+    std::vector<host_view<T>> filtered_views_;
+};
 
 constexpr border_mode line_modes[] = {border_mode::ignore, border_mode::constant, border_mode::nearest,
                                       border_mode::reflect};
