@@ -156,17 +156,18 @@ TYPED_TEST(LinesCpu, StreamedSegmentsEqualReference) {
 
 // One angle's automatic path against the per-line fifo path on img (w x h; inside: the output
 // is a view at an odd offset of a larger image too): equal images and sums, and the output's
-// pixels outside its view left alone.
+// pixels outside its view left alone. The output's rows are w + spare_columns apart.
 template <class T>
 void expect_automatic_equals_fifo(host_view<const T> img, bool inside, double angle, std::int64_t length,
-                                  line_filter_kind kind, border_mode m, const std::string& what) {
+                                  line_filter_kind kind, border_mode m, const std::string& what,
+                                  std::int64_t spare_columns = 11) {
     const std::int64_t w = img.width(), h = img.height();
     std::vector<host_image<T>> results;
     std::vector<std::vector<double>> spectra;
     for (const auto algorithm : {line_algorithm::automatic, line_algorithm::fifo}) {
-        results.emplace_back(w + 11, h + 3);
+        results.emplace_back(w + spare_columns, h + 3);
         for (std::int64_t y = 0; y < h + 3; ++y)  // untouched outside the view
-            std::fill_n(results.back().view().row(y), w + 11, T(7));
+            std::fill_n(results.back().view().row(y), w + spare_columns, T(7));
         spectra.emplace_back(1);
         const host_view<T> filtered[] = {inside ? results.back().view().subview(5, 2, w, h)
                                                 : results.back().view().subview(0, 0, w, h)};
@@ -183,16 +184,21 @@ void expect_automatic_equals_fifo(host_view<const T> img, bool inside, double an
 // Flat lines with no reductions over angles are read from and written to the image through
 // small transposed tiles and pieces of several tiles: long lines (wide lane blocks) and short
 // ones, rising and falling, images whose rows start off the cache lines (views into larger
-// images), equal the per-line fifo path, sums included.
+// images, and rows a whole number of cache lines apart, where every row's lines fall on the
+// same columns), equal the per-line fifo path, sums included.
 TYPED_TEST(LinesCpu, FlatLinesOnTheImageEqualFifo) {
     using T = TypeParam;
     std::mt19937_64 rng(31);
     // 70 and 64 columns: a block's tiles gather the image's last 64 columns (uint8).
-    for (const auto& [w, h] : {std::pair<std::int64_t, std::int64_t>{2100, 301}, {333, 97}, {70, 45}, {64, 130}})
+    struct image_size {
+        std::int64_t w, h, spare_columns;
+    };
+    for (const auto& [w, h, spare] : {image_size{2100, 301, 9}, image_size{333, 97, 9}, image_size{70, 45, 9},
+                                      image_size{64, 130, 9}, image_size{1024, 300, 64}})
         for (const double angle : {0.0, 7.5, 30.0, 44.9, 136.0, 170.0})
             for (const bool inside : {false, true}) {
                 // inside: the input and output are views at odd offsets of larger images.
-                auto big_in = random_image<T>(rng, w + 9, h + 2, 50, false);
+                auto big_in = random_image<T>(rng, w + spare, h + 2, 50, false);
                 const host_view<const T> img =
                     inside ? big_in.view().subview(3, 1, w, h) : big_in.view().subview(0, 0, w, h);
                 const std::int64_t longest = std::min<std::int64_t>(150, w);
@@ -203,7 +209,8 @@ TYPED_TEST(LinesCpu, FlatLinesOnTheImageEqualFifo) {
                             img, inside, angle, length, kind, m,
                             std::to_string(w) + "x" + std::to_string(h) + " angle " + std::to_string(angle) +
                                 " length " + std::to_string(length) + " " + std::string(to_string(kind)) + " " +
-                                std::string(to_string(m)) + (inside ? " inside" : ""));
+                                std::string(to_string(m)) + (inside ? " inside" : ""),
+                            spare);
             }
 }
 
