@@ -219,36 +219,23 @@ void expect_angles_equal_cpu(host_view<const T> img, const std::vector<double>& 
     line_filter_angles<T>(img, angles, params, cpu.outputs(reduction));
 
     const padded_device<T> d_in(img, 3, T{9});
-    device_image<T> d_extremum(w, h);
-    device_image<std::int32_t> d_orientation(w, h);
-    std::vector<double> d_spectrum(n, -1.0);
-    std::vector<device_image<T>> d_filtered;
-    std::vector<device_view<T>> d_filtered_views;
-    if (with_filtered)
-        for (std::size_t i = 0; i < n; ++i) d_filtered.emplace_back(w, h);
-    for (auto& f : d_filtered) d_filtered_views.push_back(f.view());
-    device_line_outputs<T> d_out;
-    d_out.extremum = d_extremum.view();
-    d_out.orientation = d_orientation.view();
-    d_out.reduction = reduction;
-    d_out.spectrum = d_spectrum;
-    d_out.filtered = d_filtered_views;
-    line_filter_angles<T>(device_view<const T>(d_in.view), angles, params, d_out);
+    device_line_results<T> gpu(w, h, n, with_filtered);
+    line_filter_angles<T>(device_view<const T>(d_in.view), angles, params, gpu.outputs(reduction));
 
-    ASSERT_TRUE(equal_images<T>(download<T>(d_extremum.view()).view(), cpu.extremum.view())) << "extremum";
-    ASSERT_TRUE(equal_images<std::int32_t>(download<std::int32_t>(d_orientation.view()).view(), cpu.orientation.view()))
+    ASSERT_TRUE(equal_images<T>(download<T>(gpu.extremum.view()).view(), cpu.extremum.view())) << "extremum";
+    ASSERT_TRUE(equal_images<std::int32_t>(download<std::int32_t>(gpu.orientation.view()).view(), cpu.orientation.view()))
         << "orientation";
     for (std::size_t i = 0; i < n; ++i) {
         if (with_filtered) {
-            ASSERT_TRUE(equal_images<T>(download<T>(d_filtered[i].view()).view(), cpu.filtered[i].view()))
+            ASSERT_TRUE(equal_images<T>(download<T>(gpu.filtered[i].view()).view(), cpu.filtered[i].view()))
                 << "filtered, angle " << angles[i];
         }
         if (std::isnan(cpu.spectrum[i])) {
-            EXPECT_TRUE(std::isnan(d_spectrum[i])) << "angle " << angles[i];
+            EXPECT_TRUE(std::isnan(gpu.spectrum[i])) << "angle " << angles[i];
         } else if (std::is_floating_point_v<T>) {
-            EXPECT_NEAR(d_spectrum[i], cpu.spectrum[i], 1e-12 * std::abs(cpu.spectrum[i])) << "angle " << angles[i];
+            EXPECT_NEAR(gpu.spectrum[i], cpu.spectrum[i], 1e-12 * std::abs(cpu.spectrum[i])) << "angle " << angles[i];
         } else {
-            EXPECT_EQ(d_spectrum[i], cpu.spectrum[i]) << "angle " << angles[i];
+            EXPECT_EQ(gpu.spectrum[i], cpu.spectrum[i]) << "angle " << angles[i];
         }
     }
 }

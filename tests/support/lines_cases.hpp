@@ -36,22 +36,23 @@ inline bool angle_is_steep(double angle) {
     return a > 45.0 && a < 135.0;
 }
 
-// Host images for every output of line_filter_angles over n angles (the filtered images only
-// when asked for), and the outputs that write them.
-template <class T>
-struct host_line_results {
-    host_image<T> extremum;
-    host_image<std::int32_t> orientation;
+// Images (host or device) for every output of line_filter_angles over n angles (the filtered
+// images only when asked for), and the outputs that write them. The spectrum starts at -1, so
+// that a value left unwritten differs from the other backend's.
+template <class Space, class T>
+struct line_results {
+    image<T, Space> extremum;
+    image<std::int32_t, Space> orientation;
     std::vector<double> spectrum;
-    std::vector<host_image<T>> filtered;
+    std::vector<image<T, Space>> filtered;
 
-    host_line_results(std::int64_t w, std::int64_t h, std::size_t n, bool with_filtered)
-        : extremum(w, h), orientation(w, h), spectrum(n) {
+    line_results(std::int64_t w, std::int64_t h, std::size_t n, bool with_filtered)
+        : extremum(w, h), orientation(w, h), spectrum(n, -1.0) {
         if (with_filtered)
             for (std::size_t i = 0; i < n; ++i) filtered_views_.push_back(filtered.emplace_back(w, h).view());
     }
-    host_line_outputs<T> outputs(angle_reduction reduction) {
-        host_line_outputs<T> out;
+    line_angle_outputs<Space, T> outputs(angle_reduction reduction) {
+        line_angle_outputs<Space, T> out;
         out.extremum = extremum.view();
         out.orientation = orientation.view();
         out.reduction = reduction;
@@ -61,8 +62,12 @@ struct host_line_results {
     }
 
 private:
-    std::vector<host_view<T>> filtered_views_;
+    std::vector<image_view<T, Space>> filtered_views_;
 };
+template <class T>
+using host_line_results = line_results<host_memory, T>;
+template <class T>
+using device_line_results = line_results<device_memory, T>;
 
 constexpr border_mode line_modes[] = {border_mode::ignore, border_mode::constant, border_mode::nearest,
                                       border_mode::reflect};
