@@ -8,6 +8,7 @@
 //
 //   bench_gpu_shapes [--size N] [--reps N] [--warmup N] [--buffers N] [--type uint8|uint16|float32]
 //                    [--op erosion|dilation|opening|...] [--mode ignore|reflect|...] [--shapes line:63:45,disk:31,...]
+//   A shape "as-mask:SPEC" is SPEC's footprint given as a plain mask (the generic mask path).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -82,7 +83,11 @@ void bench(const options& o) {
                 o.buffers);
     std::printf("%-16s %10s %12s %8s\n", "element", "copy ms", "granula ms", "x copy");
     for (const auto& spec : o.shapes) {
-        const auto se = structuring_element::parse(spec);
+        // "as-mask:SPEC": SPEC's footprint as a plain mask, through the generic mask path.
+        const std::string_view mask_prefix = "as-mask:";
+        const auto se = spec.rfind(mask_prefix, 0) == 0
+                            ? structuring_element::from_mask(structuring_element::parse(spec.substr(mask_prefix.size())).footprint())
+                            : structuring_element::parse(spec);
         const double ms = median_ms(o.reps, o.warmup, timing, [&](int i) {
             morphology<T>(op, pick_in(i), pick_out(i), se, {o.mode, 0.0});
         });

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "core/border_index.hpp"
@@ -657,11 +658,6 @@ struct runs_args {
     int sw = 0, sh = 0;    // the staged tile, sw a multiple of P
 };
 
-// The 32 bits at byte offset 4 * w + shift / 8 of shared memory (shift in {0, 8, 16, 24}).
-__device__ __forceinline__ std::uint32_t shared_word(const std::uint32_t* S, int w, unsigned shift) {
-    return shift == 0 ? S[w] : __funnelshift_r(S[w], S[w + 1], shift);
-}
-
 template <class T, bool Max, int ThreadsY>
 __global__ void __launch_bounds__(runs_threads_x * ThreadsY, ThreadsY == 2 ? 3 : 2)
     runs_kernel(const runs_args<T> a, const run_table t) {
@@ -690,17 +686,20 @@ __global__ void __launch_bounds__(runs_threads_x * ThreadsY, ThreadsY == 2 ? 3 :
             // Inside the image: no border rule; 4-byte loads (the two aligned words around each
             // unaligned one, funnel-shifted; the second shares an aligned word with the row's
             // last pixel at most) straight into shared-memory words.
-            const T* src = a.in + Y0 * a.in_stride + X0;
+            // Row pointers step by ThreadsY rows (no 64-bit multiply a row).
+            const i64 row_bytes = a.in_stride * static_cast<i64>(sizeof(T));
+            const unsigned char* bytes = reinterpret_cast<const unsigned char*>(a.in + (Y0 + ty) * a.in_stride + X0);
+            std::uint32_t* dst = W32 + ty * row_words;
 #pragma unroll 4
             for (int r = ty; r < SH; r += runs_threads_y) {
-                const unsigned char* bytes = reinterpret_cast<const unsigned char*>(src + r * a.in_stride);
                 const unsigned mis = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(bytes) & 3);
                 const std::uint32_t* words = reinterpret_cast<const std::uint32_t*>(bytes - mis);
-                std::uint32_t* dst = W32 + r * row_words;
                 for (int d = tx; d < row_words; d += runs_threads_x) {
                     const std::uint32_t lo = __ldg(words + d);
                     dst[d] = mis == 0 ? lo : __funnelshift_r(lo, __ldg(words + d + 1), 8 * mis);
                 }
+                bytes += runs_threads_y * row_bytes;
+                dst += runs_threads_y * row_words;
             }
         } else {
             for (int r = ty; r < SH; r += runs_threads_y) {
@@ -719,48 +718,62 @@ __global__ void __launch_bounds__(runs_threads_x * ThreadsY, ThreadsY == 2 ? 3 :
         for (int k = 0; k < t.levels; ++k) {
             if (k > 0) {
                 // level k from level k - 1, in place in increasing order (steps point forward): a
-                // chunk reads only entries no earlier chunk wrote, and writes after every thread
-                // has read it.
+                // batch reads only entries no earlier batch wrote, and writes after every thread
+                // has read it. Whole batches without bounds tests, then the last one with them.
                 const int hb = t.step[k];
                 const int q = hb >> 2, limit = total_words - q;
                 const unsigned shift = static_cast<unsigned>(hb & 3) * 8;
-                constexpr int B = 8;
-                for (int base = 0; base < limit; base += B * runs_block) {
-                    std::uint32_t v[B];
+                const auto build = [&](auto shifted) {
+                    // uint8 64-row tiles: 4 words a batch, as 8 spill (their accumulators are split u16x2 pairs).
+                    constexpr int B = sizeof(T) == 1 && ThreadsY == 4 ? 4 : 8, batch = B * runs_block;
+                    const auto level_word = [&](int i) {
+                        return pick_word<T, Max>(S32[i], decltype(shifted)::value
+                                                             ? __funnelshift_r(S32[i + q], S32[i + q + 1], shift)
+                                                             : S32[i + q]);
+                    };
+                    int base = 0;
+                    for (; base + batch <= limit; base += batch) {
+                        std::uint32_t v[B];
 #pragma unroll
-                    for (int b = 0; b < B; ++b) {
-                        const int i = base + b * runs_block + lin;
-                        if (i < limit) v[b] = pick_word<T, Max>(S32[i], shared_word(S32, i + q, shift));
-                    }
-                    __syncthreads();
+                        for (int b = 0; b < B; ++b) v[b] = level_word(base + b * runs_block + lin);
+                        __syncthreads();
 #pragma unroll
-                    for (int b = 0; b < B; ++b) {
-                        const int i = base + b * runs_block + lin;
-                        if (i < limit) W32[i] = v[b];
+                        for (int b = 0; b < B; ++b) W32[base + b * runs_block + lin] = v[b];
                     }
-                }
+                    if (base < limit) {
+                        std::uint32_t v[B];
+#pragma unroll
+                        for (int b = 0; b < B; ++b) {
+                            const int i = base + b * runs_block + lin;
+                            if (i < limit) v[b] = level_word(i);
+                        }
+                        __syncthreads();
+#pragma unroll
+                        for (int b = 0; b < B; ++b) {
+                            const int i = base + b * runs_block + lin;
+                            if (i < limit) W32[i] = v[b];
+                        }
+                    }
+                };
+                if (shift == 0)
+                    build(std::false_type{});
+                else
+                    build(std::true_type{});
                 __syncthreads();
             }
             const int j_end = t.level_end[k];
+            // Each lookup's rows by a pointer stepping ThreadsY rows (an add a row, not a multiply).
+            const int row_step = runs_threads_y * row_words;
+            const auto look = [&](int offset) {
+                const std::uint32_t* w = S32 + base_word + (offset >> 2);
+                const unsigned s = static_cast<unsigned>(offset & 3) * 8;
+#pragma unroll
+                for (int i = 0; i < runs_rows; ++i, w += row_step)
+                    acc[i] = Op::apply(acc[i], V::unpack(V::from_bits(s == 0 ? w[0] : __funnelshift_r(w[0], w[1], s))));
+            };
             for (int j = k == 0 ? 0 : t.level_end[k - 1]; j < j_end; ++j) {
-                const int o1 = t.offset[j], o2 = t.second[j];
-                const int w1 = base_word + (o1 >> 2);
-                const unsigned s1 = static_cast<unsigned>(o1 & 3) * 8;
-                if (o2 < 0) {
-#pragma unroll
-                    for (int i = 0; i < runs_rows; ++i)
-                        acc[i] = Op::apply(acc[i], V::unpack(V::from_bits(
-                                                       shared_word(S32, w1 + i * runs_threads_y * row_words, s1))));
-                } else {
-                    const int w2 = base_word + (o2 >> 2);
-                    const unsigned s2 = static_cast<unsigned>(o2 & 3) * 8;
-#pragma unroll
-                    for (int i = 0; i < runs_rows; ++i) {
-                        const int d = i * runs_threads_y * row_words;
-                        acc[i] = Op::apply(acc[i], V::unpack(V::from_bits(shared_word(S32, w1 + d, s1))));
-                        acc[i] = Op::apply(acc[i], V::unpack(V::from_bits(shared_word(S32, w2 + d, s2))));
-                    }
-                }
+                look(t.offset[j]);
+                if (t.second[j] >= 0) look(t.second[j]);
             }
         }
         const i64 x0 = tx0 + static_cast<i64>(tx) * P;

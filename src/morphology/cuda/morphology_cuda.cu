@@ -203,6 +203,30 @@ std::vector<run_group> run_groups(const granula::detail::element_plan& plan, boo
     return groups;
 }
 
+// A line at an angle whose periodic line repeats its period at most `max_folded_repeats` times
+// (line:63:30: twice) becomes runs alone: its period's runs read at every repeat, in one runs
+// pass (the period then a pair level of that pass), with no sheared pass over a padded
+// intermediate after it. Unchanged when those runs would not fit the runs kernel's tiles.
+template <class T>
+void fold_short_periodic_line(run_group& g, bool maximum) {
+    if (g.rest.size() != 1) return;
+    const line_segment& s = g.rest[0];
+    if (s.horizontal() || s.vertical() || s.length > detail::tuning_policy::max_folded_repeats) return;
+    // The pass over the periodic line reads x + (k - origin) * (dx, dy), k in [0, length), or
+    // those offsets negated for a dilation.
+    const long long sign = maximum ? -1 : 1;
+    std::vector<detail::run_term> terms;
+    for (long long k = 0; k < s.length; ++k)
+        for (const auto& t : g.terms)
+            terms.push_back({t.x + sign * (k - s.origin) * s.dx, t.y + sign * (k - s.origin) * s.dy, t.length,
+                             t.vertical});
+    detail::runs_plan runs = detail::plan_runs<T>(terms);
+    if (!runs) return;
+    g.terms = std::move(terms);
+    g.rest.clear();
+    g.runs = std::move(runs);
+}
+
 // The general path without padded copies where it can: each run group's runs and shifted
 // accumulation in one shared-memory pass that reads the input through its border rule
 // (runs_pass); groups with further segments run them over a padded intermediate, and the pass
@@ -222,9 +246,10 @@ bool erode_or_dilate_fused(device_view<const T> in, device_view<T> out, const gr
         }
     }
     std::vector<run_group> groups = run_groups(plan, maximum);
+    if (groups.size() == 1) fold_short_periodic_line<T>(groups[0], maximum);
     const detail::runs_launches* direct = nullptr;
     for (auto& g : groups) {
-        g.runs = detail::plan_runs<T>(g.terms);
+        if (!g.runs) g.runs = detail::plan_runs<T>(g.terms);
         if (!g.runs) return false;
         if (g.rest.empty()) direct = g.runs.get();
     }
