@@ -20,6 +20,7 @@
 #include "lines/scan_line_filter.hpp"
 #include "lines/scan_lines.hpp"
 #include "morphology/cuda/line_pass.cuh"
+#include "morphology/cuda/pair_levels.hpp"
 #include "morphology/cuda/tuning.hpp"
 #include "morphology/cuda/words.cuh"
 
@@ -204,7 +205,7 @@ std::vector<run_group> run_groups(const granula::detail::element_plan& plan, boo
 }
 
 // A line at an angle whose periodic line repeats its period at most `max_folded_repeats` times
-// (line:63:30: twice) becomes runs alone: its period's runs read at every repeat, in one runs
+// (line:63:30: twice), of at most 64 pixels, becomes runs alone: its period's runs read at every repeat, in one runs
 // pass (the period then a pair level of that pass), with no sheared pass over a padded
 // intermediate after it. Unchanged when those runs would not fit the runs kernel's tiles.
 template <class T>
@@ -215,6 +216,11 @@ void fold_short_periodic_line(run_group& g, bool maximum) {
     // The pass over the periodic line reads x + (k - origin) * (dx, dy), k in [0, length), or
     // those offsets negated for a dilation.
     const long long sign = maximum ? -1 : 1;
+    // Only while the pair levels can plan over every pixel (more anchors than that: one lookup
+    // each, dearer than the sheared pass saved).
+    long long pixels = 0;
+    for (const auto& t : g.terms) pixels += t.length * s.length;
+    if (pixels > static_cast<long long>(detail::pair_levels_max_anchors)) return;
     std::vector<detail::run_term> terms;
     for (long long k = 0; k < s.length; ++k)
         for (const auto& t : g.terms)
