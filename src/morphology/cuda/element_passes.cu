@@ -618,8 +618,13 @@ void sheared_words(device_view<const typename V::elem> in, device_view<typename 
 // pixels of 16 rows: every lookup is one 32-bit word (two, funnel-shifted, when the term's
 // start is not word aligned; the shift is the same for the whole block), min/max on packed
 // lanes (uint8 as two u16x2 halves).
+// The kernel is bound by instruction issue (Nsight Compute, line:63:30 at 16384^2: issue slots
+// 64% busy, DRAM 39%), so it avoids per-row address multiplies, per-word bounds tests and
+// branches on uniform shifts (stop 53: line:255:30 692 -> 593 M warp instructions, disk:31
+// 3318 -> 3018 M; 3-12% faster end to end, docs/benchmarks.md). 128-row tiles (ThreadsY = 8,
+// one block an SM) were within 2% either way, float32 line:255:30 7% slower: not kept.
 // Tile height, chosen per launch: 64 rows (ThreadsY = 4, __launch_bounds__(512, 2), 64 registers;
-// uint8 spills 76 bytes) where that tile fits runs_max_shared, else 32 (ThreadsY = 2). One H200,
+// uint8 spills 64 bytes) where that tile fits runs_max_shared, else 32 (ThreadsY = 2). One H200,
 // 16384^2 uint8 erosion, with the pair levels: 64-row tiles took line:255:30 from 1.886 to 1.597
 // ms, line:1001:60 from 3.271 to 2.589 and disk:31 from 5.247 to 4.591 (the reach's extra rows
 // staged and built once per 64 rows); at 64 rows alone fewer elements would fit (the others take
@@ -685,8 +690,8 @@ __global__ void __launch_bounds__(runs_threads_x * ThreadsY, ThreadsY == 2 ? 3 :
         if (X0 >= 0 && X0 + SW <= a.in_w && Y0 >= 0 && Y0 + SH <= a.in_h) {
             // Inside the image: no border rule; 4-byte loads (the two aligned words around each
             // unaligned one, funnel-shifted; the second shares an aligned word with the row's
-            // last pixel at most) straight into shared-memory words.
-            // Row pointers step by ThreadsY rows (no 64-bit multiply a row).
+            // last pixel at most) straight into shared-memory words; the row pointer steps by
+            // ThreadsY rows (no 64-bit multiply a row).
             const i64 row_bytes = a.in_stride * static_cast<i64>(sizeof(T));
             const unsigned char* bytes = reinterpret_cast<const unsigned char*>(a.in + (Y0 + ty) * a.in_stride + X0);
             std::uint32_t* dst = W32 + ty * row_words;
