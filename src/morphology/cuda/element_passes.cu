@@ -767,7 +767,8 @@ __global__ void __launch_bounds__(runs_threads_x * ThreadsY, ThreadsY == 2 ? 3 :
                 __syncthreads();
             }
             const int j_end = t.level_end[k];
-            // Each lookup's rows by a pointer stepping ThreadsY rows (an add a row, not a multiply).
+            // Each lookup's rows by a pointer stepping ThreadsY rows. (ptxas still rebuilds the
+            // step from a uniform register every row, at 64 registers: an IMAD pair a row.)
             const int row_step = runs_threads_y * row_words;
             const auto look = [&](int offset) {
                 const std::uint32_t* w = S32 + base_word + (offset >> 2);
