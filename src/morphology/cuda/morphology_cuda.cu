@@ -216,14 +216,14 @@ void fold_short_periodic_line(run_group& g, bool maximum) {
     if (g.rest.size() != 1) return;
     const line_segment& s = g.rest[0];
     if (s.horizontal() || s.vertical() || s.length > detail::tuning_policy::max_folded_repeats) return;
-    // The pass over the periodic line reads x + (k - origin) * (dx, dy), k in [0, length), or
-    // those offsets negated for a dilation.
-    const long long sign = maximum ? -1 : 1;
     // Only while the pair levels can plan over every pixel (more anchors than that: one lookup
     // each, dearer than the sheared pass saved).
     long long pixels = 0;
     for (const auto& t : g.terms) pixels += t.length * s.length;
     if (pixels > static_cast<long long>(detail::pair_levels_max_anchors)) return;
+    // The pass over the periodic line reads x + (k - origin) * (dx, dy), k in [0, length), or
+    // those offsets negated for a dilation.
+    const long long sign = maximum ? -1 : 1;
     std::vector<detail::run_term> terms;
     for (long long k = 0; k < s.length; ++k)
         for (const auto& t : g.terms)
