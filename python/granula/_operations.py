@@ -109,8 +109,10 @@ array([[9, 9, 9, 9, 9, 0],
     ),
     # Binary operations (granula.binary has them on packed images): non-zero is 1, results 0/1.
     "binary_erosion": (
-        "Erosion of the 0/1 image (non-zero is 1); equals ``erosion`` of the "
-        "0/1 image and scipy.ndimage.binary_erosion with ``border_value=1`` for mode 'ignore'. " + _BOOL_MASKS,
+        "Erosion of the 0/1 image (non-zero is 1); equals ``erosion`` of the 0/1 image made 0/1 "
+        "again (a window that misses the image, which only a footprint without its origin allows, "
+        "gives 1 here and the dtype's maximum there), and scipy.ndimage.binary_erosion with "
+        "``border_value=1`` for mode 'ignore'. " + _BOOL_MASKS,
         None,
         """\
 >>> granula.binary_erosion(image, "hline:3")

@@ -4,8 +4,10 @@ A :class:`PackedImage` holds a 2-D ``uint64`` array of shape ``(rows, words)`` (
 for images on the GPU) and the width in pixels. Bit ``k`` of word ``j`` in a row is the pixel at
 column ``64 * j + k`` (bit 0 is the leftmost pixel); the bits past the width are zero. Operations
 on packed images never unpack them; the results equal granula's grey operations on 0/1 images
-bit for bit. For 0/1 pixel arrays, :func:`granula.binary_erosion` and its siblings pack, operate
-and unpack in one call (uint8 and uint16 arrays: the grey operation, made 0/1).
+made 0/1 again, bit for bit (an erosion's window that misses the image, which only a footprint
+without its origin allows, gives the grey operation the type's maximum and the binary one 1).
+For 0/1 pixel arrays, :func:`granula.binary_erosion` and its siblings pack, operate and unpack
+in one call (uint8 and uint16 arrays: the grey operation, made 0/1).
 
 Examples
 --------

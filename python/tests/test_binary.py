@@ -72,6 +72,20 @@ def test_equals_scipy_binary_operations(rng, size):
         )
 
 
+def test_window_off_the_image_gives_one():
+    """A footprint without its origin has windows that miss the image: binary erosion gives 1
+    there, as scipy's with border_value=1, and the grey erosion the dtype's maximum (the one
+    place where binary_erosion and erosion of the 0/1 image differ)."""
+    image = np.ones((3, 6), np.uint8)
+    image[1, 3] = 0
+    footprint = granula.footprints.mask([[1, 0, 0]], origin=(0, 2))  # reads x - 2
+    want = ndimage.binary_erosion(image, np.array([[1, 0, 0]], bool), border_value=1, origin=(0, 1))
+    np.testing.assert_array_equal(granula.binary_erosion(image, footprint), want.astype(np.uint8))
+    np.testing.assert_array_equal(binary.erosion(binary.pack(image), footprint).unpack(), want.astype(np.uint8))
+    assert (granula.erosion(image, footprint)[:, :2] == 255).all()
+    assert want[:, :2].all() and not want[1, 5]
+
+
 def test_hit_or_miss_equals_erosions(rng):
     """The definition, through granula's own erosions of the image and of its complement."""
     image = random_binary(rng, (50, 77))
