@@ -641,8 +641,8 @@ struct paired_shifts {
 };
 
 // A pair image (or a grown length) costs about as much as this many reads of it (one pass over
-// the tile's buffer, which is larger than the tile), so it is built only for more pairs than
-// that. 16 rather than 8 (4096x4096 uint8 erosions, calls alternated in one process, AMD EPYC
+// the tile's buffer, which is larger than the tile), so it is built only for at least that many
+// pairs. 16 rather than 8 (4096x4096 uint8 erosions, calls alternated in one process, AMD EPYC
 // Zen 3 build VM): random:64 3% faster on one thread (769 reads and 18 passes -> 852 and 10),
 // 7% on two; disk:31 0-6%, disk:10 2-3%, ellipse:41x21 9-13%; 4 and 6 were slower than 8.
 constexpr std::size_t min_pairs = 16;
