@@ -347,9 +347,74 @@ TYPED_TEST(MorphologyCpu, AxisLineOpeningsIntoUnalignedViews) {
         }
 }
 
-// The general path on an image larger than its tiles (256 x 256 pixels) and register strips:
-// lines with row and with column runs, disks (runs of many lengths, two of each, read from
-// fewer grown lengths), an octagon with a long run, a mask.
+// Small elements of any shape run as one shift program of their rows' runs (runs_program in
+// morphology_cpu.cpp; openings and closings in modes ignore and constant as one program of both
+// stages): random masks with random origins, disks, diamonds, octagons, ellipses, rectangles
+// with even sides, short vertical lines, on images narrower and shorter than the elements and
+// wider than a register strip, every mode, scalar and SIMD, one and two threads; floats with
+// NaNs.
+TYPED_TEST(MorphologyCpu, SmallElementsThroughTheRunsProgram) {
+    using T = TypeParam;
+    std::mt19937_64 rng(43);
+    std::uniform_int_distribution<std::int64_t> side(1, 12), radius(1, 5);
+    std::vector<structuring_element> elements = {
+        structuring_element::square(3),    structuring_element::rectangle(4, 6), structuring_element::rectangle(9, 2),
+        structuring_element::vline(2),     structuring_element::vline(9),        structuring_element::disk(1),
+        structuring_element::disk(5),      structuring_element::diamond(4),      structuring_element::octagon(2, 2),
+        structuring_element::octagon(1, 3), structuring_element::ellipse(7, 3),  structuring_element::disk(3, 4)};
+    for (int i = 0; i < 12; ++i) elements.push_back(random_mask_element(rng, side(rng), side(rng)));
+    const std::pair<std::int64_t, std::int64_t> sizes[] = {{150, 90}, {7, 33}, {1, 20}, {64, 1}, {129, 17}};
+    for (std::size_t e = 0; e < elements.size(); ++e) {
+        const auto& se = elements[e];
+        const auto [w, h] = sizes[e % std::size(sizes)];
+        const auto img = make_image<T>(rng, w, h, e % 3 == 0 ? 4 : 200, e % 2 == 1);
+        if constexpr (std::is_floating_point_v<T>)
+            for (std::int64_t k = static_cast<std::int64_t>(e); k < img.view.pixel_count(); k += 97)
+                img.view(k / w, k % w) = std::numeric_limits<T>::quiet_NaN();
+        for (const auto mode : {border_mode::ignore, border_mode::constant, all_modes[2 + e % 4]}) {
+            const border b_mode{mode, std::is_floating_point_v<T> ? -2.5 : 9.0};
+            for (auto op : e % 4 == 0 ? std::vector<morphology_op>(std::begin(all_ops), std::end(all_ops))
+                                      : std::vector<morphology_op>{morphology_op::erosion, morphology_op::dilation,
+                                                                   morphology_op::opening, morphology_op::closing}) {
+                const auto want = reference::morphology<T>(op, img.view, se, b_mode);
+                ASSERT_NO_FATAL_FAILURE(expect_every_path_equals<T>(op, img.view, se, b_mode, want));
+            }
+        }
+    }
+}
+
+// Elements past the runs program's limits keep their paths: the mask path's tiles and pair
+// images (a dense random mask), an octagon's and a periodic-line disk's passes, on an image
+// wider than a tile (256 bytes of columns), two modes.
+TYPED_TEST(MorphologyCpu, ElementsBeyondTheRunsProgramLimits) {
+    using T = TypeParam;
+    std::mt19937_64 rng(47);
+    const auto img = make_image<T>(rng, 300, 140, 200, true);
+    footprint_mask m;
+    m.width = 28, m.height = 22, m.origin_x = 20, m.origin_y = 5;
+    for (std::int64_t k = 0; k < m.width * m.height; ++k) m.mask.push_back(static_cast<std::uint8_t>(rng() % 2));
+    m.mask[static_cast<std::size_t>(m.origin_y * m.width + m.origin_x)] = 1;
+    const structuring_element elements[] = {structuring_element::from_mask(m), structuring_element::octagon(27, 18),
+                                            structuring_element::disk(31, 4)};
+    for (const auto& se : elements)
+        for (auto mode : {border_mode::ignore, border_mode::reflect})
+            for (auto op : {morphology_op::erosion, morphology_op::dilation}) {
+                const border b_mode{mode, 0.0};
+                const auto want = reference::morphology<T>(op, img.view, se, b_mode);
+                for (bool simd : {false, true}) {
+                    simd_setting setting(simd);
+                    host_image<T> got(img.view.width(), img.view.height());
+                    morphology<T>(op, img.view, got.view(), se, b_mode);
+                    ASSERT_TRUE(equal_images<T>(got.view(), want.view()))
+                        << se.to_string() << " " << to_string(op) << " mode " << to_string(mode)
+                        << (simd ? " simd" : " scalar");
+                }
+            }
+}
+
+// Lines (row and column runs) and small elements on an image larger than the mask path's tiles
+// (256 x 256 pixels) and the programs' register strips: disks (runs of many lengths, two of
+// each, read from fewer grown lengths), an octagon with a long run, a mask.
 TYPED_TEST(MorphologyCpu, GeneralElementsAcrossTiles) {
     using T = TypeParam;
     std::mt19937_64 rng(17);
@@ -411,12 +476,12 @@ TYPED_TEST(MorphologyCpu, LargeMasksThroughPairImages) {
 // A periodic-line disk whose first segment, vertical and long, runs on the whole source: that
 // pass reads the image through the border rule and writes the padded frame itself (rows from
 // its own border rule, columns by the mode's mapping). Every mode, on an image not much larger
-// than the element's reach.
+// than the element's reach; radius 31, since smaller ones run as runs programs.
 TYPED_TEST(MorphologyCpu, PeriodicDiskWritesItsPaddedFrame) {
     using T = TypeParam;
     std::mt19937_64 rng(23);
-    const auto img = make_image<T>(rng, 70, 45, 200, true);
-    const auto se = structuring_element::disk(20, 4);
+    const auto img = make_image<T>(rng, 90, 70, 200, true);
+    const auto se = structuring_element::disk(31, 4);
     for (auto mode : {border_mode::ignore, border_mode::constant, border_mode::nearest, border_mode::reflect,
                       border_mode::mirror, border_mode::wrap})
         for (auto op : {morphology_op::erosion, morphology_op::dilation}) {

@@ -359,21 +359,78 @@ constexpr std::int64_t program_line_bytes_max = 256;
 // 31 and 63 alike, at 101 and 255 uint8 6.0 and 6.6 against 5.2 and 5.6, float slower too.
 constexpr std::int64_t program_opening_length_max = 16;
 
+// Elements other than lines as the program of their rows' runs (plan_runs_program), while it
+// costs at most these many reads (program_cost); each stage's rows take the pixel's bytes in the
+// rings, so the limits fall with them. 4096x4096 erosions, one thread, Zen 3 build VM, the
+// program against the path taken before, ms (a C++ driver, the two alternated):
+//  - elements made of runs alone, read by the mask path otherwise. uint8: disk:1 1.4 / 6.0,
+//    disk:3 3.4 / 8.3, disk:10 8.2 / 30, disk:31 (cost 126) 27 / 38, disk:50 (197) 60 / 67,
+//    diamond:5 5.1 / 12.9, ellipse:41x21 15 / 23, random 5x5, 16x16 and 20x20 masks 3.5 /
+//    15.4, 20 / 24 and 21 / 26; but ellipse:101x51 (215) 72 / 48 and a random 32x32 mask (287)
+//    87 / 66, which the mask path's pair images read less often. uint16: the 20x20 mask (127)
+//    60 / 56, disk:31 62 / 76. float32: disk:10 (46) 46 / 97, disk:20 (86) 141 / 146, the
+//    16x16 mask (87) 119 / 102.
+//  - octagons and periodic-line disks, whose passes otherwise cost the same at every size.
+//    uint8: octagon:5:5 5.9 / 25, octagon:15:15 (95) 16 / 24, disk:10:4 6.4 / 34, disk:20:4
+//    12 / 21; octagon:27:18 (120) 23 / 23, disk:31:4 (115) 24 / 20. uint16: octagon:15:15 39 /
+//    45. float32: disk:10:4 (44) 41 / 129, octagon:10:10 (58) 88 / 83, octagon:15:15 147 / 86.
+//  - rectangles and vertical lines against their 1-D passes, which the program reads row by
+//    row. uint8: square:3 1.6 / 3.3, square:5 2.5 / 4.6, square:9 (21) 3.3 / 5.8, rect:15x3 2.7
+//    / 4.3, vline:3 0.87 / 1.67, vline:9 2.1 / 2.0; square:11 (26) 3.8-4.1 / 3.9-4.3, vline:11
+//    2.6 / 2.0, rect:3x15 4.0 / 3.7. float32: vline:7 9.3 / 10.1, vline:9 11.4 / 9.9.
+struct runs_program_limits {
+    std::int64_t runs_only, with_passes, separable, separable_rows;
+};
+template <class T>
+constexpr runs_program_limits runs_program_limits_of = sizeof(T) == 1   ? runs_program_limits{150, 96, 24, 9}
+                                                       : sizeof(T) == 2 ? runs_program_limits{120, 96, 24, 9}
+                                                                        : runs_program_limits{64, 48, 24, 7};
+
+constexpr std::int64_t runs_program_width_max = 256;
+
+// The program of an element other than a line (horizontal lines too: line_program and the
+// separable passes, by the rules below) by its rows' runs, when it costs less than the element's
+// other paths (above) and its rings fit (as a line's); none otherwise.
+template <class T>
+std::optional<detail::shift_program> runs_program(const structuring_element& footprint, bool maximum,
+                                                  std::int64_t width) {
+    // Wider elements keep their passes: planning is quadratic in the longest run (a rectangle
+    // 4096 wide took 44 ms to plan, one 256 wide 0.2 ms).
+    if (footprint.shape() == structuring_element::kind::line || horizontal_line_length(footprint) > 0 ||
+        footprint.width() > runs_program_width_max)
+        return std::nullopt;
+    if (footprint.height() * width * static_cast<std::int64_t>(sizeof(T)) > program_rows_bytes_max) return std::nullopt;
+    constexpr runs_program_limits limits = runs_program_limits_of<T>;
+    if (footprint.separable() && footprint.height() > limits.separable_rows) return std::nullopt;
+    const auto& terms = footprint.decomposition();
+    const bool runs_only = std::all_of(terms.begin(), terms.end(), [](const decomposition_term& t) {
+        return std::all_of(t.segments.begin(), t.segments.end(),
+                           [](const line_segment& s) { return s.horizontal() || s.vertical(); });
+    });
+    const std::int64_t cost_max = footprint.separable() ? limits.separable
+                                  : runs_only           ? limits.runs_only
+                                                        : limits.with_passes;
+    detail::shift_program program = detail::plan_runs_program(footprint.footprint(), maximum);
+    if (detail::program_cost(program) > cost_max) return std::nullopt;
+    return program;
+}
+
 template <class T>
 void erode_or_dilate(host_view<const T> in, host_view<T> out, const structuring_element& footprint, bool maximum,
                      border mode) {
     const auto& terms = footprint.decomposition();
-    // Modes nearest and reflect extend each source row a pixel at a time in the program (uint8,
-    // line of 15: 5.0 and 6.2 ms against the separable pass's 4.0 and 4.1; 2.9 in mode ignore).
+    // In every mode: the program extends each source row by the mode at its margin columns only
+    // (4096x4096 uint8, one thread, modes reflect and nearest: hline:3 1.0-1.7 ms against 2.6-3.0
+    // for the separable pass, hline:15 1.7-2.8 against 3.7-5.0, hline:255 5.0-7.1 against 7.2-13).
     const std::int64_t length = horizontal_line_length(footprint);
-    const bool short_line = length > 0 && length * static_cast<std::int64_t>(sizeof(T)) <= program_line_bytes_max &&
-                            (mode.mode == border_mode::ignore || mode.mode == border_mode::constant);
+    const bool short_line = length > 0 && length * static_cast<std::int64_t>(sizeof(T)) <= program_line_bytes_max;
     // A line at an angle other than the axes and diagonals: a shift program over rows in cache
     // (line:255:30 on 4096x4096 uint8, one thread: 10.1 -> 5.1 ms CPU time); a short horizontal
     // line too. A line of one diagonal segment keeps its single sheared pass (4.2 ms against
     // 4.4 for the program at 255 pixels).
     std::optional<detail::shift_program> program;
     if (short_line || !footprint.separable()) program = line_program<T>(footprint, maximum, in.width(), short_line);
+    if (!program) program = runs_program<T>(footprint, maximum, in.width());
     if (program) {
         const T pad =
             mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : detail::neutral_value<T>(maximum);
@@ -434,13 +491,18 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
             const std::int64_t length = horizontal_line_length(e);
             return length > 0 && length <= program_opening_length_max;
         };
-        if ((mode.mode == border_mode::ignore || mode.mode == border_mode::constant) &&
-            (!both_separable || (short_line(first) && short_line(second)))) {
-            // Lines off the axes (the diagonals too) and short horizontal lines: both stages as
-            // one shift program, the image read and written once, no intermediate image
-            // (opening by line(101, 45) on 4096x4096 uint8, one thread: 7.5 -> 5.8 ms CPU time).
-            const auto a = line_program<T>(first, closing, in.width(), true);
-            const auto b = line_program<T>(second, !closing, in.width(), true);
+        if (mode.mode == border_mode::ignore || mode.mode == border_mode::constant) {
+            // Lines off the axes (the diagonals too), short horizontal lines and small elements
+            // (runs_program): both stages as one shift program, the image read and written once,
+            // no intermediate image (opening by line(101, 45) on 4096x4096 uint8, one thread:
+            // 7.5 -> 5.8 ms CPU time).
+            const bool lines = !both_separable || (short_line(first) && short_line(second));
+            const auto program_of = [&](const structuring_element& e, bool maximum) {
+                auto program = lines ? line_program<T>(e, maximum, in.width(), true) : std::nullopt;
+                return program ? program : runs_program<T>(e, maximum, in.width());
+            };
+            const auto a = program_of(first, closing);
+            const auto b = program_of(second, !closing);
             if (a && b) {
                 const auto pad_of = [&](bool maximum) {
                     return mode.mode == border_mode::constant ? static_cast<T>(mode.cval)

@@ -1,0 +1,79 @@
+// The runs program of an element (plan_runs_program, src/morphology/shift_program.hpp), planned
+// on the host: its last stage, expanded through the stages it reads, reads the source at exactly
+// the element's pixels (reflected for dilation), every stage reads only earlier ones, and the
+// growth chain is cheaper than reading every pixel where runs are long. Elements of every
+// shape, random masks with random origins among them.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "granula/morphology/structuring_element.hpp"
+#include "morphology/shift_program.hpp"
+#include "support/morphology_cases.hpp"
+
+namespace granula::detail {
+namespace {
+
+using offset = std::pair<std::int64_t, std::int64_t>;  // (dx, dy)
+
+// The source offsets that stage `stage` (0: the source) reads at (dx, dy), by expanding its reads.
+void source_reads(const shift_program& program, int stage, std::int64_t dx, std::int64_t dy, std::set<offset>& out) {
+    if (stage == 0) {
+        out.insert({dx, dy});
+        return;
+    }
+    for (const shift_read& r : program.stages[static_cast<std::size_t>(stage - 1)].reads)
+        source_reads(program, r.stage, dx + r.dx, dy + r.dy, out);
+}
+
+::testing::AssertionResult reads_exactly_the_footprint(const structuring_element& se, bool maximum) {
+    const footprint_mask m = se.footprint();
+    const shift_program program = plan_runs_program(m, maximum);
+    for (std::size_t k = 0; k < program.stages.size(); ++k) {
+        if (program.stages[k].maximum != maximum) return ::testing::AssertionFailure() << "stage " << k << "'s operator";
+        for (const shift_read& r : program.stages[k].reads)
+            if (r.stage < 0 || r.stage > static_cast<int>(k))
+                return ::testing::AssertionFailure() << "stage " << k + 1 << " reads stage " << r.stage;
+    }
+    std::set<offset> want, got;
+    for (std::int64_t y = 0; y < m.height; ++y)
+        for (std::int64_t x = 0; x < m.width; ++x)
+            if (m.at(y, x)) {
+                const std::int64_t dx = x - m.origin_x, dy = y - m.origin_y;
+                want.insert(maximum ? offset{-dx, -dy} : offset{dx, dy});
+            }
+    source_reads(program, static_cast<int>(program.stages.size()), 0, 0, got);
+    if (got != want)
+        return ::testing::AssertionFailure() << se.to_string() << (maximum ? " dilation" : " erosion") << " reads "
+                                             << got.size() << " offsets, the footprint has " << want.size();
+    return ::testing::AssertionSuccess();
+}
+
+TEST(RunsProgram, ReadsExactlyTheFootprint) {
+    std::mt19937_64 rng(41);
+    std::vector<structuring_element> elements = {
+        structuring_element::square(1), structuring_element::square(3),   structuring_element::rectangle(8, 5),
+        structuring_element::vline(9),  structuring_element::disk(1),     structuring_element::disk(10),
+        structuring_element::disk(31),  structuring_element::disk(12, 4), structuring_element::diamond(7),
+        structuring_element::octagon(5, 3), structuring_element::ellipse(41, 21)};
+    for (int i = 0; i < 40; ++i) elements.push_back(test_support::random_mask_element(rng, 1 + i % 13, 1 + i % 7));
+    for (const auto& se : elements)
+        for (const bool maximum : {false, true}) EXPECT_TRUE(reads_exactly_the_footprint(se, maximum));
+}
+
+// Long runs are grown, not read pixel by pixel: a square of 9 costs 21 (runs of 9 grown 1, 3,
+// 9, then nine reads), against 81 reads and a stage; a disk of radius 10 costs 46 against 317.
+TEST(RunsProgram, GrowsLongRuns) {
+    const auto cost = [](const structuring_element& se) { return program_cost(plan_runs_program(se.footprint(), false)); };
+    EXPECT_EQ(cost(structuring_element::square(9)), 21);
+    EXPECT_EQ(cost(structuring_element::disk(10)), 46);
+    EXPECT_EQ(cost(structuring_element::disk(1)), 5 + stage_reads);  // the cross: five reads, no growth
+}
+
+}  // namespace
+}  // namespace granula::detail
