@@ -7,17 +7,21 @@ with the same footprint mask and border ('ignore' = OpenCV's default border = sc
 (scipy.ndimage is single-threaded). Cases: uint8 horizontal and vertical lines of L = 3, 15, 63,
 255; float32 lines of L = 255; a 255 x 255 uint8 rectangle; lines of 255 at 30 and 45 degrees,
 a disk of radius 31, MATLAB's periodic-line disk of radius 31 (against OpenCV's 63 x 63
-ellipse) and a random 64 x 64 mask. Each time is the median of --repeat runs after a warm-up,
-granula's and OpenCV's calls alternated, their ratio the median of the pairs' ratios (so that a
-shared machine's changes of speed meet both); every result is checked against OpenCV's pixel
-for pixel.
+ellipse), a random 64 x 64 mask, and the everyday small elements: squares of 3 and 5 (uint8 and
+float32), disks of radius 1, 3 and 10, a diamond of radius 3. With --op opening, granula.opening
+(convention "opencv": the dilation by the footprint itself, as cv2 does) against
+cv2.morphologyEx(MORPH_OPEN) instead, scipy left out. Each time is the median of --repeat runs
+after a warm-up, granula's and OpenCV's calls alternated, their ratio the median of the pairs'
+ratios (so that a shared machine's changes of speed meet both); every result is checked against
+OpenCV's pixel for pixel.
 
 GPU (--gpu; 16384 x 16384 by default): granula on CuPy arrays against
 cupyx.scipy.ndimage.grey_erosion, timed with CUDA events, and against a device-to-device copy
 of the image (the floor: read and write every byte once). The image is several times the L2
 cache, so repeated runs are not flattered by it.
 
-Usage: python3 bench/compare.py [--threads 1 2] [--repeat 5] [--size 4096] [--cases line:255:30 ...] [--gpu]
+Usage: python3 bench/compare.py [--threads 1 2] [--repeat 5] [--size 4096] [--cases line:255:30 ...]
+                                [--op erosion|opening] [--gpu]
 """
 
 import argparse
@@ -35,6 +39,8 @@ CPU_CASES = [("uint8", f"{axis}line:{length}") for length in (3, 15, 63, 255) fo
 CPU_CASES += [("float32", "hline:255"), ("float32", "vline:255"), ("uint8", "square:255")]
 CPU_CASES += [("uint8", "line:255:30"), ("uint8", "line:255:45"), ("uint8", "disk:31"), ("uint8", "disk:31:4")]
 CPU_CASES += [("uint8", "random:64")]
+CPU_CASES += [("uint8", "square:3"), ("uint8", "square:5"), ("float32", "square:3"), ("uint8", "disk:1")]
+CPU_CASES += [("uint8", "disk:3"), ("uint8", "disk:10"), ("uint8", "diamond:3")]
 # Cases where OpenCV gets its own shape instead of granula's mask (so results differ): MATLAB's
 # periodic-line disk against the ellipse a user of OpenCV would take for a disk of radius 31.
 OPENCV_OWN_KERNEL = {"disk:31:4": ("ellipse 63x63", (63, 63))}
@@ -99,7 +105,7 @@ def print_table(title, header, rows):
         print("  ".join(str(cell).rjust(w) for cell, w in zip(line, widths)))
 
 
-def cpu_benchmark(size, threads_list, repeat, with_scipy, cases):
+def cpu_benchmark(size, threads_list, repeat, with_scipy, cases, op):
     import cv2
     import scipy
     import scipy.ndimage as ndi
@@ -124,9 +130,20 @@ def cpu_benchmark(size, threads_list, repeat, with_scipy, cases):
                 name, kernel_size = OPENCV_OWN_KERNEL[spec]
                 kernel, anchor, label = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, kernel_size), (-1, -1), f"{spec} (cv2 {name})"
             out = np.empty_like(image)
-            g, c, ratio = alternated_ms(lambda: granula.erosion(image, footprint, out=out),
-                                        lambda: cv2.erode(image, kernel, anchor=anchor), repeat)
-            same = np.array_equal(granula.erosion(image, footprint), cv2.erode(image, kernel, anchor=anchor))
+
+            def ours():
+                if op == "opening":
+                    return granula.opening(image, footprint, out=out, convention="opencv")
+                return granula.erosion(image, footprint, out=out)
+
+            def theirs():
+                if op == "opening":
+                    return cv2.morphologyEx(image, cv2.MORPH_OPEN, kernel, anchor=anchor)
+                return cv2.erode(image, kernel, anchor=anchor)
+
+            g, c, ratio = alternated_ms(ours, theirs, repeat)
+            ours()
+            same = np.array_equal(out, theirs())
             row = [dtype, label, threads, f"{g:.2f}", f"{c:.2f}", f"{ratio:.1f}x"]
             if with_scipy:
                 if (dtype, spec) not in scipy_ms:  # single-threaded: measured once
@@ -138,7 +155,7 @@ def cpu_benchmark(size, threads_list, repeat, with_scipy, cases):
     header = ["dtype", "footprint", "threads", "granula ms", "OpenCV ms", "OpenCV/granula"]
     if with_scipy:
         header += ["scipy ms", "scipy/granula"]
-    print_table(f"CPU erosion, {size}x{size}, mode 'ignore' (median of {repeat})", header + ["equal"], rows)
+    print_table(f"CPU {op}, {size}x{size}, mode 'ignore' (median of {repeat})", header + ["equal"], rows)
 
 
 def gpu_benchmark(size, repeat):
@@ -190,6 +207,8 @@ def main():
     parser.add_argument("--no-scipy", action="store_true", help="leave scipy.ndimage out of the CPU table")
     parser.add_argument("--cases", nargs="+", metavar="FOOTPRINT",
                         help="run only the CPU cases with these footprints (e.g. line:255:30 random:64)")
+    parser.add_argument("--op", choices=["erosion", "opening"], default="erosion",
+                        help="the CPU operation (default erosion; opening leaves scipy out)")
     parser.add_argument("--no-cpu", action="store_true", help="skip the CPU table")
     parser.add_argument("--gpu", action="store_true", help="also compare with CuPy on the GPU")
     parser.add_argument("--gpu-size", type=int, default=16384, help="GPU image side (default 16384)")
@@ -197,7 +216,8 @@ def main():
     print(granula.build_info())
     print(f"python {platform.python_version()}, numpy {np.__version__}, {os.cpu_count()} CPUs: {cpu_name()}")
     if not args.no_cpu:
-        cpu_benchmark(args.size, args.threads, args.repeat, not args.no_scipy, args.cases)
+        cpu_benchmark(args.size, args.threads, args.repeat, not args.no_scipy and args.op == "erosion", args.cases,
+                      args.op)
     if args.gpu:
         gpu_benchmark(args.gpu_size, args.repeat)
 
