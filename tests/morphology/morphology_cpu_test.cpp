@@ -515,6 +515,22 @@ TEST(MorphologyCpuLarge, OddLargeImageScalarEqualsSimd) {
     }
 }
 
+// Results of 2 MiB and more leave the shift programs by stores past the cache (smaller ones by
+// plain stores, which every other test here takes): a 1450x1450 uint8 image in rows that do not
+// start on a cache line, small elements (erosion and opening) and a line at 30 degrees, against
+// the reference.
+TEST(MorphologyCpuLarge, ProgramResultsPastTheCacheEqualReference) {
+    std::mt19937_64 rng(53);
+    const auto img = make_image<std::uint8_t>(rng, 1450, 1450, 256, true);
+    const std::pair<structuring_element, morphology_op> cases[] = {
+        {structuring_element::square(3), morphology_op::erosion}, {structuring_element::square(3), morphology_op::opening},
+        {structuring_element::disk(3), morphology_op::closing}, {structuring_element::line(21, 30), morphology_op::erosion}};
+    for (const auto& [se, op] : cases) {
+        const auto want = reference::morphology<std::uint8_t>(op, img.view, se);
+        ASSERT_NO_FATAL_FAILURE(expect_every_path_equals<std::uint8_t>(op, img.view, se, border{}, want));
+    }
+}
+
 TEST(MorphologyCpuNaN, NaNPropagatesThroughTheWindow) {
     host_image<float> img(9, 1);
     fill<float>(img.view(), 1.0f);
