@@ -356,7 +356,7 @@ TYPED_TEST(MorphologyCpu, AxisLineOpeningsIntoUnalignedViews) {
 TYPED_TEST(MorphologyCpu, SmallElementsThroughTheRunsProgram) {
     using T = TypeParam;
     std::mt19937_64 rng(43);
-    std::uniform_int_distribution<std::int64_t> side(1, 12), radius(1, 5);
+    std::uniform_int_distribution<std::int64_t> side(1, 12);
     std::vector<structuring_element> elements = {
         structuring_element::square(3),    structuring_element::rectangle(4, 6), structuring_element::rectangle(9, 2),
         structuring_element::vline(2),     structuring_element::vline(9),        structuring_element::disk(1),
