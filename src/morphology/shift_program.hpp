@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "granula/morphology/structuring_element.hpp"
+#include "morphology/run_growth.hpp"
 
 namespace granula::detail {
 
@@ -251,32 +252,9 @@ inline shift_program plan_runs_program(const footprint_mask& mask, bool maximum)
     for (const auto& r : runs) longest = std::max(longest, r.length);
     std::vector<std::int64_t> count(static_cast<std::size_t>(longest + 1), 0);
     for (const auto& r : runs) ++count[static_cast<std::size_t>(r.length)];
-    const auto reads = [&](std::int64_t length, std::int64_t grown) {
-        return count[static_cast<std::size_t>(length)] * ((length + grown - 1) / grown);
-    };
-    // cost[t]: the stages growing t and the reads of the runs shorter than t; from[t]: the
-    // length grown before t.
-    constexpr std::int64_t unreached = std::numeric_limits<std::int64_t>::max();
-    std::vector<std::int64_t> cost(count.size(), unreached), from(count.size(), 0);
-    cost[1] = 0;
-    for (std::int64_t g = 1; g < longest; ++g) {
-        if (cost[static_cast<std::size_t>(g)] == unreached) continue;
-        std::int64_t shorter = 0;  // reads of the runs in [g, t) from g
-        for (std::int64_t t = g + 1; t <= std::min(3 * g, longest); ++t) {
-            shorter += reads(t - 1, g);
-            const std::int64_t c = cost[static_cast<std::size_t>(g)] + stage_reads + (t + g - 1) / g + shorter;
-            if (c < cost[static_cast<std::size_t>(t)]) cost[static_cast<std::size_t>(t)] = c, from[static_cast<std::size_t>(t)] = g;
-        }
-    }
-    std::int64_t last = 1, best = unreached;
-    for (std::int64_t t = 1; t <= longest; ++t) {
-        if (cost[static_cast<std::size_t>(t)] == unreached) continue;
-        std::int64_t total = cost[static_cast<std::size_t>(t)];
-        for (std::int64_t l = t; l <= longest; ++l) total += reads(l, t);
-        if (total < best) best = total, last = t;
-    }
-    std::vector<std::int64_t> chain;
-    for (std::int64_t t = last; t >= 1; t = from[static_cast<std::size_t>(t)]) chain.insert(chain.begin(), t);
+    // A stage from g to t costs stage_reads and its ceil(t / g) reads.
+    const std::vector<std::int64_t> chain = cheapest_growth(
+        count, 3, [](std::int64_t g, std::int64_t t) { return stage_reads + (t + g - 1) / g; });
 
     shift_program program;
     // Reads of stage `stage` (grown length g) covering a run of `length` from (dx, dy).

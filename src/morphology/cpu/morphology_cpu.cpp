@@ -326,6 +326,11 @@ void erode_or_dilate_general(host_view<const T> in, host_view<T> out, const stru
 // rings of 9 MB: 44 ms against 22; line:1001:30, 2.4 MB: 6.6 against 11.5).
 constexpr std::int64_t program_rows_bytes_max = std::int64_t{4} << 20;
 
+template <class T>
+bool program_rings_fit(const structuring_element& footprint, std::int64_t width) {
+    return footprint.height() * width * static_cast<std::int64_t>(sizeof(T)) <= program_rows_bytes_max;
+}
+
 // The shift program of a line swept along a periodic line (lines of one segment too, the
 // diagonals and horizontal lines, when `single_segments`), when its rings fit; none otherwise.
 template <class T>
@@ -333,7 +338,7 @@ std::optional<detail::shift_program> line_program(const structuring_element& foo
                                                   std::int64_t width, bool single_segments) {
     const auto& terms = footprint.decomposition();
     if (!single_segments && terms.size() == 1 && terms[0].segments.size() == 1) return std::nullopt;
-    if (footprint.height() * width * static_cast<std::int64_t>(sizeof(T)) > program_rows_bytes_max) return std::nullopt;
+    if (!program_rings_fit<T>(footprint, width)) return std::nullopt;
     return detail::plan_line_program(footprint, maximum);
 }
 
@@ -399,7 +404,7 @@ std::optional<detail::shift_program> runs_program(const structuring_element& foo
     if (footprint.shape() == structuring_element::kind::line || horizontal_line_length(footprint) > 0 ||
         footprint.width() > runs_program_width_max)
         return std::nullopt;
-    if (footprint.height() * width * static_cast<std::int64_t>(sizeof(T)) > program_rows_bytes_max) return std::nullopt;
+    if (!program_rings_fit<T>(footprint, width)) return std::nullopt;
     constexpr runs_program_limits limits = runs_program_limits_of<T>;
     if (footprint.separable() && footprint.height() > limits.separable_rows) return std::nullopt;
     const auto& terms = footprint.decomposition();

@@ -30,6 +30,7 @@
 #include "core/cpu_streaming_stores.hpp"
 #include "core/parallel.hpp"
 #include "morphology/cpu/morphology_kernels.hpp"
+#include "morphology/run_growth.hpp"
 
 namespace granula::GRANULA_SIMD_NAMESPACE {
 namespace {
@@ -754,31 +755,12 @@ inline std::vector<grown_length> growth_plan(const std::vector<detail::shifted_r
     const std::int64_t longest = runs.back().length;
     std::vector<std::int64_t> count(static_cast<std::size_t>(longest + 1), 0);
     for (const auto& r : runs) count[static_cast<std::size_t>(r.length)] += static_cast<std::int64_t>(r.shifts.size());
-    const auto reads = [&](std::int64_t length, std::int64_t grown) {
-        return count[static_cast<std::size_t>(length)] * ((length + grown - 1) / grown);
-    };
-    // cost[t]: the passes to grow t and the reads of every run shorter than t; from[t]: the
-    // length grown before t.
-    constexpr std::int64_t unreached = std::numeric_limits<std::int64_t>::max();
-    std::vector<std::int64_t> cost(static_cast<std::size_t>(longest + 1), unreached), from(cost.size(), 0);
-    cost[1] = 0;
-    for (std::int64_t s = 1; s < longest; ++s) {
-        std::int64_t shorter = 0;  // reads of the runs in [s, t) from s
-        for (std::int64_t t = s + 1; t <= std::min(2 * s, longest); ++t) {
-            shorter += reads(t - 1, s);
-            const std::int64_t c = cost[s] + static_cast<std::int64_t>(min_pairs) + shorter;
-            if (c < cost[t]) cost[t] = c, from[t] = s;
-        }
-    }
-    std::int64_t last = 1, best = unreached;
-    for (std::int64_t t = 1; t <= longest; ++t) {
-        std::int64_t total = cost[t];
-        for (std::int64_t l = t; l <= longest; ++l) total += reads(l, t);
-        if (total < best) best = total, last = t;
-    }
+    // Each length grown costs a pass (min_pairs reads), at most doubling it.
     std::vector<grown_length> plan;
-    for (std::int64_t t = last; t >= 1; t = from[static_cast<std::size_t>(t)])  // from[1] = 0 ends it
-        plan.insert(plan.begin(), grown_length{t, {}});
+    for (const std::int64_t t : detail::cheapest_growth(count, 2, [](std::int64_t, std::int64_t) {
+             return static_cast<std::int64_t>(min_pairs);
+         }))
+        plan.push_back(grown_length{t, {}});
     for (const auto& r : runs) {
         auto g = std::prev(std::upper_bound(plan.begin(), plan.end(), r.length,
                                             [](std::int64_t l, const grown_length& g) { return l < g.length; }));
