@@ -1,6 +1,4 @@
 // granula gaussian IN OUT --sigma S[,S] ...: Gaussian smoothing and derivatives (gaussian.hpp).
-#include <chrono>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -10,6 +8,7 @@
 #include "granula/core/device.hpp"
 #include "granula/gaussian/gaussian.hpp"
 #include "granula/io/io.hpp"
+#include "timed_run.hpp"
 
 namespace granula::cli {
 
@@ -78,23 +77,6 @@ gaussian_params parse_params(const parsed_arguments& parsed) {
     return p;
 }
 
-template <class T, class U>
-double compute(const any_host_image& input, const any_host_image& output, const gaussian_params& p, device where) {
-    const auto in = input.view().as<const T>();
-    const auto out = output.view().as<U>();
-    const auto start = clock_type::now();
-    if (where == device::cuda) {
-        const device_image<T> din = upload<T>(in);
-        device_image<U> dout(in.width(), in.height());
-        gaussian<T, U>(device_view<const T>(din.view()), dout.view(), p);
-        copy<U>(device_view<const U>(dout.view()), out);
-        stream{}.synchronize();
-    } else {
-        gaussian<T, U>(in, out, p);
-    }
-    return milliseconds_since(start);
-}
-
 }  // namespace
 
 int run_gaussian(std::span<const std::string_view> arguments) {
@@ -127,22 +109,20 @@ int run_gaussian(std::span<const std::string_view> arguments) {
     const pixel_type out_type = keep_type ? input.type() : pixel_type::float32;
     io::check_write_format(out_path, out_type);
     const any_host_image output = make_host_image(out_type, input.width(), input.height());
-    double ms = 0;
+    const bool time = parsed.has_flag("time");
+    run_timings t;
     try {
-        visit_pixel_type(input.type(), [&](auto tag) {
-            using T = typename decltype(tag)::type;
-            if (keep_type)
-                ms = compute<T, T>(input, output, p, where);
-            else
-                ms = compute<T, float>(input, output, p, where);
+        visit_pixel_type(input.type(), [&]<class T>(type_tag<T>) {
+            const auto smooth = [&]<class U>(type_tag<U>) {
+                return run_timed<T, U>(where, input.view().as<const T>(), output.view().as<U>(), time,
+                                       [&](auto in, auto out) { gaussian<T, U>(in, out, p); });
+            };
+            t = keep_type ? smooth(type_tag<T>{}) : smooth(type_tag<float>{});
         });
     } catch (const invalid_argument& e) {
         throw usage_error(e.what());  // every remaining invalid_argument is about the parameters
     }
-    if (parsed.has_flag("time"))
-        std::fprintf(stderr, "granula: gaussian on %s (%d threads): %.3f ms%s\n",
-                     std::string(to_string(where)).c_str(), num_threads(), ms,
-                     where == device::cuda ? " including transfers" : "");
+    if (time) print_timings("gaussian", where, t);
     io::write_image(out_path, output.view());
     return 0;
 }

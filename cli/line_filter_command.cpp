@@ -1,7 +1,6 @@
 // granula line_opening | line_closing | line_erosion | line_dilation IN OUT --length L --angle A:
 // the linear filter along the scan lines of one angle (Karas et al. 2015), or with --angles N
 // --reduce max|min the maximum or minimum over N angles of the filtered images at each pixel.
-#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +8,7 @@
 #include "granula/core/config.hpp"
 #include "granula/io/io.hpp"
 #include "line_commands.hpp"
+#include "timed_run.hpp"
 
 namespace granula::cli {
 
@@ -49,31 +49,6 @@ angle_choice parse_angle_choice(const parsed_arguments& parsed, const std::strin
     return {parse_angle_count(parsed, 0), reduction};  // --angles is given
 }
 
-// filter(in, out) on `where`; returns its milliseconds. On the GPU they leave out the transfers
-// and, with `warm_up`, a first untimed run that pays CUDA's lazy loading of the kernels, as the
-// registry's operations time theirs.
-template <class T, class Filter>
-double filter_on(device where, host_view<const T> in, host_view<T> out, bool warm_up, const Filter& filter) {
-    if (where != device::cuda) {
-        const auto start = clock_type::now();
-        filter(in, out);
-        return milliseconds_since(start);
-    }
-    const stream s{};
-    const device_image<T> d_in = upload<T>(in);
-    device_image<T> d_out(in.width(), in.height());
-    const device_view<const T> d_in_view(d_in.view());
-    if (warm_up) filter(d_in_view, d_out.view());
-    s.synchronize();
-    const auto start = clock_type::now();
-    filter(d_in_view, d_out.view());
-    s.synchronize();
-    const double ms = milliseconds_since(start);
-    copy<T>(device_view<const T>(d_out.view()), out);
-    s.synchronize();
-    return ms;
-}
-
 }  // namespace
 
 template <line_filter_kind kind>
@@ -101,7 +76,7 @@ int run_line_filter(std::span<const std::string_view> arguments) {
         io::read_image(std::string(parsed.positional[0]), {.to_grey = parsed.has_flag("to-grey")});
     io::check_write_format(output, image.type());
     const any_host_image result = make_host_image(image.type(), image.width(), image.height());
-    const double ms = as_usage_error([&] {
+    const run_timings t = as_usage_error([&] {
         return visit_pixel_type(image.type(), [&]<class T>(type_tag<T>) {
             const auto filter = [&]<class Space>(image_view<const T, Space> in, image_view<T, Space> out) {
                 if (!choice.reduction) {
@@ -113,16 +88,10 @@ int run_line_filter(std::span<const std::string_view> arguments) {
                 outputs.reduction = *choice.reduction;
                 line_filter_angles<T>(in, choice.angles, params, outputs);
             };
-            return filter_on<T>(where, image.as<const T>(), result.as<T>(), time, filter);
+            return run_timed<T, T>(where, image.as<const T>(), result.as<T>(), time, filter);
         });
     });
-    if (time && where == device::cuda)
-        std::fprintf(stderr,
-                     "granula: %s on cuda: %.3f ms compute (not counted: host<->device transfers, CUDA start-up "
-                     "and a warm-up run)\n",
-                     name.c_str(), ms);
-    else if (time)
-        std::fprintf(stderr, "granula: %s on cpu (%d threads): %.3f ms compute\n", name.c_str(), num_threads(), ms);
+    if (time) print_timings(name, where, t);
     io::write_image(output, result.view());
     return 0;
 }

@@ -12,12 +12,12 @@
 // usage error (unknown operation or option, missing or malformed argument) and 1 for a runtime
 // error (unreadable input, unwritable output, no GPU, an operation that refuses its input).
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "granula/core/any_image.hpp"
@@ -29,6 +29,7 @@
 #include "granula/operations.hpp"
 
 #include "command.hpp"
+#include "timed_run.hpp"
 
 namespace {
 
@@ -171,48 +172,6 @@ invocation parse_operation_command(std::span<const std::string_view> arguments) 
     return inv;
 }
 
-struct cuda_timings {
-    double compute = 0;    // the operation, synchronised
-    double transfers = 0;  // upload and download
-    double start_up = 0;   // CUDA context creation and, with timing, a first untimed run
-};
-
-// Runs the operation on the GPU: upload, compute, download. With `warm_up`, runs it once more
-// first, untimed, so the compute time excludes CUDA's lazy loading of the kernels.
-cuda_timings run_on_cuda(const operation_info& op, const any_host_image& in, const any_host_image& out,
-                         const operation_args& args, bool warm_up) {
-    return visit_pixel_type(in.type(), [&]<class T>(type_tag<T>) {
-        const stream s{};
-        cuda_timings t;
-        auto start = clock_type::now();
-        device_image<T>(1, 1);  // the first device allocation creates the CUDA context
-        t.start_up = milliseconds_since(start);
-
-        start = clock_type::now();
-        device_image<T> device_in = upload<T>(in.as<const T>(), s);
-        device_image<T> device_out(in.width(), in.height());
-        s.synchronize();
-        t.transfers = milliseconds_since(start);
-
-        if (warm_up) {
-            start = clock_type::now();
-            op.run_device(any_device_view(device_in.view()), any_device_view(device_out.view()), args, s);
-            s.synchronize();
-            t.start_up += milliseconds_since(start);
-        }
-        start = clock_type::now();
-        op.run_device(any_device_view(device_in.view()), any_device_view(device_out.view()), args, s);
-        s.synchronize();
-        t.compute = milliseconds_since(start);
-
-        start = clock_type::now();
-        copy<T>(device_out.view(), out.as<T>(), s);
-        s.synchronize();
-        t.transfers += milliseconds_since(start);
-        return t;
-    });
-}
-
 int run(const invocation& inv) {
     const operation_info& op = *inv.op;
     if (inv.threads) set_num_threads(*inv.threads);
@@ -222,21 +181,16 @@ int run(const invocation& inv) {
     io::check_write_format(inv.output, input.type());
     const any_host_image output = make_host_image(input.type(), input.width(), input.height());
 
-    if (where == device::cuda) {
-        const cuda_timings t = run_on_cuda(op, input, output, inv.args, inv.time);
-        if (inv.time)
-            std::fprintf(stderr,
-                         "granula: %.*s on cuda: %.3f ms compute, %.3f ms host<->device transfers "
-                         "(not counted: %.1f ms CUDA start-up and a warm-up run)\n",
-                         static_cast<int>(op.name.size()), op.name.data(), t.compute, t.transfers, t.start_up);
-    } else {
-        const auto start = clock_type::now();
-        op.run_host(input.view(), output.view(), inv.args);
-        const double compute = milliseconds_since(start);
-        if (inv.time)
-            std::fprintf(stderr, "granula: %.*s on cpu (%d threads): %.3f ms compute\n", static_cast<int>(op.name.size()),
-                         op.name.data(), num_threads(), compute);
-    }
+    const run_timings t = visit_pixel_type(input.type(), [&]<class T>(type_tag<T>) {
+        return run_timed<T, T>(where, input.as<const T>(), output.as<T>(), inv.time,
+                               [&]<class Space>(image_view<const T, Space> in, image_view<T, Space> out) {
+                                   if constexpr (std::is_same_v<Space, host_memory>)
+                                       op.run_host(any_host_view(in), any_host_view(out), inv.args);
+                                   else
+                                       op.run_device(any_device_view(in), any_device_view(out), inv.args, stream{});
+                               });
+    });
+    if (inv.time) print_timings(op.name, where, t);
     io::write_image(inv.output, output.view());
     return 0;
 }
