@@ -59,6 +59,32 @@ TEST(GaussianCli, InputTypeOutput) {
         for (std::int64_t x = 0; x < src.width(); ++x) ASSERT_EQ(g(y, x), want.view()(y, x));
 }
 
+TEST(GaussianCli, CudaEqualsTheDeviceApiAndTimesComputeApart) {
+    if (!cuda_available()) GTEST_SKIP() << "no CUDA device: --device cuda is tested as an error instead";
+    scratch_dir dir;
+    const cli_result r = run_cli({"gaussian", data_file("camera.png"), dir.file("out.npy"), "--sigma", "3",
+                                  "--order", "1,0", "--device", "cuda", "--time"},
+                                 dir);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err.rfind("granula: gaussian on cuda: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(" ms host<->device transfers"), std::string::npos) << r.err;
+    const any_host_image in = io::read_image(data_file("camera.png"));
+    const auto src = in.view().as<const std::uint8_t>();
+    gaussian_params p = gaussian_params::isotropic(3);
+    p.order = {1, 0};
+    const device_image<std::uint8_t> d_in = upload<std::uint8_t>(src);
+    device_image<float> d_out(src.width(), src.height());
+    gaussian<std::uint8_t, float>(device_view<const std::uint8_t>(d_in.view()), d_out.view(), p);
+    host_image<float> want(src.width(), src.height());
+    copy<float>(device_view<const float>(d_out.view()), want.view());
+    stream{}.synchronize();
+    const any_host_image got = io::read_image(dir.file("out.npy"));
+    ASSERT_EQ(got.type(), pixel_type::float32);
+    const auto g = got.view().as<const float>();
+    for (std::int64_t y = 0; y < src.height(); ++y)
+        for (std::int64_t x = 0; x < src.width(); ++x) ASSERT_EQ(g(y, x), want.view()(y, x)) << y << "," << x;
+}
+
 TEST(GaussianCli, ErrorsAreOneLineWithTheRightStatus) {
     scratch_dir dir;
     const std::string in = data_file("camera.png"), out = dir.file("o.npy");
