@@ -173,9 +173,11 @@ def line(length, angle):
 
     One pixel per step along the dominant axis; angles are counter-clockwise from +x as seen on
     screen (a 45 degree line rises to the right) and taken modulo 180. The slope is snapped to
-    the nearest fraction p/q with q <= 64 (exact at 0, 45, 90 and 135 degrees, at most 0.45
-    degrees off elsewhere), which makes the line periodic: erosion costs O(1) per pixel for the
-    periodic part plus one period's runs, whatever the length.
+    a fraction p/q with q <= 64: the simplest that keeps the line's ends within a quarter pixel
+    of the exact slope's, so every pixel lies within 3/4 of a pixel of the exact line, or the
+    nearest where none does (long lines; at most 1/128 off); exact at 0, 45, 90 and 135
+    degrees. That makes the line periodic: erosion costs O(1) per pixel for the periodic part
+    plus one period's runs, whatever the length.
 
     Parameters
     ----------

@@ -112,8 +112,13 @@ footprint_mask centred_mask(const std::string& spec, std::int64_t half_width, st
     return m;
 }
 
-// The closest fraction p/q to v (|v| <= 1) with 1 <= q <= max_q; ties to the smaller q.
-std::pair<std::int64_t, std::int64_t> snap_slope(double v, std::int64_t max_q) {
+// The slope p/q for v (|v| <= 1) of a line of `length` pixels: the closest fraction with
+// q <= Q for the smallest bound Q <= max_q at which the line's ends, length / 2 pixels from its
+// origin, stay within a quarter pixel of the exact slope's (so every pixel within 3/4 of a pixel
+// of the exact line); the closest with q <= max_q where none does. Ties to the smaller q. A
+// smaller q is a shorter base, whose runs are what erosion pays for (docs/semantics.md).
+std::pair<std::int64_t, std::int64_t> snap_slope(double v, std::int64_t length, std::int64_t max_q) {
+    const double half_length = static_cast<double>(length / 2);
     std::int64_t best_p = 0, best_q = 1;
     double best_error = 2;
     for (std::int64_t q = 1; q <= max_q; ++q) {
@@ -124,6 +129,7 @@ std::pair<std::int64_t, std::int64_t> snap_slope(double v, std::int64_t max_q) {
             best_p = p;
             best_q = q;
         }
+        if (best_error * half_length <= 0.25 + 1e-12) break;
     }
     return {best_p, best_q};
 }
@@ -169,37 +175,43 @@ structuring_element structuring_element::rectangle(std::int64_t width, std::int6
     return {kind::rectangle, spec, {std::move(t)}};
 }
 
-structuring_element structuring_element::line(std::int64_t length, double angle) {
-    structuring_element se = line_terms(length, angle);
-    se.line_angle_ = angle;
-    return se;
-}
-
 structuring_element structuring_element::shortened_for(std::int64_t width, std::int64_t height) const {
     if (kind_ != kind::line) return *this;
     // One pixel per step along the dominant axis: the box's side along it is the length.
-    const bool along_x = x_dominant(angle_mod_180(line_angle_));
+    const bool along_x = line_slope_.along_x;
     const std::int64_t length = along_x ? width_ : height_, extent = along_x ? width : height;
-    return length > 2 * extent + 1 ? line(2 * extent + 1, line_angle_) : *this;
+    // The same slope: snapping the shorter length anew could pick another.
+    return length > 2 * extent + 1 ? digital_line(2 * extent + 1, line_angle_, line_slope_) : *this;
 }
 
-structuring_element structuring_element::line_terms(std::int64_t length, double angle) {
+structuring_element structuring_element::line(std::int64_t length, double angle) {
     check_extent(length, "length");
     if (!std::isfinite(angle))
         throw invalid_argument("line angle must be a finite number of degrees, got " + format_number(angle));
     const double a = angle_mod_180(angle);
     const double radians = a * (3.14159265358979323846 / 180.0);
-    // Along the dominant axis u = k - length/2; across it w = round(u p / q), half up, which keeps
-    // w(u + q) = w(u) + p exact, so the line is periodic with period q.
     const bool along_x = x_dominant(a);
     const double slope = along_x ? std::tan(radians) : std::cos(radians) / std::sin(radians);
-    const auto [p, q] = snap_slope(std::clamp(slope, -1.0, 1.0), max_line_period);
-    const auto pixel = [&, p = p, q = q](std::int64_t k) {
+    const auto [p, q] = snap_slope(std::clamp(slope, -1.0, 1.0), length, max_line_period);
+    return digital_line(length, angle, {along_x, p, q});
+}
+
+structuring_element structuring_element::digital_line(std::int64_t length, double angle, line_slope slope) {
+    // Along the dominant axis u = k - length/2; across it w = round(u p / q), half up, which keeps
+    // w(u + q) = w(u) + p exact, so the line is periodic with period q.
+    const bool along_x = slope.along_x;
+    const std::int64_t p = slope.p, q = slope.q;
+    const auto pixel = [&](std::int64_t k) {
         const std::int64_t u = k - length / 2, w = detail::floor_div(2 * u * p + q, 2 * q);
         // y grows down: a positive slope rises to the right (x-dominant) or leans right going up.
         return along_x ? std::pair{u, -w} : std::pair{-w, u};
     };
     const std::string spec = "line:" + std::to_string(length) + ":" + format_number(angle);
+    const auto with_slope = [&](structuring_element se) {
+        se.line_angle_ = angle;
+        se.line_slope_ = slope;
+        return se;
+    };
     const auto [step_x, step_y] = [&] {
         const auto [x0, y0] = pixel(0);
         const auto [x1, y1] = pixel(q);
@@ -208,7 +220,7 @@ structuring_element structuring_element::line_terms(std::int64_t length, double 
     if (q == 1) {  // 0, 45, 90, 135 degrees: one segment
         decomposition_term t;
         if (length > 1) t.segments.push_back({length, static_cast<int>(step_x), static_cast<int>(step_y), length / 2});
-        return {kind::line, spec, {std::move(t)}};
+        return with_slope({kind::line, spec, {std::move(t)}});
     }
     // The pixels k in [begin, end) as a mask around the origin, and its runs.
     // The mask's box holds those pixels only, not the origin: the first q + (L mod q) pixels of a
@@ -230,12 +242,12 @@ structuring_element structuring_element::line_terms(std::int64_t length, double 
         return run_terms(m);
     };
     const std::int64_t periods = length / q;
-    if (periods < 2) return {kind::line, spec, runs_of(0, length)};
+    if (periods < 2) return with_slope({kind::line, spec, runs_of(0, length)});
     // Pixels [0, L) are pixels [0, q + r) (r = L mod q) swept along the periodic line of
     // `periods` points, since pixel k + q is pixel k moved one step: one group of runs.
     std::vector<decomposition_term> terms = runs_of(0, length - (periods - 1) * q);
     for (auto& t : terms) t.segments.push_back({periods, static_cast<int>(step_x), static_cast<int>(step_y), 0});
-    return {kind::line, spec, std::move(terms)};
+    return with_slope({kind::line, spec, std::move(terms)});
 }
 
 structuring_element structuring_element::disk(std::int64_t radius) {

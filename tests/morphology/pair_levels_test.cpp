@@ -81,8 +81,9 @@ TEST(PairLevels, LinesAtAnglesReadExactlyTheirAnchors) {
 }
 
 TEST(PairLevels, LineAt30DegreesPairsItsStaircase) {
-    // line:255:30: 47 pixels in 21 runs of 2 and 5 single pixels, one run or pixel per row.
-    const auto anchors = period_pixels(structuring_element::line(255, 30));
+    // line:359:30 (slope 15/26): 47 pixels in 21 runs of 2 and 5 single pixels, one run or pixel
+    // per row.
+    const auto anchors = period_pixels(structuring_element::line(359, 30));
     ASSERT_EQ(anchors.size(), 47u);
     const pair_levels plan = plan_pair_levels(anchors, 4);
     EXPECT_TRUE(reads_exactly(anchors, plan));

@@ -6,6 +6,7 @@
 #include <functional>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "granula/core/error.hpp"
 #include "granula/morphology/structuring_element.hpp"
@@ -201,11 +202,17 @@ TEST(StructuringElement, LinesHaveOnePixelPerStepNearTheTrueLine) {
         const double slope = x_dominant ? std::tan(radians) : 1.0 / std::tan(radians);
         const auto pixels = line_pixels(f, x_dominant);
         ASSERT_EQ(static_cast<std::int64_t>(pixels.size()), L) << "line " << L << " at " << a;
+        // Where some slope p/q with q <= 64 keeps the line's ends within a quarter pixel of the
+        // exact slope's, snapping does, so every pixel lies within 3/4 of a pixel of the exact line
+        // (1/4 and the rounding's 1/2); elsewhere it moves the slope by at most 1/128.
+        double nearest = 1;
+        for (int q = 1; q <= 64; ++q) nearest = std::min(nearest, std::abs(slope - std::round(slope * q) / q));
+        const bool within_quarter = nearest * static_cast<double>(L / 2) <= 0.25;
         std::set<std::int64_t> steps;
         for (const auto& [u, w] : pixels) {
             steps.insert(u);
-            // Snapping moves the slope by at most 1/128 (denominators up to 64); rounding by 1/2.
-            EXPECT_LE(std::abs(w - u * slope), 0.5 + std::abs(u) / 128.0 + 1e-9) << "line " << L << " at " << a;
+            const double bound = within_quarter ? 0.75 : 0.5 + std::abs(u) / 128.0;
+            EXPECT_LE(std::abs(w - u * slope), bound + 1e-9) << "line " << L << " at " << a;
         }
         EXPECT_EQ(*steps.begin(), -(L / 2)) << "line " << L << " at " << a;
         EXPECT_EQ(*steps.rbegin(), L - 1 - L / 2) << "line " << L << " at " << a;
@@ -239,6 +246,19 @@ TEST(StructuringElement, LinesOnAxesAndDiagonalsAreExact) {
     EXPECT_TRUE(same_mask(half, defined_mask(9, 5, [](auto x, auto y) {
                               return -y == static_cast<std::int64_t>(std::floor(x / 2.0 + 0.5));
                           })));
+}
+
+// The slope is the simplest fraction that keeps the line's ends within a quarter pixel of the
+// exact slope's: at 30 degrees 1/2 for L = 7, 4/7 for 63, 11/19 for 255; 15/26, the nearest with
+// q <= 64, for 1001, which no simpler one gets there.
+TEST(StructuringElement, LinesTakeTheSimplestSlopeWithinAQuarterPixel) {
+    const std::tuple<std::int64_t, std::int64_t, std::int64_t> cases[] = {{7, 1, 2}, {63, 4, 7}, {255, 11, 19}, {1001, 15, 26}};
+    for (const auto& [L, p, q] : cases) {
+        const auto pixels = line_pixels(structuring_element::line(L, 30).footprint(), true);
+        ASSERT_EQ(static_cast<std::int64_t>(pixels.size()), L);
+        for (const auto& [u, w] : pixels)
+            ASSERT_EQ(w, static_cast<std::int64_t>(std::floor((2.0 * u * p + q) / (2.0 * q)))) << "line " << L << " at u " << u;
+    }
 }
 
 TEST(StructuringElement, ParsesTheCliSyntax) {
@@ -349,7 +369,19 @@ TEST(StructuringElement, HugeElementsStayCompactOrGiveClearErrors) {
     EXPECT_NO_THROW(structuring_element::disk(100'000, 8));  // periodic lines: no mask
     EXPECT_NO_THROW(structuring_element::ellipse(100'000, 3));
 
-    EXPECT_EQ(structuring_element::line(1001, 30).shortened_for(64, 20), structuring_element::line(129, 30));
+    // Shortening keeps the slope (line(129, 30) alone snaps to another): the middle 129 pixels.
+    const auto whole = structuring_element::line(1001, 30), middle = whole.shortened_for(64, 20);
+    EXPECT_EQ(middle.to_string(), "line:129:30");
+    const auto offsets = [](const footprint_mask& m, std::int64_t reach) {
+        std::set<std::pair<std::int64_t, std::int64_t>> out;
+        for (std::int64_t y = 0; y < m.height; ++y)
+            for (std::int64_t x = 0; x < m.width; ++x)
+                if (m.at(y, x) && std::abs(x - m.origin_x) <= reach) out.insert({x - m.origin_x, y - m.origin_y});
+        return out;
+    };
+    const auto middle_offsets = offsets(middle.footprint(), 64);
+    EXPECT_EQ(middle_offsets.size(), 129u);
+    EXPECT_EQ(middle_offsets, offsets(whole.footprint(), 64));
     EXPECT_EQ(structuring_element::line(1001, 80).shortened_for(64, 20).to_string(), "line:41:80");
     EXPECT_EQ(structuring_element::line(130, -150).shortened_for(64, 20).to_string(), "line:129:-150");
     EXPECT_EQ(structuring_element::line(129, 30).shortened_for(64, 20).to_string(), "line:129:30");

@@ -69,9 +69,11 @@ public:
     static structuring_element square(std::int64_t size) { return rectangle(size, size); }
     // A digital line of exactly `length` >= 1 pixels, one per step along its dominant axis, at
     // `angle` degrees counter-clockwise from +x (modulo 180), through the origin at index
-    // length/2. Its slope is snapped to the nearest fraction p/q with q <= max_line_period
-    // (exact at 0, 45, 90, 135 degrees; at most 0.45 degrees off elsewhere); pixel k sits at
-    // floor(t * p / q + 1/2) across from t = k - length/2 on the dominant axis.
+    // length/2. Its slope is snapped to a fraction p/q, q <= max_line_period: the simplest that
+    // keeps the line's ends within a quarter pixel of the exact slope's (every pixel within 3/4
+    // of a pixel of the exact line), or the nearest where none does (at most 1/128 off); exact at
+    // 0, 45, 90, 135 degrees. Pixel k sits at floor(t * p / q + 1/2) across from
+    // t = k - length/2 on the dominant axis.
     static structuring_element line(std::int64_t length, double angle);
     static constexpr std::int64_t max_line_period = 64;
     // The Euclidean disk x^2 + y^2 <= r^2, r >= 0 (scikit-image's disk, MATLAB's strel('disk', r, 0)).
@@ -137,8 +139,8 @@ public:
     friend bool operator==(const structuring_element& a, const structuring_element& b);
 
     // For a line() longer than an image of width x height needs, under borders that read one
-    // value off the image (ignore, constant): the line of the same angle with 2 E + 1 pixels, E
-    // the image's extent along the line's dominant axis. From any pixel of the image, the
+    // value off the image (ignore, constant): its middle 2 E + 1 pixels, of the same slope
+    // (line(2 E + 1, angle) may snap to another), E the image's extent along its dominant axis. From any pixel of the image, the
     // original's pixels with |t| > E fall off the image, as its pixels t = -E and t = E do, so
     // the erosion and dilation of that image are the same by both; the cost, which follows the
     // line's reach, stays bounded by the image's size. Any other element comes back unchanged.
@@ -146,8 +148,13 @@ public:
 
 private:
     structuring_element(kind k, std::string spec, std::vector<decomposition_term> terms);
-    // line() without its angle recorded.
-    static structuring_element line_terms(std::int64_t length, double angle);
+    // A line's slope across its dominant axis, p / q, as snapped (line()).
+    struct line_slope {
+        bool along_x = true;  // x is the dominant axis
+        std::int64_t p = 0, q = 1;
+    };
+    // line() of this slope.
+    static structuring_element digital_line(std::int64_t length, double angle, line_slope slope);
     // A mask element of these terms in this box (which may be wider than the terms reach).
     static structuring_element in_box(std::vector<decomposition_term> terms, std::int64_t width, std::int64_t height,
                                       std::int64_t origin_x, std::int64_t origin_y);
@@ -155,7 +162,8 @@ private:
     std::string spec_;
     std::int64_t width_ = 1, height_ = 1, origin_x_ = 0, origin_y_ = 0;  // the footprint's box
     std::vector<decomposition_term> terms_;
-    double line_angle_ = 0;  // line() only: its angle as given (shortened_for)
+    double line_angle_ = 0;     // line() only: its angle as given
+    line_slope line_slope_{};  // line() only: its snapped slope (shortened_for keeps it)
 };
 
 }  // namespace granula

@@ -1000,8 +1000,8 @@ __global__ void accumulate_kernel(T* acc, i64 acc_stride, const T* src, i64 src_
 // Short periodic lines, at most sheared_direct_max positions (a line's period repeated two or
 // three times, a short diagonal): each output word reads its positions directly, two aligned
 // words and a funnel shift each. The van Herk/Gil-Werman kernels' staging and chunks cost more
-// than the loads they save there: 16384^2 uint8, line:63:30's periodic line of 2 positions took
-// 503 us in sheared_staged_kernel (one H200, Nsight Compute), a third of the erosion. Erosions
+// than the loads they save there: 16384^2 uint8, line:63:30's periodic line of 2 positions (slope
+// 15/26) took 503 us in sheared_staged_kernel (one H200, Nsight Compute), a third of the erosion. Erosions
 // at 16384^2, one H200: line:63:30 (2 positions) 1.479 -> 1.266 ms, line:101:30 (3) 1.616 ->
 // 1.487, line:3:45 0.414 -> 0.371; with 4 positions no gain (line:127:30 1.621 -> 1.586,
 // line:255:75 1.97 -> 2.00, line:4:135 0.42 -> 0.48), so those keep the staged kernel.

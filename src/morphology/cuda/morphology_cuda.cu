@@ -209,8 +209,8 @@ std::vector<run_group> run_groups(const granula::detail::element_plan& plan, boo
 // alone: its period's runs read at every repeat, in one runs pass (the period then a pair level
 // of that pass), with no sheared pass over a padded intermediate after it. Unchanged when those
 // runs would not fit the runs kernel's tiles. One H200, 16384^2 uint8 (stop 53): line:41:20
-// 1.045 -> 0.909 ms, line:41:80 1.138 -> 1.002; line:63:30's runs (74 pixels, the repeats
-// overlap) as a plain mask of its 63 pixels were no faster than the two passes.
+// 1.045 -> 0.909 ms, line:41:80 1.138 -> 1.002; line:63:30's runs at slope 15/26 (74 pixels,
+// the repeats overlap) as a plain mask of its 63 pixels were no faster than the two passes.
 template <class T>
 void fold_short_periodic_line(run_group& g, bool maximum) {
     if (g.rest.size() != 1) return;

@@ -1,14 +1,15 @@
 // Levels of the runs kernel (element_passes.cu) past its doubling levels, planned on the host.
 //
 // After the doubling levels, every lookup of the top level reads the min over the same pattern
-// from its anchor. A line at an angle has many such anchors along a staircase (line:255:30: 22
-// runs of 2 pixels, one per row pair), and each costs every output pixel a lookup. A pair level
-// j + 1 = min of level j at p and at p + step (step pointing forward in row-major order, so the
-// kernel builds it in place like a doubling level) reads the pattern B_{j+1} = B_j u (B_j + step)
-// with one lookup, so anchors u and u + step become one lookup. The plan is greedy: each step
-// is taken among the differences of near anchors when it saves more lookups than a level costs
-// to build (build_cost, in lookups); the lookups kept at each level cover the anchors exactly,
-// with overlaps (min is idempotent), and no pattern reads outside the anchors.
+// from its anchor. A line at an angle has many such anchors along a staircase (line:255:30 at
+// slope 15/26: 22 runs of 2 pixels, one per row pair), and each costs every output pixel a
+// lookup. A pair level j + 1 = min of level j at p and at p + step (step pointing forward in
+// row-major order, so the kernel builds it in place like a doubling level) reads the pattern
+// B_{j+1} = B_j u (B_j + step) with one lookup, so anchors u and u + step become one lookup.
+// The plan is greedy: each step is taken among the differences of near anchors when it saves
+// more lookups than a level costs to build (build_cost, in lookups); the lookups kept at each
+// level cover the anchors exactly, with overlaps (min is idempotent), and no pattern reads
+// outside the anchors.
 #pragma once
 
 #include <algorithm>
