@@ -91,6 +91,58 @@ inline std::vector<std::int64_t> growth_chain(std::int64_t n) {
     return chain;
 }
 
+// Shared pairs, greedily: while the (stage, stage, displacement) that matches the most disjoint
+// pairs of `reads` (sorted) matches at least shared_pair_min, it becomes a stage of `program`,
+// read once for each of its pairs.
+inline void share_pairs(shift_program& program, std::vector<shift_read>& reads, bool maximum) {
+    for (;;) {
+        using key = std::tuple<int, int, std::int64_t, std::int64_t>;
+        std::vector<key> keys;  // every pair's (stage, stage, displacement), sorted
+        for (std::size_t i = 0; i < reads.size(); ++i)
+            for (std::size_t j = i + 1; j < reads.size(); ++j)
+                keys.emplace_back(reads[i].stage, reads[j].stage, reads[j].dx - reads[i].dx, reads[j].dy - reads[i].dy);
+        std::sort(keys.begin(), keys.end());
+        std::size_t best_count = 0;
+        std::vector<std::pair<std::size_t, std::size_t>> best_pairs;
+        for (std::size_t k = 0, next = 0; k < keys.size(); k = next) {
+            while (next < keys.size() && keys[next] == keys[k]) ++next;
+            // No more disjoint pairs than pairs: skipping these keeps the choice (planning
+            // line:255:30 took 0.34 ms a call, now 0.1-0.2).
+            if (next - k <= best_count) continue;
+            const auto [a, b, ddx, ddy] = keys[k];
+            std::vector<bool> used(reads.size(), false);
+            std::vector<std::pair<std::size_t, std::size_t>> pairs;
+            for (std::size_t i = 0; i < reads.size(); ++i) {
+                if (used[i] || reads[i].stage != a) continue;
+                const shift_read partner{b, reads[i].dx + ddx, reads[i].dy + ddy};
+                const auto it = std::lower_bound(reads.begin(), reads.end(), partner);
+                if (it == reads.end() || !(*it == partner)) continue;
+                const auto j = static_cast<std::size_t>(it - reads.begin());
+                if (used[j] || j == i) continue;
+                used[i] = used[j] = true;
+                pairs.emplace_back(i, j);
+            }
+            if (pairs.size() > best_count) best_count = pairs.size(), best_pairs = std::move(pairs);
+        }
+        if (best_count < shared_pair_min) return;
+        const shift_read& first = reads[best_pairs[0].first];
+        const shift_read& second = reads[best_pairs[0].second];
+        program.stages.push_back(
+            {{{first.stage, 0, 0}, {second.stage, second.dx - first.dx, second.dy - first.dy}}, maximum});
+        const int pair = static_cast<int>(program.stages.size());
+        std::vector<bool> drop(reads.size(), false);
+        std::vector<shift_read> next;
+        for (const auto& [i, j] : best_pairs) {
+            drop[i] = drop[j] = true;
+            next.push_back({pair, reads[i].dx, reads[i].dy});
+        }
+        for (std::size_t i = 0; i < reads.size(); ++i)
+            if (!drop[i]) next.push_back(reads[i]);
+        std::sort(next.begin(), next.end());
+        reads = std::move(next);
+    }
+}
+
 // The program of a line made of one sheared periodic segment, alone (45 and 135 degrees) or
 // after each term's run (other angles), of a line shorter than two of its periods (its runs
 // alone), or of one horizontal segment; none for other elements.
@@ -138,52 +190,7 @@ inline std::optional<shift_program> plan_line_program(const structuring_element&
         program.stages.push_back({std::move(reads), maximum});
         return static_cast<int>(program.stages.size());
     };
-    // Shared pairs, greedily: the (stage, stage, displacement) matching the most disjoint pairs
-    // of reads.
-    for (;;) {
-        using key = std::tuple<int, int, std::int64_t, std::int64_t>;
-        std::vector<key> keys;  // every pair's (stage, stage, displacement), sorted
-        for (std::size_t i = 0; i < base.size(); ++i)
-            for (std::size_t j = i + 1; j < base.size(); ++j)
-                keys.emplace_back(base[i].stage, base[j].stage, base[j].dx - base[i].dx, base[j].dy - base[i].dy);
-        std::sort(keys.begin(), keys.end());
-        std::size_t best_count = 0;
-        std::vector<std::pair<std::size_t, std::size_t>> best_pairs;
-        for (std::size_t k = 0, next = 0; k < keys.size(); k = next) {
-            while (next < keys.size() && keys[next] == keys[k]) ++next;
-            // No more disjoint pairs than pairs: skipping these keeps the choice (planning
-            // line:255:30 took 0.34 ms a call, now 0.1-0.2).
-            if (next - k <= best_count) continue;
-            const auto [a, b, ddx, ddy] = keys[k];
-            std::vector<bool> used(base.size(), false);
-            std::vector<std::pair<std::size_t, std::size_t>> pairs;
-            for (std::size_t i = 0; i < base.size(); ++i) {
-                if (used[i] || base[i].stage != a) continue;
-                const shift_read partner{b, base[i].dx + ddx, base[i].dy + ddy};
-                const auto it = std::lower_bound(base.begin(), base.end(), partner);
-                if (it == base.end() || !(*it == partner)) continue;
-                const auto j = static_cast<std::size_t>(it - base.begin());
-                if (used[j] || j == i) continue;
-                used[i] = used[j] = true;
-                pairs.emplace_back(i, j);
-            }
-            if (pairs.size() > best_count) best_count = pairs.size(), best_pairs = std::move(pairs);
-        }
-        if (best_count < shared_pair_min) break;
-        const shift_read& first = base[best_pairs[0].first];
-        const shift_read& second = base[best_pairs[0].second];
-        const int pair = add_stage({{first.stage, 0, 0}, {second.stage, second.dx - first.dx, second.dy - first.dy}});
-        std::vector<bool> drop(base.size(), false);
-        std::vector<shift_read> next;
-        for (const auto& [i, j] : best_pairs) {
-            drop[i] = drop[j] = true;
-            next.push_back({pair, base[i].dx, base[i].dy});
-        }
-        for (std::size_t i = 0; i < base.size(); ++i)
-            if (!drop[i]) next.push_back(base[i]);
-        std::sort(next.begin(), next.end());
-        base = std::move(next);
-    }
+    share_pairs(program, base, maximum);
 
     // The periodic line: points (j - origin) s, j < n, grown from the base.
     const std::int64_t n = periodic.length, sx = sign * periodic.dx, sy = sign * periodic.dy;
