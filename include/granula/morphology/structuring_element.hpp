@@ -140,10 +140,11 @@ public:
 
     // For a line() longer than an image of width x height needs, under borders that read one
     // value off the image (ignore, constant): its middle 2 E + 1 pixels, of the same slope
-    // (line(2 E + 1, angle) may snap to another), E the image's extent along its dominant axis. From any pixel of the image, the
-    // original's pixels with |t| > E fall off the image, as its pixels t = -E and t = E do, so
-    // the erosion and dilation of that image are the same by both; the cost, which follows the
-    // line's reach, stays bounded by the image's size. Any other element comes back unchanged.
+    // (line(2 E + 1, angle) may snap to another), E the image's extent along its dominant axis.
+    // From any pixel of the image, the original's pixels with |t| > E fall off the image, as its
+    // pixels t = -E and t = E do, so the erosion and dilation of that image are the same by both;
+    // the cost, which follows the line's reach, stays bounded by the image's size. Any other
+    // element comes back unchanged.
     structuring_element shortened_for(std::int64_t width, std::int64_t height) const;
 
 private:
