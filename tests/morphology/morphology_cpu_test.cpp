@@ -415,6 +415,40 @@ TYPED_TEST(MorphologyCpu, ElementsBeyondTheRunsProgramLimits) {
             }
 }
 
+// uint8 images of 2^22 pixels and more take runs programs with shared pairs (morphology_cpu.cpp,
+// runs_pairs_pixels_min): their results equal those of crops of the image, which take the
+// programs without pairs (equal to the reference above), wherever the crops' own edges inside
+// the image cannot reach. disk:31:4 and octagon:27:18 become programs only so.
+TEST(MorphologyCpuLarge, RunsProgramsWithPairsEqualCropsWithout) {
+    std::mt19937_64 rng(56);
+    const std::int64_t n = 2048, c = 400;
+    const auto img = make_image<std::uint8_t>(rng, n, n, 200, false);
+    const structuring_element elements[] = {structuring_element::disk(31, 4), structuring_element::octagon(27, 18),
+                                            structuring_element::disk(20)};
+    const std::pair<std::int64_t, std::int64_t> corners[] = {{0, 0}, {n - c, 0}, {0, n - c}, {n - c, n - c}, {824, 824}};
+    for (const auto& se : elements)
+        for (auto op : {morphology_op::erosion, morphology_op::dilation, morphology_op::opening, morphology_op::closing})
+            for (bool simd : {false, true}) {
+                if (!simd && op != morphology_op::erosion) continue;
+                simd_setting setting(simd);
+                host_image<std::uint8_t> whole(n, n);
+                morphology<std::uint8_t>(op, img.view, whole.view(), se);
+                // Two stages reach twice the element's extent.
+                const std::int64_t reach = 2 * std::max(se.width(), se.height());
+                for (const auto& [x0, y0] : corners) {
+                    host_image<std::uint8_t> crop(c, c);
+                    morphology<std::uint8_t>(op, img.view.subview(x0, y0, c, c), crop.view(), se);
+                    const std::int64_t left = x0 > 0 ? reach : 0, right = x0 + c < n ? c - reach : c;
+                    const std::int64_t top = y0 > 0 ? reach : 0, bottom = y0 + c < n ? c - reach : c;
+                    for (std::int64_t y = top; y < bottom; ++y)
+                        for (std::int64_t x = left; x < right; ++x)
+                            ASSERT_EQ(whole.view()(y0 + y, x0 + x), crop.view()(y, x))
+                                << se.to_string() << " " << to_string(op) << (simd ? " simd" : " scalar") << " at ("
+                                << x0 + x << ", " << y0 + y << ")";
+                }
+            }
+}
+
 // Lines (row and column runs) and small elements on an image larger than the mask path's tiles
 // (256 x 256 pixels) and the programs' register strips: disks (runs of many lengths, two of
 // each, read from fewer grown lengths), an octagon with a long run, a mask.

@@ -31,9 +31,10 @@ void source_reads(const shift_program& program, int stage, std::int64_t dx, std:
         source_reads(program, r.stage, dx + r.dx, dy + r.dy, out);
 }
 
-::testing::AssertionResult reads_exactly_the_footprint(const structuring_element& se, bool maximum) {
+::testing::AssertionResult reads_exactly_the_footprint(const structuring_element& se, bool maximum,
+                                                       bool pairs = false) {
     const footprint_mask m = se.footprint();
-    const shift_program program = plan_runs_program(m, maximum);
+    const shift_program program = plan_runs_program(m, maximum, pairs);
     for (std::size_t k = 0; k < program.stages.size(); ++k) {
         if (program.stages[k].maximum != maximum) return ::testing::AssertionFailure() << "stage " << k << "'s operator";
         for (const shift_read& r : program.stages[k].reads)
@@ -49,8 +50,9 @@ void source_reads(const shift_program& program, int stage, std::int64_t dx, std:
             }
     source_reads(program, static_cast<int>(program.stages.size()), 0, 0, got);
     if (got != want)
-        return ::testing::AssertionFailure() << se.to_string() << (maximum ? " dilation" : " erosion") << " reads "
-                                             << got.size() << " offsets, the footprint has " << want.size();
+        return ::testing::AssertionFailure() << se.to_string() << (maximum ? " dilation" : " erosion")
+                                             << (pairs ? " with pairs" : "") << " reads " << got.size()
+                                             << " offsets, the footprint has " << want.size();
     return ::testing::AssertionSuccess();
 }
 
@@ -63,7 +65,26 @@ TEST(RunsProgram, ReadsExactlyTheFootprint) {
         structuring_element::octagon(5, 3), structuring_element::ellipse(41, 21)};
     for (int i = 0; i < 40; ++i) elements.push_back(test_support::random_mask_element(rng, 1 + i % 13, 1 + i % 7));
     for (const auto& se : elements)
-        for (const bool maximum : {false, true}) EXPECT_TRUE(reads_exactly_the_footprint(se, maximum));
+        for (const bool maximum : {false, true})
+            for (const bool pairs : {false, true}) EXPECT_TRUE(reads_exactly_the_footprint(se, maximum, pairs));
+}
+
+// Elements of one run a row share pairs of reads down their rows: cheaper, with more stages;
+// others (a random mask) are planned as without.
+TEST(RunsProgram, SharesPairsDownElementsOfOneRunARow) {
+    const auto cost = [](const structuring_element& se, bool pairs) {
+        return program_cost(plan_runs_program(se.footprint(), false, pairs));
+    };
+    EXPECT_EQ(cost(structuring_element::disk(31, 4), false), 115);
+    EXPECT_EQ(cost(structuring_element::disk(31, 4), true), 78);
+    EXPECT_EQ(cost(structuring_element::disk(31), true), 114);
+    EXPECT_EQ(cost(structuring_element::octagon(27, 18), true), 85);
+    for (const auto& se : {structuring_element::disk(50), structuring_element::diamond(20),
+                           structuring_element::ellipse(101, 51), structuring_element::disk(50, 8)})
+        for (const bool maximum : {false, true}) EXPECT_TRUE(reads_exactly_the_footprint(se, maximum, true));
+    std::mt19937_64 rng(56);
+    const auto mask = test_support::random_mask_element(rng, 12, 9);
+    EXPECT_EQ(cost(mask, true), cost(mask, false));
 }
 
 // Long runs are grown, not read pixel by pixel: a square of 9 costs 21 (runs of 9 grown 1, 3,

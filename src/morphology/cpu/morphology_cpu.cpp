@@ -393,12 +393,22 @@ constexpr runs_program_limits runs_program_limits_of = sizeof(T) == 1   ? runs_p
 
 constexpr std::int64_t runs_program_width_max = 256;
 
+// uint8 images of at least this many pixels take runs programs with shared pairs
+// (plan_runs_program), whose planning they win back. 4096x4096 erosions, one thread, Zen 3,
+// without / with, ms (the two alternated in one process): disk:31:4 18.2-20.8 / 15.0-15.4 (a
+// program now, 78 < 96), octagon:27:18 20.3-21.0 / 16.0-16.5 (likewise), disk:31 26.3-26.8 /
+// 23.1-23.3, disk:20 14.2-14.8 / 12.9-13.1, diamond:20 15.6 / 13.7, disk:20:4 12.1 / 10.3,
+// ellipse:41x21 15.5-16.4 / 16.5-17.3; at 512x512 the planning made disk:31 0.51 -> 0.65 ms and
+// ellipse:41x21 0.38 -> 0.56. Wider pixels keep programs without pairs: their limits above
+// were measured so, and more stages take more of the rings.
+constexpr std::int64_t runs_pairs_pixels_min = std::int64_t{1} << 22;
+
 // The program of an element other than a line (horizontal lines too: line_program and the
 // separable passes, by the rules below) by its rows' runs, when it costs less than the element's
 // other paths (above) and its rings fit (as a line's); none otherwise.
 template <class T>
 std::optional<detail::shift_program> runs_program(const structuring_element& footprint, bool maximum,
-                                                  std::int64_t width) {
+                                                  std::int64_t width, std::int64_t height) {
     // Wider elements keep their passes: planning is quadratic in the longest run (a rectangle
     // 4096 wide took 44 ms to plan, one 256 wide 0.2 ms).
     if (footprint.shape() == structuring_element::kind::line || horizontal_line_length(footprint) > 0 ||
@@ -415,7 +425,8 @@ std::optional<detail::shift_program> runs_program(const structuring_element& foo
     const std::int64_t cost_max = footprint.separable() ? limits.separable
                                   : runs_only           ? limits.runs_only
                                                         : limits.with_passes;
-    detail::shift_program program = detail::plan_runs_program(footprint.footprint(), maximum);
+    const bool pairs = sizeof(T) == 1 && !footprint.separable() && width * height >= runs_pairs_pixels_min;
+    detail::shift_program program = detail::plan_runs_program(footprint.footprint(), maximum, pairs);
     if (detail::program_cost(program) > cost_max) return std::nullopt;
     return program;
 }
@@ -435,7 +446,7 @@ void erode_or_dilate(host_view<const T> in, host_view<T> out, const structuring_
     // 4.4 for the program at 255 pixels).
     std::optional<detail::shift_program> program;
     if (short_line || !footprint.separable()) program = line_program<T>(footprint, maximum, in.width(), short_line);
-    if (!program) program = runs_program<T>(footprint, maximum, in.width());
+    if (!program) program = runs_program<T>(footprint, maximum, in.width(), in.height());
     if (program) {
         const T pad =
             mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : detail::neutral_value<T>(maximum);
@@ -504,7 +515,7 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
             const bool lines = !both_separable || (short_line(first) && short_line(second));
             const auto program_of = [&](const structuring_element& e, bool maximum) {
                 auto program = lines ? line_program<T>(e, maximum, in.width(), true) : std::nullopt;
-                return program ? program : runs_program<T>(e, maximum, in.width());
+                return program ? program : runs_program<T>(e, maximum, in.width(), in.height());
             };
             const auto a = program_of(first, closing);
             const auto b = program_of(second, !closing);
