@@ -387,9 +387,9 @@ TYPED_TEST(MorphologyCuda, LinesLongerThanTheImageEqualReference) {
             }
     }
     const auto img = random_image<T>(rng, 64, 48, 200);
-    const auto want = reference::morphology<T>(morphology_op::opening, img.view(), structuring_element::line(129, 30));
-    EXPECT_TRUE(cuda_equals<T>(morphology_op::opening, img.view(), structuring_element::line(100'000'000, 30), {},
-                               rng, true, want));
+    const auto far_line = structuring_element::line(100'000'000, 30);
+    const auto want = reference::morphology<T>(morphology_op::opening, img.view(), far_line.shortened_for(64, 48));
+    EXPECT_TRUE(cuda_equals<T>(morphology_op::opening, img.view(), far_line, {}, rng, true, want));
 }
 
 // Wide rows: the whole-row horizontal kernel with several tiles of thread runs per row (9000
