@@ -65,9 +65,9 @@ inline shift_program fused(shift_program first, const shift_program& second) {
 constexpr std::size_t shared_pair_min = 4;
 // The sizes the periodic line grows through, 1 = m_0 < m_1 < ... < m_k = n: a stage from m to
 // m' (m' at most 4 m) reads Y(m) at ceil(m' / m) places and stores a row, and the chain with the
-// fewest loads and stores is taken. n = 9 (line:255:30 at slope 15/26): 1, 3, 9 (6 loads, 2 stores) instead of
-// doubling's 1, 2, 4, 8, 9 (8 loads, 4 stores); 45 degrees (n = 255): factors of 4, doubling's
-// equal on the Zen 5 build machine.
+// fewest loads and stores is taken. n = 9 (line:255:30 at slope 15/26): 1, 3, 9 (6 loads, 2
+// stores) instead of doubling's 1, 2, 4, 8, 9 (8 loads, 4 stores); 45 degrees (n = 255): factors
+// of 4, doubling's equal on the Zen 5 build machine.
 inline std::vector<std::int64_t> growth_chain(std::int64_t n) {
     struct choice {
         std::int64_t cost, next;

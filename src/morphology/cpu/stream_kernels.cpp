@@ -6,6 +6,7 @@
 // vector from the cache.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -128,8 +129,9 @@ inline std::int64_t rings_page_offset(const void* source, std::int64_t rows, std
     for (std::int64_t start = 0; start < page_bytes; start += 64) {
         std::int64_t distance = page_bytes;
         for (std::int64_t r = 0; r < rows; ++r) {
-            const std::int64_t d = ((start + r * row_bytes + column_bytes - source_offset) % page_bytes + page_bytes) % page_bytes;
-            distance = std::min({distance, d, page_bytes - d});
+            const std::int64_t d = (start + r * row_bytes + column_bytes - source_offset) % page_bytes;
+            const std::int64_t apart = std::abs(d);  // either way round the page
+            distance = std::min({distance, apart, page_bytes - apart});
         }
         if (distance > best_distance) best = start, best_distance = distance;
     }
