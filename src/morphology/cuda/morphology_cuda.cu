@@ -204,18 +204,21 @@ std::vector<run_group> run_groups(const granula::detail::element_plan& plan, boo
     return groups;
 }
 
-// A line at an angle whose periodic line repeats its period at most `max_folded_repeats` times,
-// and whose runs so repeated hold at most 64 pixels (lines up to about L = 55), becomes runs
-// alone: its period's runs read at every repeat, in one runs pass (the period then a pair level
-// of that pass), with no sheared pass over a padded intermediate after it. Unchanged when those
-// runs would not fit the runs kernel's tiles. One H200, 16384^2 uint8 (stop 53): line:41:20
-// 1.045 -> 0.909 ms, line:41:80 1.138 -> 1.002; line:63:30's runs at slope 15/26 (74 pixels,
-// the repeats overlap) as a plain mask of its 63 pixels were no faster than the two passes.
+// A line at an angle whose runs, read at every repeat of its period, hold at most 64 pixels
+// (lines up to about L = 64) and span at most `max_folded_rows` rows becomes runs alone: one runs
+// pass (the period then a pair level of that pass), with no sheared pass over a padded
+// intermediate after it. Unchanged when those runs would not fit the runs kernel's tiles. The
+// runs kernel stages and builds its levels over the element's rows beside each 64-row tile, so
+// tall folds lose. 16384^2 uint8 erosion, one H100 (stop 57, ms, two passes -> folded): line:25:10
+// 1.056 -> 0.760, line:31:30 1.072 -> 0.842, line:41:20 1.029 -> 0.865, line:63:30 (37 rows)
+// 1.037 -> 0.992, line:47:70 (47 rows) 1.120 either way, but line:63:60 and line:63:120 (63
+// rows) 1.028 -> 1.169; one H200 (stop 53, at most 3 repeats then): line:41:80 (41 rows) 1.138
+// -> 1.002.
 template <class T>
 void fold_short_periodic_line(run_group& g, bool maximum) {
     if (g.rest.size() != 1) return;
     const line_segment& s = g.rest[0];
-    if (s.horizontal() || s.vertical() || s.length > detail::tuning_policy::max_folded_repeats) return;
+    if (s.horizontal() || s.vertical()) return;
     // Only while the pair levels can plan over every pixel (more anchors than that: one lookup
     // each, dearer than the sheared pass saved).
     long long pixels = 0;
@@ -229,6 +232,10 @@ void fold_short_periodic_line(run_group& g, bool maximum) {
         for (const auto& t : g.terms)
             terms.push_back({t.x + sign * (k - s.origin) * s.dx, t.y + sign * (k - s.origin) * s.dy, t.length,
                              t.vertical});
+    long long top = terms[0].y, bottom = top;
+    for (const auto& t : terms)
+        top = std::min(top, t.y), bottom = std::max(bottom, t.y + (t.vertical ? t.length - 1 : 0));
+    if (bottom - top + 1 > detail::tuning_policy::max_folded_rows) return;
     detail::runs_plan runs = detail::plan_runs<T>(terms);
     if (!runs) return;
     g.terms = std::move(terms);

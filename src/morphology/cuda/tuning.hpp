@@ -14,9 +14,9 @@ struct tuning_policy {
     // longer ones add one read of the image for the chunk minima (measured +0.09 to +0.17 ms on
     // 268 MB). 32 keeps the per-thread suffix array (C words) in registers without spilling.
     static constexpr int max_chunk = 32;
-    // A line at an angle whose periodic line repeats its period at most this often is read as
-    // runs alone, in one runs pass (fold_short_periodic_line in morphology_cuda.cu).
-    static constexpr int max_folded_repeats = 3;
+    // A line at an angle whose runs, read at every repeat of its period, span at most this many
+    // rows is read as runs alone, in one runs pass (fold_short_periodic_line in morphology_cuda.cu).
+    static constexpr int max_folded_rows = 48;
     // The scan-line passes (lines/cuda/scan_line_passes.cuh) take chunks up to 64, so that
     // windows up to 128 need no coarse pass: 96-110 registers and no spills against 48-64, but
     // the chunk minima's extra read of the image and kernel go. One H200, 8000^2 uint8 openings
