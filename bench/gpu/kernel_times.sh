@@ -3,15 +3,16 @@
 # warp instructions and DRAM bytes (Nsight Compute, one launch each, the GPU's own clocks), for
 # each element of bench_gpu_shapes. Shows which kernel of a multi-pass element costs what
 # (docs/benchmarks.md, "2026-12-05 (stop 57)": a line at an angle's runs and sheared kernels).
-#   bench/gpu/kernel_times.sh BUILD_DIR SPEC... [-- bench_gpu_shapes options]
+#   bench/gpu/kernel_times.sh BUILD_DIR|BENCH_BINARY SPEC... [-- bench_gpu_shapes options]
 #   e.g. bench/gpu/kernel_times.sh /tmp/build line:63:30 line:255:30 -- --type float32 --size 8192
 set -u -o pipefail
-build=${1:?usage: kernel_times.sh BUILD_DIR SPEC... [-- bench options]}
+build=${1:?usage: kernel_times.sh BUILD_DIR|BENCH_BINARY SPEC... [-- bench options]}
 shift
 specs=()
 while [[ $# -gt 0 && $1 != -- ]]; do specs+=("$1"); shift; done
 [[ $# -gt 0 ]] && shift  # the --
-bench=$build/bench/gpu/bench_gpu_shapes
+bench=$build
+[[ -f $bench ]] || bench=$build/bench/gpu/bench_gpu_shapes
 [[ -x $bench ]] || { echo "kernel_times.sh: no $bench (build with -DGRANULA_BUILD_BENCHMARKS=ON)" >&2; exit 2; }
 metrics=gpu__time_duration.sum,smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum
 csv=$(mktemp)

@@ -3,6 +3,7 @@
 # tests and bench_gpu_shapes for this tree, and the same benchmark built from the baseline tree
 # BASE (when given) for a before/after table in one run. Logs under $OUT.
 #   BIN=dir-with-prebuilt-binaries BASE=/path/to/baseline/checkout bash bench/gpu/shapes_run.sh
+# KERNEL_TIMES="line:63:30 line:255:30" adds bench/gpu/kernel_times.sh for those elements.
 set -u
 t0=$SECONDS
 OUT=${OUT:-/tmp/out}
@@ -40,6 +41,10 @@ echo "--- float32 8192"; cat "$OUT/bench-f32.log"
 if [ -n "${PYCOMPARE:-}" ]; then
   wait $pip_pid; echo "pip install rc=$? $((SECONDS-t0))s"; tail -3 "$OUT/pip.log"
   (cd /tmp && PYTHONUNBUFFERED=1 timeout $((345 - (SECONDS-t0))) python3 "$OLDPWD/bench/gpu_compare_shapes.py") 2>&1 | tee "$OUT/cupy.log"
+fi
+if [ -n "${KERNEL_TIMES:-}" ] && command -v ncu > /dev/null; then  # each kernel's time, instructions, bytes
+  timeout $((570 - (SECONDS-t0))) bash "$(dirname "$0")/kernel_times.sh" "$S" \
+    $KERNEL_TIMES 2>&1 | tee "$OUT/kernel-times.txt"
 fi
 if [ -n "${NCU:-}" ] && command -v ncu > /dev/null && [ $((SECONDS-t0)) -lt 290 ]; then
   timeout $((345 - (SECONDS-t0))) ncu --clock-control none --kernel-name regex:"${NCU}" --launch-count 5 \
