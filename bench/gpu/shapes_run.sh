@@ -42,7 +42,7 @@ if [ -n "${PYCOMPARE:-}" ]; then
   wait $pip_pid; echo "pip install rc=$? $((SECONDS-t0))s"; tail -3 "$OUT/pip.log"
   (cd /tmp && PYTHONUNBUFFERED=1 timeout $((345 - (SECONDS-t0))) python3 "$OLDPWD/bench/gpu_compare_shapes.py") 2>&1 | tee "$OUT/cupy.log"
 fi
-if [ -n "${KERNEL_TIMES:-}" ] && command -v ncu > /dev/null; then  # each kernel's time, instructions, bytes
+if [ -n "${KERNEL_TIMES:-}" ] && command -v ncu > /dev/null && [ $((SECONDS-t0)) -lt 500 ]; then  # each kernel's time, instructions, bytes
   timeout $((570 - (SECONDS-t0))) bash "$(dirname "$0")/kernel_times.sh" "$S" \
     $KERNEL_TIMES 2>&1 | tee "$OUT/kernel-times.txt"
 fi
