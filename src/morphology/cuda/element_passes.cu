@@ -908,10 +908,15 @@ run_table make_run_table(const run_launch& l) {
             if (off == rt.length - piece) break;
         }
     }
-    // Building a level costs about one lookup per staged pixel of the output tile, plus its
-    // barriers (an estimate, not tuned: line:255:30 gets 3 pair levels and 11 lookups, was 27).
+    // A level's build is weighed as half a lookup per staged pixel of the output tile, plus half
+    // for its barriers. Against a whole one plus one (stop 58, one H100, 16384^2 uint8 erosion,
+    // two rounds alternated in one process, ms): line:63:10 1.202 -> 1.166, line:63:60 1.030 ->
+    // 1.000, line:101:30 1.317 -> 1.270, line:255:30 1.333 -> 1.293, disk:3 0.874 -> 0.842,
+    // diamond:3 0.790 -> 0.765, line:25:10 0.761 -> 0.755; line:63:30, line:1001:60, disk:10,
+    // disk:31 and octagon:20:10 within 1%. A quarter was no better, and slower on line:1001:60
+    // (1.703) and diamond:3 (0.782); two and four lookups were 3-35% slower.
     const i64 tile = runs_threads_x * l.P() * l.tile_h();
-    const pair_levels pairs = plan_pair_levels(anchors, static_cast<int>((sw * l.sh() + tile - 1) / tile) + 1);
+    const pair_levels pairs = plan_pair_levels(anchors, static_cast<int>(((sw * l.sh() + tile - 1) / tile + 1) / 2));
     run_table t;
     for (int k = 1; k <= s; ++k) t.step[k] = static_cast<int>((i64{1} << (k - 1)) * (l.vertical ? sw : 1) * bpp);
     for (std::size_t j = 0; j < pairs.steps.size(); ++j)
