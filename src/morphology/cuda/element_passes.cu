@@ -914,7 +914,7 @@ run_table make_run_table(const run_launch& l) {
     // 1.000, line:101:30 1.317 -> 1.270, line:255:30 1.333 -> 1.293, disk:3 0.874 -> 0.842,
     // diamond:3 0.790 -> 0.765, line:25:10 0.761 -> 0.755; line:63:30, line:1001:60, disk:10,
     // disk:31 and octagon:20:10 within 1%. A quarter was no better, and slower on line:1001:60
-    // (1.703) and diamond:3 (0.782); two and four lookups were 3-35% slower.
+    // (1.703) and diamond:3 (0.782); two and four lookups up to 16% and 44% slower.
     const i64 tile = runs_threads_x * l.P() * l.tile_h();
     const pair_levels pairs = plan_pair_levels(anchors, static_cast<int>(((sw * l.sh() + tile - 1) / tile + 1) / 2));
     run_table t;
