@@ -131,7 +131,7 @@ def cpu_benchmark(size, threads_list, repeat, with_scipy, cases, op):
                 kernel, anchor, label = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, kernel_size), (-1, -1), f"{spec} (cv2 {name})"
             out = np.empty_like(image)
             # OpenCV writes into an array of its own as granula does: a result allocated each call
-            # took cv2 from 16 to 26 ms on a 4096x4096 opening when the pages came fresh (stop 58).
+            # took cv2 from 16 to 26 ms on a 4096x4096 opening in one sequence of calls (stop 58).
             dst = np.empty_like(image)
 
             def ours():

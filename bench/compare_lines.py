@@ -58,7 +58,7 @@ def main():
             mask, (oy, ox) = granula.footprints.line(101, angle).footprint()
             kernel = mask.astype(np.uint8)
             # Both write into arrays allocated once: a result allocated each call took cv2 from 16
-            # to 26 ms at 90 degrees, two threads, when the pages came fresh (stop 58).
+            # to 26 ms at 90 degrees, two threads, in one sequence of calls (stop 58).
             out, dst = np.empty_like(large), np.empty_like(large)
             ours, theirs, ratio = alternated_ms(
                 lambda: granula.line_opening(large, 101, angle, out=out),
