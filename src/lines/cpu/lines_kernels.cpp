@@ -87,7 +87,14 @@ constexpr std::int64_t tile_rows(std::int64_t lanes) {
 // four 6.11 and 3.30; the same image with a row stride of 4160 bytes 5.85 and 3.18 either way.
 // Later, the machine quieter, best of 60: 5.41 -> 5.15 ms (one thread), 2.68 -> 2.66 (two).
 // The gathers still take about a quarter of that opening, waiting on memory: 8 or 16 tiles a
-// batch, and prefetches a few row groups ahead, did not help (docs/benchmarks.md, stop 48).
+// batch did not help (docs/benchmarks.md, stop 48).
+// Each gather prefetches its tile's next row group. Prefetching the next batch's lines of the
+// same rows instead put a whole tile's column of lines (320 rows) through one L1 set before any
+// was read, where a 4 KiB row stride keeps only the last few: on the Intel build VM (one
+// process, 4096x4096 uint8 openings by line(101), medians of 21, one / two threads) 30 degrees
+// 13.5 -> 11.1 / 6.03 -> 5.36 ms, 150 degrees 11.9 -> 10.4 / 5.96 -> 5.29, 40 degrees 16.9 ->
+// 12.0 / 6.91 -> 5.82, 10 degrees 9.5 -> 9.1 / 4.97 -> 4.82, and with a row stride of 4160
+// bytes 9-14% faster as well; no prefetch at all was between the two (stop 58).
 constexpr std::int64_t tile_batch = 4;
 
 // The output goes through pieces of up to piece_columns<T> oriented rows (256 bytes of image
@@ -347,14 +354,15 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
             gathers[q] = whole ? (y_hi[q] - y_lo[q] + N - 1) / N : 0;
             most_gathers = std::max(most_gathers, gathers[q]);
         }
+        const auto group_row = [&](std::int64_t q, std::int64_t i) { return std::min(y_lo[q] + i * N, y_hi[q] - N); };
         for (std::int64_t i = 0; i < most_gathers; ++i)
             for (std::int64_t q = 0; q < tiles_loaded; ++q) {
                 if (i >= gathers[q]) continue;
-                const std::int64_t a_q = tile_x[q], y = std::min(y_lo[q] + i * N, y_hi[q] - N);
+                const std::int64_t a_q = tile_x[q], y = group_row(q, i);
                 const T* rows[N];
                 for (std::int64_t k = 0; k < N; ++k) rows[k] = job.oriented.row(y + k);
-                if (a_q + tile_batch * G < lines.rows)  // the next batch's cache lines of these rows
-                    for (std::int64_t k = 0; k < N; ++k) __builtin_prefetch(rows[k] + a_q + tile_batch * G);
+                if (i + 1 < gathers[q])  // this tile's next row group
+                    for (std::int64_t k = 0; k < N; ++k) __builtin_prefetch(job.oriented.row(group_row(q, i + 1) + k) + a_q);
                 gather_group<T>(rows, a_q, s.tile_in.data() + q * G * KT + (y - tile_y[q]), KT);
             }
         for (std::int64_t q = 0; q < tiles_loaded; ++q) {
