@@ -501,7 +501,7 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
         // VM (4096x4096 openings by line(101), one process, medians of 21, one / two threads, two
         // rounds) uint8 30 degrees 11.6-13.6 -> 10.6-10.9 / 5.5-5.6 -> 5.2 ms, 40 degrees
         // 14.1-14.5 -> 10.2-11.1 / 5.7-6.4 -> 5.3-5.6, 150 degrees 12.3-13.0 -> 11.2-11.5 /
-        // 5.0-5.5 -> 4.8-5.1; uint16 and float32 5-21% faster (stop 58).
+        // 5.0-5.5 -> 4.8-5.1; uint16 and float32 5-22% faster (stop 58).
         // Holding each back until the task's next block completes its line, then streaming the
         // line out whole, was no faster: the merge reads the held line back from the L3 cache.
         for (std::int64_t i = 0; i < fragment_count; ++i) {
