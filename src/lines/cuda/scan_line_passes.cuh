@@ -63,6 +63,9 @@ using granula::detail::check_launch;
 // stop 39): stage 2's stores as whole aligned words; the opening in one kernel, stage 1's chunks
 // through a ring in shared memory (runs long enough to amortise the ring's warm-up leave too few
 // threads); and a warp a run, so that a run's b-stream finds the next run's rows in the L1.
+// Nor (stop 59, one H100): the opening in one kernel a tile at a time, 128 lines by R rows read
+// once into shared memory and both stages' extrema by segments of λ rows there: a third of the
+// bytes, twice the instructions; 8-10% faster at λ = 15, as fast at 41, slower at 3, 63, 101.
 constexpr int threads = tuning_policy::vertical_block_threads;
 // The shift of a row off the oriented image: far enough that every lane reads as off the image.
 constexpr int off_image = -(1 << 30);
