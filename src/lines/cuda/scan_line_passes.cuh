@@ -64,7 +64,7 @@ using granula::detail::check_launch;
 // through a ring in shared memory (runs long enough to amortise the ring's warm-up leave too few
 // threads); and a warp a run, so that a run's b-stream finds the next run's rows in the L1.
 // Nor (stop 59, one H100): the opening in one kernel a tile at a time, 128 lines by R rows read
-// once into shared memory and both stages' extrema by segments of λ rows there: a third of the
+// once into shared memory and both stages' extrema by segments of λ rows there: half the DRAM
 // bytes, twice the instructions; 8-10% faster at λ = 15, as fast at 41, slower at 3, 63, 101.
 constexpr int threads = tuning_policy::vertical_block_threads;
 // The shift of a row off the oriented image: far enough that every lane reads as off the image.
