@@ -21,7 +21,7 @@ ninja -C "$build" "${targets[@]}"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 for t in "${targets[@]}"; do
-  f=$(find "$build" -name "$t" -type f -perm -u+x | head -1)
+  f=$(find "$build" -name "$t" -type f -perm -u+x -print -quit)
   [[ -n $f ]] || { echo "carry.sh: no binary $t under $build" >&2; exit 2; }
   cp "$f" "$stage/" && strip "$stage/$t"
 done
