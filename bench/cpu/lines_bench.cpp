@@ -106,11 +106,11 @@ void BM_line_opening_4096_typed(benchmark::State& state) {
                     static_cast<int>(state.range(1)));
 }
 BENCHMARK_TEMPLATE(BM_line_opening_4096_typed, std::uint16_t)
-    ->ArgsProduct({{30, 60, 120}, {1, 2}})
+    ->ArgsProduct({{30, 60, 90, 120}, {1, 2}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK_TEMPLATE(BM_line_opening_4096_typed, float)
-    ->ArgsProduct({{30, 60, 120}, {1, 2}})
+    ->ArgsProduct({{30, 60, 90, 120}, {1, 2}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -13,7 +13,7 @@
 #include "granula/core/image.hpp"
 
 #if defined(__SSE2__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #endif
 
 namespace granula::GRANULA_SIMD_NAMESPACE {
@@ -34,6 +34,30 @@ inline void store_line(T* dst, const T* src) {
     }
 #endif
     std::memcpy(dst, src, 64);
+}
+
+// A vector register's block of a result written once and not read back soon, stored past the
+// cache where dst is aligned to the block's size (the caller's to check): reading its lines
+// into the cache first is wasted memory traffic. Ordered by stream_fence() as store_line.
+template <class B>
+inline void store_through(void* dst, const B& v) {
+#if defined(__AVX512F__) && !defined(GRANULA_SIMD_SCALAR)
+    if constexpr (sizeof(B) == 64) {
+        __m512i w;
+        std::memcpy(&w, &v, 64);
+        _mm512_stream_si512(static_cast<__m512i*>(dst), w);
+        return;
+    }
+#endif
+#if defined(__AVX__) && !defined(GRANULA_SIMD_SCALAR)
+    if constexpr (sizeof(B) == 32) {
+        __m256i w;
+        std::memcpy(&w, &v, 32);
+        _mm256_stream_si256(static_cast<__m256i*>(dst), w);
+        return;
+    }
+#endif
+    std::memcpy(dst, &v, sizeof(B));
 }
 
 // The elements from p to the next 64-byte line (0 when p starts one); meaningful where p is

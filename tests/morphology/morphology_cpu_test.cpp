@@ -288,11 +288,10 @@ TYPED_TEST(MorphologyCpu, EqualsReferenceAroundBlockSizes) {
     }
 }
 
-// Openings and closings by a vertical line stream both passes down bands of columns, through a
-// ring of rows: at width 600 the longer lines give every type and thread count bands with a
-// partial last one (512, 256 or 128 lanes, fewer for the longest), and the height several
-// segments (64 to 100 rows). Short (direct) windows in every mode, long ones in some, even
-// lengths, one longer than the image; scalar and SIMD, one and two threads.
+// Openings and closings by a vertical line stream both passes down strips of 128 bytes: width
+// 600 gives every type a partial last strip (88 uint8 lanes of 128, 24 uint16 of 64, 24 float
+// of 32), the height several blocks of the window's length. Short windows in every mode, long
+// ones in some, even lengths, one longer than the image; scalar and SIMD, one and two threads.
 TYPED_TEST(MorphologyCpu, VerticalOpeningChainAcrossBands) {
     using T = TypeParam;
     std::mt19937_64 rng(29);
@@ -314,7 +313,7 @@ TYPED_TEST(MorphologyCpu, VerticalOpeningChainAcrossBands) {
 // arrays start 16 bytes into one) and views whose rows end inside one, the pixels around the
 // view untouched, on one and two threads.
 // Also with rows a whole number of cache lines apart, so that the output's first line falls
-// inside the row (the vertical pair's bands and the horizontal pass's column groups start there).
+// inside the row (the vertical pair's strips and the horizontal pass's column groups start there).
 TYPED_TEST(MorphologyCpu, AxisLineOpeningsIntoUnalignedViews) {
     using T = TypeParam;
     std::mt19937_64 rng(31);

@@ -21,10 +21,6 @@
 #include <utility>
 #include <vector>
 
-#if __has_include(<unistd.h>)
-#include <unistd.h>
-#endif
-
 #include "core/border_index.hpp"
 #include "core/cpu_lane_window.hpp"
 #include "core/cpu_streaming_stores.hpp"
@@ -63,10 +59,10 @@ enum scratch_slot {
     slot_grown,
     slot_grown_next,
     slot_pairs,
-    slot_band_ring,
-    slot_band_pads,
-    slot_band_edge,
-    slot_band_staged,
+    slot_pair_first,
+    slot_pair_second,
+    slot_pair_pads,
+    slot_pair_edge,
     slot_count
 };
 
@@ -302,23 +298,6 @@ void horizontal_transposed(host_view<const T> in, host_view<T> out, std::span<co
     });
 }
 
-// The ring of a vertical pair's band takes about half the L2 cache, so that with the van Herk
-// suffix buffer and the staged rows it stays there: 256 KiB on Zen 3 (512 KiB of L2), 512 KiB on
-// Zen 5 (1 MiB), where that was 5-8% faster than 256 KiB (4096x4096 uint8 vline:101 opening on 2
-// threads, 1.08-1.11 against 1.06-1.22 ms, six alternations; 1 MiB no faster).
-std::int64_t ring_bytes() {
-    static const std::int64_t bytes = [] {
-#if defined(_SC_LEVEL2_CACHE_SIZE)
-        const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#else
-        const long l2 = 0;  // unknown here: the Zen 3 figure
-#endif
-        return l2 > 0 ? std::clamp<std::int64_t>(l2 / 2, std::int64_t{128} << 10, std::int64_t{1} << 20)
-                      : std::int64_t{256} << 10;
-    }();
-    return bytes;
-}
-
 // ---- vertical -----------------------------------------------------------------------------------
 // The rows a vertical pass reads, extended by its border: padded row i is image row
 // border_index(i - first) or a row of padding values (this thread's scratch, alive until its
@@ -369,106 +348,194 @@ void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
     });
 }
 
-// One vertical pass over `count` outputs of a band w lanes wide: dst(x) = the window of src(x ..).
-template <class T, class Src, class Dst>
-void band_window(const row_window<T>& c, Src src, Dst dst, std::int64_t count, std::int64_t w, T* suffix, T* prefix) {
-    const auto run = [&]<class Op>(Op) {
-        if (c.L <= direct_window_max)
-            window_rows_direct<Op, T>(src, dst, count, c.L, w);
-        else
-            window_rows<Op, 0, T>(src, dst, count, c.L, w, suffix, prefix);
-    };
-    if (c.pass.maximum)
-        run(max_op<T>{});
-    else
-        run(min_op<T>{});
+// ---- vertical pair ------------------------------------------------------------------------------
+// A vertical pair's strip: two 64-byte lines of each row, narrow enough that both passes' van
+// Herk buffers (a window's length of strip rows each) stay in the L1 cache. 4096x4096 opening by
+// line(101, 90), Intel Xeon build VM (48 KiB L1, 2 MiB L2), one / two threads: a prototype with
+// strips of 64 bytes 3.0-3.4 / 1.6-1.8 ms, 128 bytes 2.0-2.3 / 1.1-1.3, 256 2.3-2.5 / 1.3-1.4,
+// 512 2.4-2.5 / 1.3, 2048 (both buffers in the L2 cache) 2.4-2.6 / 1.4. Against the band-and-ring
+// pair this replaced (bands of 2048 bytes, a ring of half the L2 between the passes, each input
+// row read twice), bench_cpu_lines, two rounds: uint8 3.7-4.0 -> 2.3-2.4 / 1.9-2.1 -> 1.1-1.2,
+// uint16 8.0-8.3 -> 4.8-4.9 / 3.9-4.0 -> 2.4-2.5, float 17.2-17.4 -> 12.9-15.6 / 8.2 -> 5.9-6.4.
+// A strip's row is two lines of a page, which the hardware prefetchers do not follow: the uint8
+// opening takes about what copying the image by such strips takes (1.7 / 1.0 ms).
+constexpr std::int64_t pair_strip_bytes = 128;
+template <class T>
+constexpr std::int64_t pair_strip_lanes = pair_strip_bytes / static_cast<std::int64_t>(sizeof(T));
+
+// Rows ahead of the one read that a strip prefetches (4 to 128 measured alike).
+constexpr std::int64_t pair_prefetch_rows = 16;
+
+// A strip's row as vector registers.
+template <class T>
+struct strip_row {
+    static constexpr std::int64_t lanes = vector_bytes / static_cast<std::int64_t>(sizeof(T));
+    static constexpr std::int64_t count = pair_strip_bytes / vector_bytes;
+    using block = lane_block<T, lanes>;
+    block v[count];
+
+    [[gnu::always_inline]] static strip_row load(const T* p) {
+        strip_row r;
+        std::memcpy(r.v, p, sizeof(r.v));
+        return r;
+    }
+    [[gnu::always_inline]] void store(T* p) const { std::memcpy(p, v, sizeof(v)); }
+};
+
+template <class Op, class T>
+[[gnu::always_inline]] inline strip_row<T> apply_rows(const strip_row<T>& a, const strip_row<T>& b) {
+    strip_row<T> r;
+    for (std::int64_t k = 0; k < strip_row<T>::count; ++k) r.v[k] = block_apply<Op>(a.v[k], b.v[k]);
+    return r;
 }
 
-// Two vertical passes (an opening's or closing's stages), windows clipped to the height, streamed
-// down bands of columns: the first pass's rows go through a ring that stays in the L2 cache, a
-// segment ahead of the second pass, so the image is read and written once and no intermediate
-// image goes to memory. The second pass's padding rows that repeat rows of the first's result
-// (border modes other than ignore and constant) are computed apart, before the stream.
+// van Herk/Gil-Werman down a stream of a strip's rows: push() takes the next row and gives the
+// window of the L rows ending at it, once L rows have come. Rows come in blocks of L; `held`
+// (L strip rows) takes the block's rows as they come, over the previous block's suffix extrema,
+// each slot's suffix read one row before the slot is overwritten: window = Op(suffix of the
+// previous block from slot + 1, prefix of this block). At a block's last row the block's own
+// suffixes are made in place, and its first is the window ending there. Each row is read once,
+// and the buffer is the only memory the pass touches: 2 loads and 2 stores a row.
+template <class Op, class T>
+class streamed_window {
+public:
+    streamed_window(T* held, std::int64_t L) : held_(held), L_(L) {}
+
+    [[gnu::always_inline]] bool push(const strip_row<T>& row, strip_row<T>& window) {
+        constexpr std::int64_t S = pair_strip_lanes<T>;
+        prefix_ = slot_ == 0 ? row : apply_rows<Op>(prefix_, row);
+        bool complete = primed_;
+        if (slot_ + 1 < L_) {
+            if (primed_) window = apply_rows<Op>(strip_row<T>::load(held_ + (slot_ + 1) * S), prefix_);
+            row.store(held_ + slot_ * S);
+            ++slot_;
+            return complete;
+        }
+        strip_row<T> suffix = row;
+        row.store(held_ + slot_ * S);
+        for (std::int64_t t = L_ - 2; t >= 0; --t) {
+            suffix = apply_rows<Op>(suffix, strip_row<T>::load(held_ + t * S));
+            suffix.store(held_ + t * S);
+        }
+        window = suffix;
+        slot_ = 0;
+        primed_ = true;
+        return true;
+    }
+
+private:
+    T* held_;
+    std::int64_t L_, slot_ = 0;
+    bool primed_ = false;
+    strip_row<T> prefix_{};
+};
+
+// Runs `fn` with the Op of a window's pass.
+template <class T, class Fn>
+void with_op(const row_window<T>& w, Fn&& fn) {
+    if (w.pass.maximum)
+        fn(max_op<T>{});
+    else
+        fn(min_op<T>{});
+}
+
+// The first pass's windows at result rows [lo, hi] of one strip (lanes from x0), into `rows_out`.
+template <class Op, class T>
+void strip_windows(const T* const* rows, std::int64_t x0, std::int64_t lo, std::int64_t hi, std::int64_t L, T* held,
+                   T* rows_out) {
+    streamed_window<Op, T> pass(held, L);
+    strip_row<T> window;
+    std::int64_t x = lo;
+    for (std::int64_t i = lo; i < hi + L; ++i)
+        if (pass.push(strip_row<T>::load(rows[i] + x0), window)) window.store(rows_out + (x++ - lo) * pair_strip_lanes<T>);
+}
+
+// Two vertical passes (an opening's or closing's stages), windows clipped to the height, down
+// strips of pair_strip_bytes: the first pass's rows go straight into the second, so the image is
+// read once and written once and every other access stays in the L1 cache. The second pass's
+// padding rows that repeat rows of the first's result (border modes other than ignore and
+// constant) are computed apart, before a strip's stream.
 template <class T>
 void vertical_pair(host_view<const T> in, host_view<T> out, const row_window<T>& a, const row_window<T>& b) {
+    constexpr std::int64_t S = pair_strip_lanes<T>;
     const std::int64_t n = in.height(), width = in.width();
+    if (width < S) {
+        // Narrower than a strip: through images one strip wide.
+        host_image<T> wide_in(S, n), wide_out(S, n);
+        for (std::int64_t y = 0; y < n; ++y) {
+            std::fill_n(std::copy_n(in.row(y), width, wide_in.view().row(y)), S - width, T{});
+        }
+        vertical_pair<T>(wide_in.view(), wide_out.view(), a, b);
+        for (std::int64_t y = 0; y < n; ++y) std::copy_n(wide_out.view().row(y), width, out.row(y));
+        return;
+    }
     const std::unique_ptr<const T*[]> rows = padded_rows(in, a.pass, a.before, n + a.L - 1);
-    // Segments of whole van Herk blocks, at least 64 rows. The ring holds the first pass's rows
-    // from the lowest that the second's segment reads to the end of the first's next segment.
-    const auto segment = [](std::int64_t L) { return L * ((std::max<std::int64_t>(L, 64) + L - 1) / L); };
-    const std::int64_t sa = segment(a.L), sb = segment(b.L);
-    const auto ring = static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(sa + sb + b.L - 1)));
-    // Bands of whole cache lines, the ring about ring_bytes(), at least one band per thread.
-    constexpr std::int64_t lane_align = 64 / sizeof(T);
-    const auto aligned = [&](std::int64_t lanes) { return std::max(lane_align, lanes / lane_align * lane_align); };
-    const std::int64_t threads = std::max(1, num_threads());
-    std::int64_t w = aligned(ring_bytes() / static_cast<std::int64_t>(sizeof(T)) / ring);
-    w = std::min({w, aligned((width + threads - 1) / threads + lane_align - 1), width});
-    // Bands start on the output's cache lines: numpy's rows start 16 bytes into one, and bands
-    // cut from the row's start shared a line in every row (4096x4096 uint8 vline:101 opening on
-    // 2 threads: 1.38 ms into such an array against 1.15 into an aligned one).
-    const std::vector<std::int64_t> cuts = line_aligned_chunks(out, w);
-    const auto bands = static_cast<std::int64_t>(cuts.size()) - 1;
-    // Cut so, a band's width is not a whole number of vectors (numpy: 48 lanes before the first
-    // line, 16 after the last) and every row's operations end in the loops' scalar epilogues.
-    // So each band is computed over whole lines, reaching into its neighbour's columns (in is
-    // not out), and writes only its own: 4096x4096 uint8 vline:101 opening into a numpy-offset
-    // array, 2 threads, 1.49-2.22 ms -> 1.21-1.61 (aligned: 1.18-1.56).
-    detail::parallel_for(bands, 2 * in.pixel_count(), [&](std::int64_t band) {
-        const std::int64_t c0 = cuts[static_cast<std::size_t>(band)], c1 = cuts[static_cast<std::size_t>(band) + 1];
-        const std::int64_t cw = std::min(width, (c1 - c0 + lane_align - 1) / lane_align * lane_align);
-        const std::int64_t x0 = std::min(c0, width - cw);  // the band's first computed column
-        T* const ring_rows = thread_scratch<T>(slot_band_ring, ring * w);
-        T* const pads = thread_scratch<T>(slot_band_pads, (b.L - 1) * w);
-        T* const suffix = thread_scratch<T>(slot_suffix, std::max(a.L, b.L) * w);
-        T* const prefix = thread_scratch<T>(slot_prefix, w);
-        T* const staged = thread_scratch<T>(slot_band_staged, sb * w);
-        const auto input = [&](std::int64_t i) { return rows[i] + x0; };
+    // Strips start on the output's cache lines: numpy's rows start 16 bytes into one, and
+    // strips cut from the row's start would share a line in every row and stream none of their
+    // stores. The strips at either end, narrower, are computed over S lanes reaching into their
+    // neighbour's columns (in is not out) and write only their own.
+    const std::vector<std::int64_t> cuts = line_aligned_chunks(out, S);
+    const bool pads_constant = b.pass.mode == border_mode::ignore || b.pass.mode == border_mode::constant;
+    detail::parallel_for(static_cast<std::int64_t>(cuts.size()) - 1, 2 * in.pixel_count(), [&](std::int64_t strip) {
+        const std::int64_t c0 = cuts[static_cast<std::size_t>(strip)], c1 = cuts[static_cast<std::size_t>(strip) + 1];
+        const std::int64_t x0 = std::min(c0, width - S);  // the strip's first computed column
+        T* const held_a = thread_scratch<T>(slot_pair_first, a.L * S);
+        T* const held_b = thread_scratch<T>(slot_pair_second, b.L * S);
         // The second pass's padding rows: pads row j for its padded row j above the image,
-        // j - n below it; rows of the first's result [lo, hi] are computed into `edge`.
+        // j - n below it.
+        T* const pads = thread_scratch<T>(slot_pair_pads, std::max<std::int64_t>(b.L - 1, 1) * S);
         const auto fill_pads = [&](std::int64_t j_begin, std::int64_t j_end) {
             std::int64_t lo = n, hi = -1;
             for (std::int64_t j = j_begin; j < j_end; ++j)
                 if (const std::int64_t r = detail::border_index(j - b.before, n, b.pass.mode); r >= 0)
                     lo = std::min(lo, r), hi = std::max(hi, r);
-            T* const edge = thread_scratch<T>(slot_band_edge, std::max<std::int64_t>(hi - lo + 1, 1) * w);
+            T* const edge = thread_scratch<T>(slot_pair_edge, std::max<std::int64_t>(hi - lo + 1, 1) * S);
             if (hi >= lo)
-                band_window<T>(a, [&](std::int64_t i) { return input(lo + i); }, [&](std::int64_t x) { return edge + x * cw; },
-                               hi - lo + 1, cw, suffix, prefix);
+                with_op(a, [&]<class Op>(Op) { strip_windows<Op>(rows.get(), x0, lo, hi, a.L, held_a, edge); });
             for (std::int64_t j = j_begin; j < j_end; ++j) {
                 const std::int64_t r = detail::border_index(j - b.before, n, b.pass.mode);
-                T* const row = pads + (j < b.before ? j : j - n) * cw;
+                T* const row = pads + (j < b.before ? j : j - n) * S;
                 if (r < 0)
-                    std::fill_n(row, cw, b.pass.pad);
+                    std::fill_n(row, S, b.pass.pad);
                 else
-                    std::memcpy(row, edge + (r - lo) * cw, cw * sizeof(T));
+                    std::memcpy(row, edge + (r - lo) * S, S * sizeof(T));
             }
         };
-        fill_pads(0, b.before);
-        fill_pads(b.before + n, n + b.L - 1);
-        const auto ring_row = [&](std::int64_t r) { return ring_rows + (r & (ring - 1)) * cw; };
-        const auto second_source = [&](std::int64_t j) -> const T* {
-            if (j < b.before) return pads + j * cw;
-            if (j >= b.before + n) return pads + (j - n) * cw;
-            return ring_row(j - b.before);
-        };
-        std::int64_t produced = 0;
-        for (std::int64_t s = 0; s < n; s += sb) {
-            const std::int64_t count = std::min(sb, n - s);
-            // Output rows [s, s + count) read the first pass's rows up to s + count + after.
-            for (const std::int64_t need = std::min(n, s + count + b.L - 1 - b.before); produced < need;) {
-                const std::int64_t p = produced, k = std::min(sa, n - p);
-                band_window<T>(a, [&](std::int64_t i) { return input(p + i); }, [&](std::int64_t x) { return ring_row(p + x); },
-                               k, cw, suffix, prefix);
-                produced += k;
-            }
-            // The result rows go out through a buffer in cache, by whole lines past the cache:
-            // written in place, each row's few lines a page apart were first read from memory
-            // (perf: most of the time on those stores).
-            band_window<T>(b, [&](std::int64_t j) { return second_source(s + j); },
-                           [&](std::int64_t x) { return staged + x * cw; }, count, cw, suffix, prefix);
-            for (std::int64_t x = 0; x < count; ++x) store_row(out.row(s + x) + c0, staged + x * cw + (c0 - x0), c1 - c0);
+        if (pads_constant) {
+            std::fill_n(pads, (b.L - 1) * S, b.pass.pad);
+        } else {
+            fill_pads(0, b.before);
+            fill_pads(b.before + n, n + b.L - 1);
         }
+        const bool streamed = c1 - c0 == S && reinterpret_cast<std::uintptr_t>(out.row(0) + c0) % 64 == 0 &&
+                              (out.stride() * static_cast<std::int64_t>(sizeof(T))) % 64 == 0;
+        with_op(a, [&]<class OpA>(OpA) {
+            with_op(b, [&]<class OpB>(OpB) {
+                streamed_window<OpA, T> first(held_a, a.L);
+                streamed_window<OpB, T> second(held_b, b.L);
+                strip_row<T> middle, result;
+                std::int64_t x = 0;
+                const auto into_second = [&](const strip_row<T>& row) __attribute__((always_inline)) {
+                    if (!second.push(row, result)) return;
+                    T* const dst = out.row(x++) + c0;
+                    if (streamed) {
+                        for (std::int64_t k = 0; k < strip_row<T>::count; ++k)
+                            store_through(dst + k * strip_row<T>::lanes, result.v[k]);
+                    } else {
+                        T values[S];
+                        result.store(values);
+                        std::memcpy(dst, values + (c0 - x0), (c1 - c0) * sizeof(T));
+                    }
+                };
+                for (std::int64_t j = 0; j < b.before; ++j) into_second(strip_row<T>::load(pads + j * S));
+                for (std::int64_t i = 0; i < n + a.L - 1; ++i) {
+                    if (i + pair_prefetch_rows < n + a.L - 1) prefetch_lanes(rows[i + pair_prefetch_rows] + x0, S);
+                    if (first.push(strip_row<T>::load(rows[i] + x0), middle)) into_second(middle);
+                }
+                for (std::int64_t j = b.before + n; j < n + b.L - 1; ++j)
+                    into_second(strip_row<T>::load(pads + (j - n) * S));
+            });
+        });
         stream_fence();
     });
 }

@@ -12,10 +12,6 @@
 #include <memory>
 #include <vector>
 
-#if defined(__SSE2__)
-#include <immintrin.h>
-#endif
-
 #include "core/border_index.hpp"
 #include "core/cpu_lane_window.hpp"
 #include "core/cpu_streaming_stores.hpp"
@@ -38,29 +34,6 @@ constexpr std::int64_t ring_budget = std::int64_t{1} << 21;
 // 3-5% faster plain; 2048x2048 mixed (square:3 0.455 / 0.369, line:63:30 1.07 / 1.24);
 // 4096x4096 square:3 1.39 / 2.20, line:63:30 4.3 / 5.0.
 constexpr std::int64_t through_bytes_min = std::int64_t{2} << 20;
-
-// A block stored past the cache (dst aligned to the block): the result's rows are written once
-// and not read back, so reading them into the cache first is wasted memory traffic.
-template <class B>
-inline void store_through(void* dst, const B& v) {
-#if defined(__AVX512F__)
-    if constexpr (sizeof(B) == 64) {
-        __m512i w;
-        std::memcpy(&w, &v, 64);
-        _mm512_stream_si512(static_cast<__m512i*>(dst), w);
-        return;
-    }
-#endif
-#if defined(__AVX__)
-    if constexpr (sizeof(B) == 32) {
-        __m256i w;
-        std::memcpy(&w, &v, 32);
-        _mm256_stream_si256(static_cast<__m256i*>(dst), w);
-        return;
-    }
-#endif
-    std::memcpy(dst, &v, sizeof(B));
-}
 
 // dst[x] = Op over k of src[k][x], x < n (a multiple of register_strip<T>), count >= 1; the
 // cache lines of fetch[0, fetch_n) are prefetched along the way.
