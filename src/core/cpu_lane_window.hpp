@@ -79,10 +79,12 @@ inline void extend_prefix(T* __restrict dst, T* __restrict prefix, const T* __re
 }
 // Rows ahead that window_rows() prefetches when rows are separate image rows.
 constexpr std::int64_t prefetch_rows = 6;
+// Prefetches the cache lines of w lanes from p (p need not start a line).
 template <class T>
 inline void prefetch_lanes(const T* p, std::int64_t w) {
     const char* bytes = reinterpret_cast<const char*>(p);
-    for (std::int64_t b = 0; b < w * static_cast<std::int64_t>(sizeof(T)); b += 64) __builtin_prefetch(bytes + b);
+    const std::int64_t first = -static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(p) % 64);
+    for (std::int64_t b = first; b < w * static_cast<std::int64_t>(sizeof(T)); b += 64) __builtin_prefetch(bytes + b);
 }
 
 template <std::int64_t Lanes, class T>
@@ -201,6 +203,90 @@ void window_rows(Src src, Dst dst, std::int64_t n, std::int64_t L, std::int64_t 
         }
     }
 }
+
+// ---- streamed windows ---------------------------------------------------------------------------
+// A strip: two 64-byte lines of each row, narrow enough that both stages' van Herk buffers (a
+// window's length of strip rows each) stay in the L1 cache. 4096x4096 opening by
+// line(101, 90), Intel Xeon build VM (48 KiB L1, 2 MiB L2), one / two threads: a prototype with
+// strips of 64 bytes 3.0-3.4 / 1.6-1.8 ms, 128 bytes 2.0-2.3 / 1.1-1.3, 256 2.3-2.5 / 1.3-1.4,
+// 512 2.4-2.5 / 1.3, 2048 (both buffers in the L2 cache) 2.4-2.6 / 1.4. Against the band-and-ring
+// pair this replaced (bands of 2048 bytes, a ring of half the L2 between the passes, each input
+// row read twice), bench_cpu_lines, two rounds: uint8 3.7-4.0 -> 2.3-2.4 / 1.9-2.1 -> 1.1-1.2,
+// uint16 8.0-8.3 -> 4.8-4.9 / 3.9-4.0 -> 2.4-2.5, float 17.2-17.4 -> 12.9-15.6 / 8.2 -> 5.9-6.4.
+// A strip's row is two lines of a page, which the hardware prefetchers do not follow: the uint8
+// opening takes about what copying the image by such strips takes (1.7 / 1.0 ms).
+constexpr std::int64_t strip_bytes = 128;
+template <class T>
+constexpr std::int64_t strip_lanes = strip_bytes / static_cast<std::int64_t>(sizeof(T));
+// Rows ahead of the one read that a strip prefetches (4 to 128 measured alike).
+constexpr std::int64_t strip_prefetch_rows = 16;
+
+// A strip's row (Bytes wide) as vector registers.
+template <class T, std::int64_t Bytes = strip_bytes>
+struct strip_row {
+    static constexpr std::int64_t lanes = vector_bytes / static_cast<std::int64_t>(sizeof(T));
+    static constexpr std::int64_t count = Bytes / vector_bytes;
+    static constexpr std::int64_t width = Bytes / static_cast<std::int64_t>(sizeof(T));  // lanes of the row
+    using block = lane_block<T, lanes>;
+    block v[count];
+
+    [[gnu::always_inline]] static strip_row load(const T* p) {
+        strip_row r;
+        std::memcpy(r.v, p, sizeof(r.v));
+        return r;
+    }
+    [[gnu::always_inline]] void store(T* p) const { std::memcpy(p, v, sizeof(v)); }
+};
+
+template <class Op, class Row>
+[[gnu::always_inline]] inline Row apply_rows(const Row& a, const Row& b) {
+    Row r;
+    for (std::int64_t k = 0; k < Row::count; ++k) r.v[k] = block_apply<Op>(a.v[k], b.v[k]);
+    return r;
+}
+
+// van Herk/Gil-Werman down a stream of a strip's rows: push() takes the next row and gives the
+// window of the L rows ending at it, once L rows have come. Rows come in blocks of L; `held`
+// (L strip rows) takes the block's rows as they come, over the previous block's suffix extrema,
+// each slot's suffix read one row before the slot is overwritten: window = Op(suffix of the
+// previous block from slot + 1, prefix of this block). At a block's last row the block's own
+// suffixes are made in place, and its first is the window ending there. Each row is read once,
+// and the buffer is the only memory the pass touches: 2 loads and 2 stores a row.
+template <class Op, class T, std::int64_t Bytes = strip_bytes>
+class streamed_window {
+    using row_type = strip_row<T, Bytes>;
+
+public:
+    streamed_window(T* held, std::int64_t L) : held_(held), L_(L) {}
+
+    [[gnu::always_inline]] bool push(const row_type& row, row_type& window) {
+        constexpr std::int64_t S = row_type::width;
+        prefix_ = slot_ == 0 ? row : apply_rows<Op>(prefix_, row);
+        bool complete = primed_;
+        if (slot_ + 1 < L_) {
+            if (primed_) window = apply_rows<Op>(row_type::load(held_ + (slot_ + 1) * S), prefix_);
+            row.store(held_ + slot_ * S);
+            ++slot_;
+            return complete;
+        }
+        row_type suffix = row;
+        row.store(held_ + slot_ * S);
+        for (std::int64_t t = L_ - 2; t >= 0; --t) {
+            suffix = apply_rows<Op>(suffix, row_type::load(held_ + t * S));
+            suffix.store(held_ + t * S);
+        }
+        window = suffix;
+        slot_ = 0;
+        primed_ = true;
+        return true;
+    }
+
+private:
+    T* held_;
+    std::int64_t L_, slot_ = 0;
+    bool primed_ = false;
+    row_type prefix_{};
+};
 
 // ---- transposes ---------------------------------------------------------------------------------
 // A strip's rows are moved in groups of N rows x 64 bytes (G columns): each row's cache line is

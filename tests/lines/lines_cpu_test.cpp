@@ -75,9 +75,8 @@ TYPED_TEST(LinesCpu, EqualsScanLineReference) {
     }
 }
 
-// Lines of 2048 rows or more, enough of them, take the wide lane blocks of the vectorised path:
-// it equals the per-line fifo path (itself equal to the reference above) there too, reductions
-// included.
+// Lines of 2048 pixels or more, over many strips of the vectorised path: it equals the per-line
+// fifo path (itself equal to the reference above) there too, reductions included.
 TYPED_TEST(LinesCpu, LongLinesEqualFifo) {
     using T = TypeParam;
     std::mt19937_64 rng(23);
@@ -115,9 +114,10 @@ TYPED_TEST(LinesCpu, LongLinesEqualFifo) {
     }
 }
 
-// The vectorised path streams each block of lines down its rows in segments of whole van Herk
-// blocks (at least 128 rows) through rings: lines of several segments, lengths around the
-// segment and ring sizes, every angle class, against the reference.
+// The vectorised path streams each strip of lines down its rows through two van Herk buffers of
+// L rows, and flat lines read through the image's tiles in segments of whole van Herk blocks (at
+// least 128 rows): lines of several blocks and segments, lengths around those sizes, every angle
+// class, against the reference.
 TYPED_TEST(LinesCpu, StreamedSegmentsEqualReference) {
     using T = TypeParam;
     std::mt19937_64 rng(29);
@@ -214,8 +214,8 @@ TYPED_TEST(LinesCpu, FlatLinesOnTheImageEqualFifo) {
             }
 }
 
-// Steep lines of 2048 rows or more take wide lane blocks, which prefetch the rows they read and
-// write their result rows past the cache, partial lines at the ends by plain stores: on views
+// Steep lines stream strips of 256 bytes, which prefetch the rows they read and write their
+// result rows past the cache, partial lines at the ends by plain stores: on views
 // into larger images (rows that start off the cache lines, a stride that is not the width), the
 // image's last rows included, they equal the per-line fifo path, sums included, and leave the
 // pixels outside the output view alone.

@@ -4,7 +4,9 @@
 // column c + shift[r]. A block of `lanes` adjacent lines therefore reads a contiguous run of
 // each row, starting at c0 + shift[r]: the block's samples form a band of rows x lanes in
 // which each lane is one line, and the two stages are lane-parallel van Herk/Gil-Werman
-// windows down the band (the same kernel as the vertical morphology pass). Samples off the
+// windows down the band: streamed row by row (filter_strip, as morphology's vertical pair)
+// where the rows are read from the oriented image, in segments through buffers (filter_block)
+// for flat lines read through the image's tiles. Samples off the
 // image are the border's pad in the first stage and the second stage's outside value
 // (neutral for ignore, cval for constant) in the second, which is exactly the two-stage
 // operator along each line.
@@ -25,41 +27,34 @@ namespace {
 
 using detail::line_keys;
 
-// Lanes per block: narrow blocks (one vector register of keys) waste little on lines that
-// leave the image part way and keep their band buffers in the L2 cache; wide ones (then 256 bytes)
-// run each lane-row about twice as fast on long lines. So blocks are wide unless those count more
-// than wide_speedup times the narrow lane-rows. Measured with bench_cpu_lines, one thread,
-// 32-byte narrow blocks: a 4096x4096 opening at 90 degrees 11.0 ms narrow, 5.1 ms wide.
-// Narrow blocks were also taken for every image under 2048 rows, for the 640x640 map (37 ms
-// against 54 then); they read a row stride apart without prefetching, which the hardware follows
-// only for short strides: a 2000x3000 uint8 opening by line(101) at 45-135 degrees took 1.7-1.9 ns
-// a pixel, 0.51-0.55 by cost (Intel build VM, one thread; the 640x640 map the same within noise,
-// uint16 and float32 1.4-1.6x faster at 2000x3000).
-// The AVX-512 copy's narrow blocks were 32 bytes too until the maps were timed
-// against 64 (Intel build VM, four rounds alternated): uint8 one thread 94-138 -> 70-95 ms, two
-// 70-74 -> 40-51; uint16 one thread 208-333 -> 122-154; the 4096x4096 openings the same.
-// Wide blocks are 512 bytes where a block reads its rows from the oriented image, a page apart:
-// 8 cache lines a row rather than 4 or 5 (4096x4096 uint8, line(101) at 45, 60 and 120
-// degrees, Intel Xeon build VM, medians of five runs alternated, against 256 bytes: one thread
-// 16.0-16.5 -> 11.9-12.7 ms, two 8.4-8.5 -> 6.1-6.5; uint16 at 60 and 120 degrees 37.8-38.2 ->
-// 31.1-33.0 ms and 21.0-21.1 -> 16.3-16.8). Flat lines on the image itself, through its tiles
-// (line_band_job::on_image), were no faster so (30 and 150 degrees, one thread 23.3-24.9 ->
-// 25.4-25.5 ms) and keep 256 bytes.
+// Lines read from the oriented image (steep angles, and flat ones on the transposed image, which
+// the reductions over angles use) go a strip of line_strip_bytes of keys at a time through both
+// stages (filter_strip). Strips of 256 bytes against the blocks of 512 (64 for short lines) they
+// replaced, bench_cpu_lines on the Intel Xeon build VM, two rounds, one / two threads: 4096x4096
+// uint8 opening by line(101) at 60 degrees 5.3-5.5 -> 4.6-4.7 / 2.8-3.0 -> 2.4, at 120 degrees
+// 5.8 -> 4.9-5.1 / 3.0-3.1 -> 2.7-2.9, 3000x2000 at 60 degrees 2.1 -> 1.6 / 1.1-1.2 -> 1.0; the
+// 640x640 maps over 180 angles uint8 27-30 ms either way, uint16 65-68 -> 44-47, float 116-122
+// -> 96; uint16 and float openings at 60 and 120 degrees within the noise (11-12 and 34-40 ms on
+// one thread). Strips of 128 bytes (both buffers in the L1 cache) were slower here: 6.3-7.4 ms
+// at 60 degrees on one thread, their 128-byte rows off the lines stored by plain stores (whose
+// lines are read first) where 256 bytes store two or three whole lines past the cache; 512
+// bytes as 256 on the openings, the maps 20% slower; 64 bytes the uint16 and float openings
+// 2-3x slower.
+constexpr std::int64_t line_strip_bytes = 256;
+
+// Flat lines on the image (line_band_job::on_image) go through its tiles in blocks of
+// tiled_wide_lanes, or of narrow_lanes where those count more than wide_speedup times the narrow
+// lane-rows: narrow blocks (one vector register of keys) waste little on lines that leave the
+// image part way; wide ones run each lane-row about twice as fast on long lines. Flat blocks of
+// 512 bytes were no faster than 256 (30 and 150 degrees, one thread 23.3-24.9 -> 25.4-25.5 ms).
 template <class K>
 constexpr std::int64_t narrow_lanes = vector_bytes / sizeof(K);
-template <class K>
-constexpr std::int64_t wide_lanes = 512 / sizeof(K);
 template <class K>
 constexpr std::int64_t tiled_wide_lanes = 256 / sizeof(K);
 constexpr double wide_speedup = 1.25;
 
 // Lanes per parallel task, at most.
 constexpr std::int64_t lanes_per_task = 1024;
-
-// Rows ahead that a wide block prefetches its input (prefetch_row; its output rows go out past
-// the cache, stream_out). 4096x4096 uint8, line(101, 60 or 120), one thread, when the output was
-// prefetched too: 24 or 32 rows about 8% faster than 8; 48 and 64 no better.
-constexpr std::int64_t prefetch_ahead = 24;
 
 // A block streams down its band in segments of segment_rows(L, row bytes) rows (whole van Herk
 // blocks of L rows), the erosion running a segment ahead of the dilation through buffers that
@@ -249,6 +244,29 @@ inline void scatter_lanes(const detail::line_band_job<T>& job, const typename li
     job.reduction_reversed ? update(std::true_type{}) : update(std::false_type{});
 }
 
+// Where a block of V adjacent lines from c0 lies: the rows [r0, r1) its lines span, and the lanes
+// of each row that are inside the image and belong to the block's lines.
+struct block_extent {
+    const detail::scan_lines& lines;
+    std::int64_t c0, V, c_last, r0, r1;
+    block_extent(const detail::scan_lines& l, std::int64_t first, std::int64_t lanes)
+        : lines(l), c0(first), V(lanes), c_last(std::min(first + lanes, l.end_line) - 1),
+          r0(std::min(l.row_begin(first), l.row_begin(c_last))), r1(std::max(l.row_end(first), l.row_end(c_last))) {}
+    // Lanes [lo, hi) of row r.
+    void lanes_inside(std::int64_t r, std::int64_t& lo, std::int64_t& hi) const {
+        const std::int64_t base = c0 + lines.shift[r];
+        lo = std::clamp<std::int64_t>(-base, 0, V);
+        hi = std::clamp<std::int64_t>(lines.columns - base, 0, V);
+        if (c0 + hi - 1 > c_last) hi = std::max<std::int64_t>(lo, c_last - c0 + 1);
+    }
+};
+
+// The second stage's value off the line: neutral for ignore (the lowest key), cval for constant.
+template <class K>
+K outside_value(const detail::line_extension<K>& extension) {
+    return extension.mode == border_mode::constant ? extension.pad : std::numeric_limits<K>::lowest();
+}
+
 template <class T, std::int64_t V>
 typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band_job<T>& job, std::int64_t c0,
                                                          band_scratch<T>& s) {
@@ -258,13 +276,9 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
     const std::int64_t columns = lines.columns, L = job.extension.length;
     const std::int64_t before = job.extension.before, after = L - 1 - before;
     const bool closing = job.closing;
-    const K pad = job.extension.pad;
-    // The second stage's value off the line: neutral for ignore (the lowest key), cval for constant.
-    const K outside = job.extension.mode == border_mode::constant ? pad : std::numeric_limits<K>::lowest();
-    const std::int64_t c_last = std::min(c0 + V, lines.end_line) - 1;
-    const std::int64_t r0 = std::min(lines.row_begin(c0), lines.row_begin(c_last));
-    const std::int64_t r1 = std::max(lines.row_end(c0), lines.row_end(c_last));
-    const std::int64_t n = r1 - r0;
+    const K pad = job.extension.pad, outside = outside_value(job.extension);
+    const block_extent extent(lines, c0, V);
+    const std::int64_t c_last = extent.c_last, r0 = extent.r0, r1 = extent.r1, n = r1 - r0;
     if (n <= 0) return 0;
 
     // Source row i (of n + L - 1) is row r0 + i - before of the band, `before` pad rows leading
@@ -298,21 +312,7 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
     const auto fill_row = [](K* row, std::int64_t chunks, K value) {
         for (std::int64_t c = 0; c < V; c += H) std::fill_n(row + c / H * chunks, H, value);
     };
-    const auto lane_range = [&](std::int64_t r, std::int64_t& lo, std::int64_t& hi) {  // lanes inside row r
-        const std::int64_t base = c0 + lines.shift[r];
-        lo = std::clamp<std::int64_t>(-base, 0, V);
-        hi = std::clamp<std::int64_t>(columns - base, 0, V);
-        if (c0 + hi - 1 > c_last) hi = std::max<std::int64_t>(lo, c_last - c0 + 1);
-    };
-    // A block's row segments are a page apart, which the hardware prefetchers do not follow.
-    // Wide blocks only: narrow ones (short lines, the many-angle maps) mostly find their rows
-    // in the cache, and the prefetches cost the 640x640 map about 10%.
-    const auto prefetch_row = [&](std::int64_t r) {
-        if (V == narrow_lanes<K> || r >= r1) return;
-        const char* bytes = reinterpret_cast<const char*>(job.oriented.row(r) + c0 + lines.shift[r]);
-        for (std::int64_t b = 0; b < V * static_cast<std::int64_t>(sizeof(T)); b += 64)
-            __builtin_prefetch(bytes + b, 0);
-    };
+    const auto lane_range = [&](std::int64_t r, std::int64_t& lo, std::int64_t& hi) { extent.lanes_inside(r, lo, hi); };
     // Flat lines on the image: oriented rows [a, b) (image columns, b - a <= G) hold image rows
     // from y0 = c0 + the least shift on, stored transposed, tile_in[(r - a) KT + y - y0].
     constexpr std::int64_t G = group_columns<T>, N = block_n<T>, KT = tile_rows<T>(V);
@@ -324,8 +324,8 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
     const auto phase_of = [](const T* row0) {
         return static_cast<std::int64_t>((-reinterpret_cast<std::uintptr_t>(row0) / sizeof(T)) % G);
     };
-    const std::int64_t in_phase = job.on_image ? phase_of(job.oriented.row(0)) : 0;
-    const std::int64_t out_phase = job.on_image && !job.filtered.empty() ? phase_of(job.filtered.row(0)) : 0;
+    const std::int64_t in_phase = phase_of(job.oriented.row(0));
+    const std::int64_t out_phase = !job.filtered.empty() ? phase_of(job.filtered.row(0)) : 0;
     const auto tile_after = [](std::int64_t x, std::int64_t phase, std::int64_t limit) {
         return std::min(limit, x + G - ((x - phase) % G + G) % G);
     };
@@ -378,17 +378,14 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
         for (; source_filled < end; ++source_filled) {
             K* row = source_row(source_filled);
             const std::int64_t r = r0 + source_filled - before;
-            if (r >= r0 && !job.on_image) prefetch_row(r + prefetch_ahead);
             if (r < r0 || r >= r1) {
                 fill_row(row, source_chunks, pad);
                 continue;
             }
             std::int64_t lo, hi;
             lane_range(r, lo, hi);
-            if (job.on_image && r >= tile_bound[tile + 1] && ++tile >= tiles_loaded) load_tiles(r);
-            const T* in = job.on_image ? s.tile_in.data() + tile * G * KT + (r - tile_x[tile]) * KT +
-                                             (c0 + lines.shift[r] - tile_y[tile])
-                                       : job.oriented.row(r) + c0 + lines.shift[r];
+            if (r >= tile_bound[tile + 1] && ++tile >= tiles_loaded) load_tiles(r);
+            const T* in = s.tile_in.data() + tile * G * KT + (r - tile_x[tile]) * KT + (c0 + lines.shift[r] - tile_y[tile]);
             if (lo == 0 && hi == V) {  // most rows: whole chunks, loop bounds known at compile time
                 for (std::int64_t c = 0; c < V; c += H) to_keys<T, H>(in + c, row + c / H * source_chunks, closing);
                 continue;
@@ -510,7 +507,7 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
         }
     };
     const auto scatter_rows = [&](std::int64_t j_begin, std::int64_t j_end, const auto& row_of) {
-        if (!job.on_image || job.filtered.empty()) {
+        if (job.filtered.empty()) {
             for (std::int64_t j = j_begin; j < j_end; ++j) scatter_row(job, j, row_of(j));
             return;
         }
@@ -571,7 +568,7 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
             for (; second_filled < n + L - 1; ++second_filled) fill_row(second_row(second_filled), second_chunks, outside);
         // Flat lines on the image: segments end where tiles do, mostly, so that tiles are whole.
         const auto dilation_rows = [&](std::int64_t d) {
-            const std::int64_t shorter = job.on_image ? ((r0 + d + S - out_phase) % G + G) % G : 0;
+            const std::int64_t shorter = ((r0 + d + S - out_phase) % G + G) % G;
             return std::min(S - (shorter < S ? shorter : 0), n - d);
         };
         while (dilated < n && dilated + dilation_rows(dilated) + L - 1 <= second_filled) {
@@ -584,10 +581,102 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
     return sum;
 }
 
+// Lines read from the oriented image, a strip of Bytes of keys (V adjacent lines) at a time: each
+// row's samples go through the erosion and straight into the dilation (streamed_window,
+// core/cpu_lane_window.hpp), so the strip's band is never stored, each row is read once, and the
+// only other memory touched is the two van Herk buffers (L strip rows each).
+template <class T, std::int64_t Bytes>
+typename detail::line_band_job<T>::sum_type filter_strip(const detail::line_band_job<T>& job, std::int64_t c0,
+                                                         typename line_keys<T>::key* held_first,
+                                                         typename line_keys<T>::key* held_second) {
+    using traits = line_keys<T>;
+    using K = typename traits::key;
+    using row = strip_row<K, Bytes>;
+    constexpr std::int64_t V = row::width;
+    const detail::scan_lines& lines = *job.lines;
+    const std::int64_t L = job.extension.length;
+    const std::int64_t before = job.extension.before, after = L - 1 - before;
+    const bool closing = job.closing;
+    const K pad = job.extension.pad, outside = outside_value(job.extension);
+    const block_extent extent(lines, c0, V);
+    const std::int64_t r0 = extent.r0, r1 = extent.r1, n = r1 - r0;
+    if (n <= 0) return 0;
+    const auto lane_range = [&](std::int64_t r, std::int64_t& lo, std::int64_t& hi) { extent.lanes_inside(r, lo, hi); };
+    alignas(64) K keys[V];
+    const auto filled = [&](K value) {
+        std::fill_n(keys, V, value);
+        return row::load(keys);
+    };
+    const row pad_row = filled(pad), outside_row = filled(outside);
+    // Row r's samples, the pad in the lanes off the image.
+    const auto source = [&](std::int64_t r) __attribute__((always_inline)) {
+        if (r < r0 || r >= r1) return pad_row;
+        std::int64_t lo, hi;
+        lane_range(r, lo, hi);
+        const T* in = job.oriented.row(r) + c0 + lines.shift[r];
+        if (lo == 0 && hi == V) {
+            if constexpr (std::is_same_v<T, K>)
+                if (!closing) return row::load(in);
+            to_keys<T, V>(in, keys, closing);
+            return row::load(keys);
+        }
+        std::fill_n(keys, V, pad);
+        if (lo < hi) to_keys<T, 0>(in + lo, keys + lo, closing, hi - lo);
+        return row::load(keys);
+    };
+    typename detail::line_band_job<T>::sum_type sum = 0;
+    std::int64_t scattered = 0;  // band rows out
+    const auto scatter = [&](const row& result) __attribute__((always_inline)) {
+        const std::int64_t r = r0 + scattered++;
+        std::int64_t lo, hi;
+        lane_range(r, lo, hi);
+        result.store(keys);
+        const std::int64_t col = c0 + lines.shift[r];
+        if (lo == 0 && hi == V)
+            scatter_lanes<T, V>(job, keys, r, col, 0, V, sum);
+        else
+            scatter_lanes<T, 0>(job, keys, r, col, lo, hi, sum);
+    };
+    streamed_window<min_op<K>, K, Bytes> erosion(held_first, L);
+    streamed_window<max_op<K>, K, Bytes> dilation(held_second, L);
+    row eroded, opened;
+    const auto into_dilation = [&](const row& r) __attribute__((always_inline)) {
+        if (dilation.push(r, opened)) scatter(opened);
+    };
+    // Second-stage row i is the eroded row i - after: `after` rows of outside values lead.
+    if (!job.first_stage_only)
+        for (std::int64_t i = 0; i < after; ++i) into_dilation(outside_row);
+    std::int64_t eroded_rows = 0;
+    for (std::int64_t i = 0; i < n + L - 1; ++i) {
+        const std::int64_t r = r0 + i - before;
+        if (const std::int64_t ahead = r + strip_prefetch_rows; ahead >= r0 && ahead < r1)
+            prefetch_lanes(job.oriented.row(ahead) + c0 + lines.shift[ahead], V);
+        if (!erosion.push(source(r), eroded)) continue;
+        if (job.first_stage_only) {
+            scatter(eroded);
+            continue;
+        }
+        // Float NaN's key to the top, so that the dilation keeps it (before the outside values,
+        // which share its key); the lanes off their line take the outside value.
+        std::int64_t lo, hi;
+        lane_range(r0 + eroded_rows++, lo, hi);
+        if (std::is_floating_point_v<T> || lo != 0 || hi != V) {
+            eroded.store(keys);
+            if constexpr (std::is_floating_point_v<T>) lift_nan(keys, V);
+            for (std::int64_t k = 0; k < V; ++k) keys[k] = k >= lo && k < hi ? keys[k] : outside;
+            eroded = row::load(keys);
+        }
+        into_dilation(eroded);
+    }
+    if (!job.first_stage_only)
+        for (std::int64_t i = 0; i < before; ++i) into_dilation(outside_row);
+    return sum;
+}
+
 // Rows a block of V lines starting at c0 spans (the union of its lines' rows).
 inline std::int64_t block_rows(const detail::scan_lines& lines, std::int64_t c0, std::int64_t V) {
-    const std::int64_t c_last = std::min(c0 + V, lines.end_line) - 1;
-    return std::max(lines.row_end(c0), lines.row_end(c_last)) - std::min(lines.row_begin(c0), lines.row_begin(c_last));
+    const block_extent extent(lines, c0, V);
+    return extent.r1 - extent.r0;
 }
 
 template <class T, std::int64_t V>
@@ -614,6 +703,33 @@ double run_blocks(const detail::line_band_job<T>& job) {
     return static_cast<double>(total);
 }
 
+// Strips of lines (filter_strip), adjacent strips to a task, at least one task per thread.
+template <class T, std::int64_t Bytes>
+double run_strips(const detail::line_band_job<T>& job) {
+    using K = typename line_keys<T>::key;
+    using sum_type = typename detail::line_band_job<T>::sum_type;
+    constexpr std::int64_t V = Bytes / static_cast<std::int64_t>(sizeof(K));
+    const detail::scan_lines& lines = *job.lines;
+    const std::int64_t strips = (lines.line_count() + V - 1) / V;
+    const std::int64_t threads = std::max(1, num_threads());
+    const std::int64_t strips_per_task =
+        std::clamp<std::int64_t>((strips + threads - 1) / threads, 1, std::max<std::int64_t>(1, lanes_per_task / V));
+    const std::int64_t tasks = (strips + strips_per_task - 1) / strips_per_task;
+    std::vector<sum_type> sums(static_cast<std::size_t>(strips), 0);
+    const std::int64_t L = job.extension.length;
+    detail::parallel_for(tasks, job.oriented.pixel_count(), [&](std::int64_t task) {
+        thread_local std::vector<K> held;
+        held.resize(static_cast<std::size_t>(2 * L * V));
+        const std::int64_t s_end = std::min(strips, (task + 1) * strips_per_task);
+        for (std::int64_t b = task * strips_per_task; b < s_end; ++b)
+            sums[static_cast<std::size_t>(b)] = filter_strip<T, Bytes>(job, lines.first_line + b * V, held.data(), held.data() + L * V);
+        stream_fence();
+    });
+    sum_type total = 0;
+    for (const sum_type s : sums) total += s;  // in strip order: the same on every thread count
+    return static_cast<double>(total);
+}
+
 // Blocks of Wide lanes, or narrow ones where those count more than wide_speedup times the
 // narrow lane-rows.
 template <class T, std::int64_t Wide>
@@ -633,8 +749,7 @@ double run_wide_or_narrow_blocks(const detail::line_band_job<T>& job) {
 template <class T>
 double filter_angle_bands(const detail::line_band_job<T>& job) {
     using K = typename line_keys<T>::key;
-    return job.on_image ? run_wide_or_narrow_blocks<T, tiled_wide_lanes<K>>(job)
-                        : run_wide_or_narrow_blocks<T, wide_lanes<K>>(job);
+    return job.on_image ? run_wide_or_narrow_blocks<T, tiled_wide_lanes<K>>(job) : run_strips<T, line_strip_bytes>(job);
 }
 
 template <class T>

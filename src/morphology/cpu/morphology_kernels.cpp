@@ -349,87 +349,6 @@ void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
 }
 
 // ---- vertical pair ------------------------------------------------------------------------------
-// A vertical pair's strip: two 64-byte lines of each row, narrow enough that both passes' van
-// Herk buffers (a window's length of strip rows each) stay in the L1 cache. 4096x4096 opening by
-// line(101, 90), Intel Xeon build VM (48 KiB L1, 2 MiB L2), one / two threads: a prototype with
-// strips of 64 bytes 3.0-3.4 / 1.6-1.8 ms, 128 bytes 2.0-2.3 / 1.1-1.3, 256 2.3-2.5 / 1.3-1.4,
-// 512 2.4-2.5 / 1.3, 2048 (both buffers in the L2 cache) 2.4-2.6 / 1.4. Against the band-and-ring
-// pair this replaced (bands of 2048 bytes, a ring of half the L2 between the passes, each input
-// row read twice), bench_cpu_lines, two rounds: uint8 3.7-4.0 -> 2.3-2.4 / 1.9-2.1 -> 1.1-1.2,
-// uint16 8.0-8.3 -> 4.8-4.9 / 3.9-4.0 -> 2.4-2.5, float 17.2-17.4 -> 12.9-15.6 / 8.2 -> 5.9-6.4.
-// A strip's row is two lines of a page, which the hardware prefetchers do not follow: the uint8
-// opening takes about what copying the image by such strips takes (1.7 / 1.0 ms).
-constexpr std::int64_t pair_strip_bytes = 128;
-template <class T>
-constexpr std::int64_t pair_strip_lanes = pair_strip_bytes / static_cast<std::int64_t>(sizeof(T));
-
-// Rows ahead of the one read that a strip prefetches (4 to 128 measured alike).
-constexpr std::int64_t pair_prefetch_rows = 16;
-
-// A strip's row as vector registers.
-template <class T>
-struct strip_row {
-    static constexpr std::int64_t lanes = vector_bytes / static_cast<std::int64_t>(sizeof(T));
-    static constexpr std::int64_t count = pair_strip_bytes / vector_bytes;
-    using block = lane_block<T, lanes>;
-    block v[count];
-
-    [[gnu::always_inline]] static strip_row load(const T* p) {
-        strip_row r;
-        std::memcpy(r.v, p, sizeof(r.v));
-        return r;
-    }
-    [[gnu::always_inline]] void store(T* p) const { std::memcpy(p, v, sizeof(v)); }
-};
-
-template <class Op, class T>
-[[gnu::always_inline]] inline strip_row<T> apply_rows(const strip_row<T>& a, const strip_row<T>& b) {
-    strip_row<T> r;
-    for (std::int64_t k = 0; k < strip_row<T>::count; ++k) r.v[k] = block_apply<Op>(a.v[k], b.v[k]);
-    return r;
-}
-
-// van Herk/Gil-Werman down a stream of a strip's rows: push() takes the next row and gives the
-// window of the L rows ending at it, once L rows have come. Rows come in blocks of L; `held`
-// (L strip rows) takes the block's rows as they come, over the previous block's suffix extrema,
-// each slot's suffix read one row before the slot is overwritten: window = Op(suffix of the
-// previous block from slot + 1, prefix of this block). At a block's last row the block's own
-// suffixes are made in place, and its first is the window ending there. Each row is read once,
-// and the buffer is the only memory the pass touches: 2 loads and 2 stores a row.
-template <class Op, class T>
-class streamed_window {
-public:
-    streamed_window(T* held, std::int64_t L) : held_(held), L_(L) {}
-
-    [[gnu::always_inline]] bool push(const strip_row<T>& row, strip_row<T>& window) {
-        constexpr std::int64_t S = pair_strip_lanes<T>;
-        prefix_ = slot_ == 0 ? row : apply_rows<Op>(prefix_, row);
-        bool complete = primed_;
-        if (slot_ + 1 < L_) {
-            if (primed_) window = apply_rows<Op>(strip_row<T>::load(held_ + (slot_ + 1) * S), prefix_);
-            row.store(held_ + slot_ * S);
-            ++slot_;
-            return complete;
-        }
-        strip_row<T> suffix = row;
-        row.store(held_ + slot_ * S);
-        for (std::int64_t t = L_ - 2; t >= 0; --t) {
-            suffix = apply_rows<Op>(suffix, strip_row<T>::load(held_ + t * S));
-            suffix.store(held_ + t * S);
-        }
-        window = suffix;
-        slot_ = 0;
-        primed_ = true;
-        return true;
-    }
-
-private:
-    T* held_;
-    std::int64_t L_, slot_ = 0;
-    bool primed_ = false;
-    strip_row<T> prefix_{};
-};
-
 // Runs `fn` with the Op of a window's pass.
 template <class T, class Fn>
 void with_op(const row_window<T>& w, Fn&& fn) {
@@ -447,17 +366,17 @@ void strip_windows(const T* const* rows, std::int64_t x0, std::int64_t lo, std::
     strip_row<T> window;
     std::int64_t x = lo;
     for (std::int64_t i = lo; i < hi + L; ++i)
-        if (pass.push(strip_row<T>::load(rows[i] + x0), window)) window.store(rows_out + (x++ - lo) * pair_strip_lanes<T>);
+        if (pass.push(strip_row<T>::load(rows[i] + x0), window)) window.store(rows_out + (x++ - lo) * strip_lanes<T>);
 }
 
 // Two vertical passes (an opening's or closing's stages), windows clipped to the height, down
-// strips of pair_strip_bytes: the first pass's rows go straight into the second, so the image is
+// strips of strip_bytes: the first pass's rows go straight into the second, so the image is
 // read once and written once and every other access stays in the L1 cache. The second pass's
 // padding rows that repeat rows of the first's result (border modes other than ignore and
 // constant) are computed apart, before a strip's stream.
 template <class T>
 void vertical_pair(host_view<const T> in, host_view<T> out, const row_window<T>& a, const row_window<T>& b) {
-    constexpr std::int64_t S = pair_strip_lanes<T>;
+    constexpr std::int64_t S = strip_lanes<T>;
     const std::int64_t n = in.height(), width = in.width();
     if (width < S) {
         // Narrower than a strip: through images one strip wide.
@@ -529,7 +448,7 @@ void vertical_pair(host_view<const T> in, host_view<T> out, const row_window<T>&
                 };
                 for (std::int64_t j = 0; j < b.before; ++j) into_second(strip_row<T>::load(pads + j * S));
                 for (std::int64_t i = 0; i < n + a.L - 1; ++i) {
-                    if (i + pair_prefetch_rows < n + a.L - 1) prefetch_lanes(rows[i + pair_prefetch_rows] + x0, S);
+                    if (i + strip_prefetch_rows < n + a.L - 1) prefetch_lanes(rows[i + strip_prefetch_rows] + x0, S);
                     if (first.push(strip_row<T>::load(rows[i] + x0), middle)) into_second(middle);
                 }
                 for (std::int64_t j = b.before + n; j < n + b.L - 1; ++j)
