@@ -679,55 +679,48 @@ inline std::int64_t block_rows(const detail::scan_lines& lines, std::int64_t c0,
     return extent.r1 - extent.r0;
 }
 
-template <class T, std::int64_t V>
-double run_blocks(const detail::line_band_job<T>& job) {
+// Blocks of V adjacent lines (filter(c0) filters the block from line c0 and returns its sum),
+// adjacent blocks to a task, but at least one task per thread: a 640x640 opening is two strips.
+template <class T, class Filter>
+double run_blocks_of(const detail::line_band_job<T>& job, std::int64_t V, const Filter& filter) {
     using sum_type = typename detail::line_band_job<T>::sum_type;
     const detail::scan_lines& lines = *job.lines;
     const std::int64_t blocks = (lines.line_count() + V - 1) / V;
-    // Tasks of adjacent blocks, but at least one per thread: a 640x640 opening is two wide blocks.
     const std::int64_t threads = std::max(1, num_threads());
     const std::int64_t blocks_per_task =
         std::clamp<std::int64_t>((blocks + threads - 1) / threads, 1, std::max<std::int64_t>(1, lanes_per_task / V));
     const std::int64_t tasks = (blocks + blocks_per_task - 1) / blocks_per_task;
     std::vector<sum_type> sums(static_cast<std::size_t>(blocks), 0);
     detail::parallel_for(tasks, job.oriented.pixel_count(), [&](std::int64_t task) {
-        thread_local band_scratch<T> scratch;
-        scratch.reserve(job.extension.length, V);
         const std::int64_t b_end = std::min(blocks, (task + 1) * blocks_per_task);
         for (std::int64_t b = task * blocks_per_task; b < b_end; ++b)
-            sums[static_cast<std::size_t>(b)] = filter_block<T, V>(job, lines.first_line + b * V, scratch);
-        stream_fence();  // rows and flat blocks' tile rows went out by non-temporal stores
+            sums[static_cast<std::size_t>(b)] = filter(lines.first_line + b * V);
+        stream_fence();  // result rows and flat blocks' tile rows went out by non-temporal stores
     });
     sum_type total = 0;
     for (const sum_type s : sums) total += s;  // in block order: the same on every thread count
     return static_cast<double>(total);
 }
 
-// Strips of lines (filter_strip), adjacent strips to a task, at least one task per thread.
+template <class T, std::int64_t V>
+double run_blocks(const detail::line_band_job<T>& job) {
+    return run_blocks_of(job, V, [&](std::int64_t c0) {
+        thread_local band_scratch<T> scratch;
+        scratch.reserve(job.extension.length, V);
+        return filter_block<T, V>(job, c0, scratch);
+    });
+}
+
 template <class T, std::int64_t Bytes>
 double run_strips(const detail::line_band_job<T>& job) {
     using K = typename line_keys<T>::key;
-    using sum_type = typename detail::line_band_job<T>::sum_type;
     constexpr std::int64_t V = Bytes / static_cast<std::int64_t>(sizeof(K));
-    const detail::scan_lines& lines = *job.lines;
-    const std::int64_t strips = (lines.line_count() + V - 1) / V;
-    const std::int64_t threads = std::max(1, num_threads());
-    const std::int64_t strips_per_task =
-        std::clamp<std::int64_t>((strips + threads - 1) / threads, 1, std::max<std::int64_t>(1, lanes_per_task / V));
-    const std::int64_t tasks = (strips + strips_per_task - 1) / strips_per_task;
-    std::vector<sum_type> sums(static_cast<std::size_t>(strips), 0);
     const std::int64_t L = job.extension.length;
-    detail::parallel_for(tasks, job.oriented.pixel_count(), [&](std::int64_t task) {
-        thread_local std::vector<K> held;
+    return run_blocks_of(job, V, [&](std::int64_t c0) {
+        thread_local std::vector<K> held;  // the two stages' van Herk buffers
         held.resize(static_cast<std::size_t>(2 * L * V));
-        const std::int64_t s_end = std::min(strips, (task + 1) * strips_per_task);
-        for (std::int64_t b = task * strips_per_task; b < s_end; ++b)
-            sums[static_cast<std::size_t>(b)] = filter_strip<T, Bytes>(job, lines.first_line + b * V, held.data(), held.data() + L * V);
-        stream_fence();
+        return filter_strip<T, Bytes>(job, c0, held.data(), held.data() + L * V);
     });
-    sum_type total = 0;
-    for (const sum_type s : sums) total += s;  // in strip order: the same on every thread count
-    return static_cast<double>(total);
 }
 
 // Blocks of Wide lanes, or narrow ones where those count more than wide_speedup times the
