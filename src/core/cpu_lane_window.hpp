@@ -206,15 +206,13 @@ void window_rows(Src src, Dst dst, std::int64_t n, std::int64_t L, std::int64_t 
 
 // ---- streamed windows ---------------------------------------------------------------------------
 // A strip: two 64-byte lines of each row, narrow enough that both stages' van Herk buffers (a
-// window's length of strip rows each) stay in the L1 cache. 4096x4096 opening by
-// line(101, 90), Intel Xeon build VM (48 KiB L1, 2 MiB L2), one / two threads: a prototype with
-// strips of 64 bytes 3.0-3.4 / 1.6-1.8 ms, 128 bytes 2.0-2.3 / 1.1-1.3, 256 2.3-2.5 / 1.3-1.4,
-// 512 2.4-2.5 / 1.3, 2048 (both buffers in the L2 cache) 2.4-2.6 / 1.4. Against the band-and-ring
-// pair this replaced (bands of 2048 bytes, a ring of half the L2 between the passes, each input
-// row read twice), bench_cpu_lines, two rounds: uint8 3.7-4.0 -> 2.3-2.4 / 1.9-2.1 -> 1.1-1.2,
-// uint16 8.0-8.3 -> 4.8-4.9 / 3.9-4.0 -> 2.4-2.5, float 17.2-17.4 -> 12.9-15.6 / 8.2 -> 5.9-6.4.
-// A strip's row is two lines of a page, which the hardware prefetchers do not follow: the uint8
-// opening takes about what copying the image by such strips takes (1.7 / 1.0 ms).
+// window's length of strip rows each) stay in the L1 cache. The vertical pair's 4096x4096 uint8
+// opening by line(101, 90), Intel Xeon build VM (48 KiB L1), one / two threads, in a prototype:
+// strips of 64 bytes 3.0-3.7 / 1.6-1.9 ms, 128 bytes 2.0-2.3 / 1.1-1.3, 256 2.3-2.6 / 1.3-1.5,
+// 2048 (both buffers in the L2 cache) 2.4-2.8 / 1.4-1.6. A strip's row is two lines of a page,
+// which the hardware prefetchers do not follow: the opening takes about what copying the image
+// by such strips takes (1.7-2.1 / 0.9-1.2 ms). The bands it replaced, and the scan lines' strips
+// (line_strip_bytes): docs/benchmarks.md, "2026-12-05 (stop 60)".
 constexpr std::int64_t strip_bytes = 128;
 template <class T>
 constexpr std::int64_t strip_lanes = strip_bytes / static_cast<std::int64_t>(sizeof(T));
@@ -262,7 +260,7 @@ public:
     [[gnu::always_inline]] bool push(const row_type& row, row_type& window) {
         constexpr std::int64_t S = row_type::width;
         prefix_ = slot_ == 0 ? row : apply_rows<Op>(prefix_, row);
-        bool complete = primed_;
+        const bool complete = primed_;
         if (slot_ + 1 < L_) {
             if (primed_) window = apply_rows<Op>(row_type::load(held_ + (slot_ + 1) * S), prefix_);
             row.store(held_ + slot_ * S);
