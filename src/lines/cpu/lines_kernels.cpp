@@ -34,12 +34,13 @@ using detail::line_keys;
 // uint8 opening by line(101) at 60 degrees 5.3-5.5 -> 4.6-4.7 / 2.8-3.0 -> 2.4, at 120 degrees
 // 5.8 -> 4.9-5.1 / 3.0-3.1 -> 2.7-2.9, 3000x2000 at 60 degrees 2.1 -> 1.6 / 1.1-1.2 -> 1.0; the
 // 640x640 maps over 180 angles uint8 27-30 ms either way, uint16 65-68 -> 44-47, float 116-122
-// -> 96; uint16 and float openings at 60 and 120 degrees within the noise (11-12 and 34-40 ms on
-// one thread). Strips of 128 bytes (both buffers in the L1 cache) were slower here: 6.3-7.4 ms
-// at 60 degrees on one thread, their 128-byte rows off the lines stored by plain stores (whose
-// lines are read first) where 256 bytes store two or three whole lines past the cache; 512
-// bytes as 256 on the openings, the maps 20% slower; 64 bytes the uint16 and float openings
-// 2-3x slower.
+// -> 96; uint16 and float openings at 60 and 120 degrees within this VM's noise (uint16 10.7-12.1
+// -> 11.4-13.5 ms, float 34-36 -> 31-41, one thread). Strips of 128 bytes (both buffers in the L1
+// cache) were slower here: 6.3-7.4 ms at 60 degrees on one thread, their 128-byte rows off the
+// lines stored by plain stores (whose lines are read first) where 256 bytes store two or three
+// whole lines past the cache; 512 bytes as 256 on the openings, the maps 20% slower; 64 bytes
+// the uint16 and float openings 2-3x slower. Flat lines through the image's tiles streamed so
+// too were slower than their segments (filter_block; docs/benchmarks.md, stop 60).
 constexpr std::int64_t line_strip_bytes = 256;
 
 // Flat lines on the image (line_band_job::on_image) go through its tiles in blocks of
