@@ -681,7 +681,8 @@ inline std::int64_t block_rows(const detail::scan_lines& lines, std::int64_t c0,
 }
 
 // Blocks of V adjacent lines (filter(c0) filters the block from line c0 and returns its sum),
-// adjacent blocks to a task, but at least one task per thread: a 640x640 opening is two strips.
+// adjacent blocks to a task, but at least one task per thread: a 640x640 uint8 opening is three
+// strips.
 template <class T, class Filter>
 double run_blocks_of(const detail::line_band_job<T>& job, std::int64_t V, const Filter& filter) {
     using sum_type = typename detail::line_band_job<T>::sum_type;
