@@ -308,13 +308,13 @@ TYPED_TEST(MorphologyCpu, VerticalOpeningChainAcrossBands) {
         }
 }
 
-// The streamed vertical pair writes its rows past the cache by whole 64-byte lines and by plain
-// stores at the partial lines of either end: outputs whose rows start off a line (numpy's
-// arrays start 16 bytes into one) and views whose rows end inside one, the pixels around the
-// view untouched, on one and two threads.
+// The streamed vertical passes (one, or an opening's pair) write their rows past the cache by
+// whole 64-byte lines and by plain stores at the partial lines of either end: outputs whose
+// rows start off a line (numpy's arrays start 16 bytes into one) and views whose rows end
+// inside one, the pixels around the view untouched, on one and two threads.
 // Also with rows a whole number of cache lines apart, so that the output's first line falls
 // inside the row (the vertical pair's strips and the horizontal pass's column groups start there).
-TYPED_TEST(MorphologyCpu, AxisLineOpeningsIntoUnalignedViews) {
+TYPED_TEST(MorphologyCpu, AxisLinePassesIntoUnalignedViews) {
     using T = TypeParam;
     std::mt19937_64 rng(31);
     const auto img = make_image<T>(rng, 533, 260, 200, true);
@@ -323,7 +323,7 @@ TYPED_TEST(MorphologyCpu, AxisLineOpeningsIntoUnalignedViews) {
     constexpr auto line = static_cast<std::int64_t>(64 / sizeof(T));
     for (std::int64_t L : {41, 101})
         for (const auto& se : {structuring_element::vline(L), structuring_element::hline(L)})
-        for (auto op : {morphology_op::opening, morphology_op::closing}) {
+        for (auto op : {morphology_op::erosion, morphology_op::dilation, morphology_op::opening, morphology_op::closing}) {
             const auto want = reference::morphology<T>(op, img.view, se, b_mode);
             for (const std::int64_t offset : {std::int64_t{1}, std::int64_t{5}, 16 / static_cast<std::int64_t>(sizeof(T))})
                 for (int threads : {1, 2})

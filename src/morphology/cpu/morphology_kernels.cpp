@@ -315,11 +315,60 @@ std::unique_ptr<const T*[]> padded_rows(host_view<const T> in, const line_pass<T
     return rows;
 }
 
+// Where a strip's result rows go: columns [c0, c1) of `out`, computed over the strip's lanes
+// from x0. The strips at either end of a row, narrower, reach into their neighbour's columns
+// (in is not out) and write only their own; whole strips on the output's cache lines stream
+// their rows past the cache.
+template <class T>
+struct strip_writer {
+    static constexpr std::int64_t S = strip_lanes<T>;
+    host_view<T> out;
+    std::int64_t c0, c1, x0;
+    bool streamed;
+
+    strip_writer(host_view<T> out_, std::int64_t c0_, std::int64_t c1_)
+        : out(out_), c0(c0_), c1(c1_), x0(std::min(c0_, out_.width() - S)),
+          streamed(c1_ - c0_ == S && reinterpret_cast<std::uintptr_t>(out_.row(0) + c0_) % 64 == 0 &&
+                   (out_.stride() * static_cast<std::int64_t>(sizeof(T))) % 64 == 0) {}
+
+    [[gnu::always_inline]] void store(std::int64_t y, const strip_row<T>& row) const {
+        T* const dst = out.row(y) + c0;
+        if (streamed) {
+            for (std::int64_t k = 0; k < strip_row<T>::count; ++k)
+                store_through(dst + k * strip_row<T>::lanes, row.v[k]);
+        } else {
+            T values[S];
+            row.store(values);
+            std::memcpy(dst, values + (c0 - x0), static_cast<std::size_t>(c1 - c0) * sizeof(T));
+        }
+    }
+};
+
+// Runs `pass(in, out)` on copies one strip wide, for images narrower than a strip (the lanes
+// past the width are zeros, and a vertical pass keeps lanes apart).
+template <class T, class Pass>
+void through_one_strip(host_view<const T> in, host_view<T> out, Pass&& pass) {
+    constexpr std::int64_t S = strip_lanes<T>;
+    const std::int64_t width = in.width();
+    host_image<T> wide_in(S, in.height()), wide_out(S, out.height());
+    for (std::int64_t y = 0; y < in.height(); ++y)
+        std::fill_n(std::copy_n(in.row(y), width, wide_in.view().row(y)), S - width, T{});
+    pass(host_view<const T>(wide_in.view()), wide_out.view());
+    for (std::int64_t y = 0; y < out.height(); ++y) std::copy_n(wide_out.view().row(y), width, out.row(y));
+}
+
 // Output row j is the window at image row j - top (out may have more rows than in).
 template <class Op, class T>
 void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, std::int64_t before,
               std::int64_t L, std::int64_t top) {
+    constexpr std::int64_t S = strip_lanes<T>;
     const std::int64_t n = out.height(), width = in.width();
+    if (L > direct_window_max && width < S) {
+        through_one_strip(in, out, [&](host_view<const T> wide_in, host_view<T> wide_out) {
+            vertical<Op, T>(wide_in, wide_out, pass, before, L, top);
+        });
+        return;
+    }
     const std::unique_ptr<const T*[]> rows = padded_rows(in, pass, before + top, n + L - 1);
     if (L <= direct_window_max) {
         // Bands of rows, each a contiguous vector operation over the whole width.
@@ -331,20 +380,21 @@ void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
         });
         return;
     }
-    // Bands of columns narrow enough that a block of L rows (512 KiB) stays in the L2 cache, and
-    // at least one per thread (short windows would otherwise make the whole width one band).
-    constexpr std::int64_t lane_align = 64 / sizeof(T);
-    const std::int64_t per_thread = (width + std::max(1, num_threads()) - 1) / std::max(1, num_threads());
-    std::int64_t w = std::min<std::int64_t>((std::int64_t{512} * 1024 / sizeof(T)) / L, per_thread);
-    w = std::max(lane_align, w / lane_align * lane_align);
-    w = std::min(w, width);
-    const std::int64_t bands = (width + w - 1) / w;
-    detail::parallel_for(bands, in.pixel_count(), [&](std::int64_t band) {
-        const std::int64_t c0 = band * w, cw = std::min(w, width - c0);
-        T* const suffix = thread_scratch<T>(slot_suffix, L * cw);
-        T* const prefix = thread_scratch<T>(slot_prefix, cw);
-        window_rows<Op, 0, T>([&](std::int64_t i) { return rows[i] + c0; }, [&](std::int64_t x) { return out.row(x) + c0; }, n,
-                           L, cw, suffix, prefix);
+    // Down strips of strip_bytes, each row read once and the window's buffer in the L1 cache
+    // (streamed_window), as the vertical pair's stages. Against bands of columns with a block
+    // of L rows in the L2 cache: docs/benchmarks.md, "2026-12-06 (stop 61)".
+    const std::vector<std::int64_t> cuts = line_aligned_chunks(out, S);
+    detail::parallel_for(static_cast<std::int64_t>(cuts.size()) - 1, in.pixel_count(), [&](std::int64_t strip) {
+        const strip_writer<T> writer(out, cuts[static_cast<std::size_t>(strip)],
+                                     cuts[static_cast<std::size_t>(strip) + 1]);
+        streamed_window<Op, T> window(thread_scratch<T>(slot_suffix, L * S), L);
+        strip_row<T> result;
+        std::int64_t y = 0;
+        for (std::int64_t i = 0; i < n + L - 1; ++i) {
+            if (i + strip_prefetch_rows < n + L - 1) prefetch_lanes(rows[i + strip_prefetch_rows] + writer.x0, S);
+            if (window.push(strip_row<T>::load(rows[i] + writer.x0), result)) writer.store(y++, result);
+        }
+        stream_fence();
     });
 }
 
@@ -379,25 +429,21 @@ void vertical_pair(host_view<const T> in, host_view<T> out, const row_window<T>&
     constexpr std::int64_t S = strip_lanes<T>;
     const std::int64_t n = in.height(), width = in.width();
     if (width < S) {
-        // Narrower than a strip: through images one strip wide.
-        host_image<T> wide_in(S, n), wide_out(S, n);
-        for (std::int64_t y = 0; y < n; ++y) {
-            std::fill_n(std::copy_n(in.row(y), width, wide_in.view().row(y)), S - width, T{});
-        }
-        vertical_pair<T>(wide_in.view(), wide_out.view(), a, b);
-        for (std::int64_t y = 0; y < n; ++y) std::copy_n(wide_out.view().row(y), width, out.row(y));
+        through_one_strip(in, out, [&](host_view<const T> wide_in, host_view<T> wide_out) {
+            vertical_pair<T>(wide_in, wide_out, a, b);
+        });
         return;
     }
     const std::unique_ptr<const T*[]> rows = padded_rows(in, a.pass, a.before, n + a.L - 1);
     // Strips start on the output's cache lines: numpy's rows start 16 bytes into one, and
     // strips cut from the row's start would share a line in every row and stream none of their
-    // stores. The strips at either end, narrower, are computed over S lanes reaching into their
-    // neighbour's columns (in is not out) and write only their own.
+    // stores.
     const std::vector<std::int64_t> cuts = line_aligned_chunks(out, S);
     const bool pads_constant = b.pass.mode == border_mode::ignore || b.pass.mode == border_mode::constant;
     detail::parallel_for(static_cast<std::int64_t>(cuts.size()) - 1, 2 * in.pixel_count(), [&](std::int64_t strip) {
-        const std::int64_t c0 = cuts[static_cast<std::size_t>(strip)], c1 = cuts[static_cast<std::size_t>(strip) + 1];
-        const std::int64_t x0 = std::min(c0, width - S);  // the strip's first computed column
+        const strip_writer<T> writer(out, cuts[static_cast<std::size_t>(strip)],
+                                     cuts[static_cast<std::size_t>(strip) + 1]);
+        const std::int64_t x0 = writer.x0;
         T* const held_a = thread_scratch<T>(slot_pair_first, a.L * S);
         T* const held_b = thread_scratch<T>(slot_pair_second, b.L * S);
         // The second pass's padding rows: pads row j for its padded row j above the image,
@@ -426,8 +472,6 @@ void vertical_pair(host_view<const T> in, host_view<T> out, const row_window<T>&
             fill_pads(0, b.before);
             fill_pads(b.before + n, n + b.L - 1);
         }
-        const bool streamed = c1 - c0 == S && reinterpret_cast<std::uintptr_t>(out.row(0) + c0) % 64 == 0 &&
-                              (out.stride() * static_cast<std::int64_t>(sizeof(T))) % 64 == 0;
         with_op(a, [&]<class OpA>(OpA) {
             with_op(b, [&]<class OpB>(OpB) {
                 streamed_window<OpA, T> first(held_a, a.L);
@@ -435,16 +479,7 @@ void vertical_pair(host_view<const T> in, host_view<T> out, const row_window<T>&
                 strip_row<T> middle, result;
                 std::int64_t x = 0;
                 const auto into_second = [&](const strip_row<T>& row) __attribute__((always_inline)) {
-                    if (!second.push(row, result)) return;
-                    T* const dst = out.row(x++) + c0;
-                    if (streamed) {
-                        for (std::int64_t k = 0; k < strip_row<T>::count; ++k)
-                            store_through(dst + k * strip_row<T>::lanes, result.v[k]);
-                    } else {
-                        T values[S];
-                        result.store(values);
-                        std::memcpy(dst, values + (c0 - x0), (c1 - c0) * sizeof(T));
-                    }
+                    if (second.push(row, result)) writer.store(x++, result);
                 };
                 for (std::int64_t j = 0; j < b.before; ++j) into_second(strip_row<T>::load(pads + j * S));
                 for (std::int64_t i = 0; i < n + a.L - 1; ++i) {
