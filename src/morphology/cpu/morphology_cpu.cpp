@@ -119,7 +119,7 @@ void run_separable(host_view<const T> in, host_view<T> out, const std::vector<se
         else if (steps[u.begin].segment.horizontal())
             GRANULA_SIMD_DISPATCH(horizontal_passes<T>, source, target, passes);
         else
-            GRANULA_SIMD_DISPATCH_AVX512(vertical_passes<T>, source, target, passes);
+            GRANULA_SIMD_DISPATCH_AVX512(vertical_passes<T>, source, target, passes, &u != &units.back());
         source = target;
     }
 }

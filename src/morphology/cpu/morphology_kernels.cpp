@@ -357,15 +357,23 @@ void through_one_strip(host_view<const T> in, host_view<T> out, Pass&& pass) {
     for (std::int64_t y = 0; y < out.height(); ++y) std::copy_n(wide_out.view().row(y), width, out.row(y));
 }
 
-// Output row j is the window at image row j - top (out may have more rows than in).
+// Output row j is the window at image row j - top (out may have more rows than in). Streamed:
+// van Herk/Gil-Werman down strips of strip_bytes, each row read once, the window's buffer in
+// the L1 cache and the rows stored past the cache (streamed_window, as the vertical pair's
+// stages). Otherwise down bands of columns as wide as a block of L rows in the L2 cache allows,
+// whose plain stores of long row pieces leave the result in the cache for a pass that reads it
+// next. 4096x4096, one / two threads (docs/benchmarks.md, "2026-12-06 (stop 61)"): erosion by
+// vline(255) uint8 2.4 / 1.5 ms in bands, 1.8 / 0.9 streamed, float 23-26 / 8-10 and 11-13 /
+// 4.5-4.8; square(15) uint8, the horizontal pass after it, 2.9 / 2.1 in bands, 4.1 / 2.3
+// streamed.
 template <class Op, class T>
 void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, std::int64_t before,
-              std::int64_t L, std::int64_t top) {
+              std::int64_t L, std::int64_t top, bool streamed) {
     constexpr std::int64_t S = strip_lanes<T>;
     const std::int64_t n = out.height(), width = in.width();
-    if (L > direct_window_max && width < S) {
+    if (streamed && L > direct_window_max && width < S) {
         through_one_strip(in, out, [&](host_view<const T> wide_in, host_view<T> wide_out) {
-            vertical<Op, T>(wide_in, wide_out, pass, before, L, top);
+            vertical<Op, T>(wide_in, wide_out, pass, before, L, top, true);
         });
         return;
     }
@@ -380,21 +388,35 @@ void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
         });
         return;
     }
-    // Down strips of strip_bytes, each row read once and the window's buffer in the L1 cache
-    // (streamed_window), as the vertical pair's stages. Against bands of columns with a block
-    // of L rows in the L2 cache: docs/benchmarks.md, "2026-12-06 (stop 61)".
-    const std::vector<std::int64_t> cuts = line_aligned_chunks(out, S);
-    detail::parallel_for(static_cast<std::int64_t>(cuts.size()) - 1, in.pixel_count(), [&](std::int64_t strip) {
-        const strip_writer<T> writer(out, cuts[static_cast<std::size_t>(strip)],
-                                     cuts[static_cast<std::size_t>(strip) + 1]);
-        streamed_window<Op, T> window(thread_scratch<T>(slot_suffix, L * S), L);
-        strip_row<T> result;
-        std::int64_t y = 0;
-        for (std::int64_t i = 0; i < n + L - 1; ++i) {
-            if (i + strip_prefetch_rows < n + L - 1) prefetch_lanes(rows[i + strip_prefetch_rows] + writer.x0, S);
-            if (window.push(strip_row<T>::load(rows[i] + writer.x0), result)) writer.store(y++, result);
-        }
-        stream_fence();
+    if (streamed) {
+        const std::vector<std::int64_t> cuts = line_aligned_chunks(out, S);
+        detail::parallel_for(static_cast<std::int64_t>(cuts.size()) - 1, in.pixel_count(), [&](std::int64_t strip) {
+            const strip_writer<T> writer(out, cuts[static_cast<std::size_t>(strip)],
+                                         cuts[static_cast<std::size_t>(strip) + 1]);
+            streamed_window<Op, T> window(thread_scratch<T>(slot_suffix, L * S), L);
+            strip_row<T> result;
+            std::int64_t y = 0;
+            for (std::int64_t i = 0; i < n + L - 1; ++i) {
+                if (i + strip_prefetch_rows < n + L - 1) prefetch_lanes(rows[i + strip_prefetch_rows] + writer.x0, S);
+                if (window.push(strip_row<T>::load(rows[i] + writer.x0), result)) writer.store(y++, result);
+            }
+            stream_fence();
+        });
+        return;
+    }
+    // Bands at least one per thread (short windows would otherwise make the whole width one band).
+    constexpr std::int64_t lane_align = 64 / sizeof(T);
+    const std::int64_t per_thread = (width + std::max(1, num_threads()) - 1) / std::max(1, num_threads());
+    std::int64_t w = std::min<std::int64_t>((std::int64_t{512} * 1024 / sizeof(T)) / L, per_thread);
+    w = std::max(lane_align, w / lane_align * lane_align);
+    w = std::min(w, width);
+    const std::int64_t bands = (width + w - 1) / w;
+    detail::parallel_for(bands, in.pixel_count(), [&](std::int64_t band) {
+        const std::int64_t c0 = band * w, cw = std::min(w, width - c0);
+        T* const suffix = thread_scratch<T>(slot_suffix, L * cw);
+        T* const prefix = thread_scratch<T>(slot_prefix, cw);
+        window_rows<Op, 0, T>([&](std::int64_t i) { return rows[i] + c0; }, [&](std::int64_t x) { return out.row(x) + c0; }, n,
+                           L, cw, suffix, prefix);
     });
 }
 
@@ -903,11 +925,19 @@ void run_horizontal_direct(host_view<const T> in, host_view<T> out, const row_wi
 }
 
 template <class T, template <class> class Op>
-void run_vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, std::int64_t top) {
+void run_vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, std::int64_t top, bool streamed) {
     // Clipped to the output's rows too: a clipped window at a row off the image still covers them.
     const std::int64_t n = std::max(in.height(), out.height());
     const std::int64_t before = detail::clip_arm(pass.before, n), after = detail::clip_arm(pass.after, n);
-    vertical<Op<T>, T>(in, out, pass, before, before + after + 1, top);
+    vertical<Op<T>, T>(in, out, pass, before, before + after + 1, top, streamed);
+}
+
+template <class T>
+void vertical_one(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, std::int64_t top, bool streamed) {
+    if (pass.maximum)
+        run_vertical<T, max_op>(in, out, pass, top, streamed);
+    else
+        run_vertical<T, min_op>(in, out, pass, top, streamed);
 }
 
 }  // namespace
@@ -936,19 +966,17 @@ void horizontal_passes(host_view<const T> in, host_view<T> out, std::span<const 
 }
 
 template <class T>
-void vertical_passes(host_view<const T> in, host_view<T> out, std::span<const line_pass<T>> passes) {
+void vertical_passes(host_view<const T> in, host_view<T> out, std::span<const line_pass<T>> passes,
+                     bool result_read_next) {
     if (passes.size() == 1)
-        vertical_pass<T>(in, out, passes.front(), 0);
+        vertical_one<T>(in, out, passes.front(), 0, !result_read_next);
     else
         vertical_pair<T>(in, out, clipped_window(passes[0], in.height()), clipped_window(passes[1], in.height()));
 }
 
 template <class T>
 void vertical_pass(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, std::int64_t top) {
-    if (pass.maximum)
-        run_vertical<T, max_op>(in, out, pass, top);
-    else
-        run_vertical<T, min_op>(in, out, pass, top);
+    vertical_one<T>(in, out, pass, top, false);
 }
 
 template <class T>
@@ -983,7 +1011,7 @@ void accumulate_runs(host_view<T> acc, host_view<const T> src, const std::vector
     template void horizontal_passes<type>(host_view<const type>, host_view<type>,                            \
                                           std::span<const line_pass<type>>);                                 \
     template void vertical_passes<type>(host_view<const type>, host_view<type>,                              \
-                                        std::span<const line_pass<type>>);                                   \
+                                        std::span<const line_pass<type>>, bool);                             \
     template void vertical_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&,         \
                                       std::int64_t);                                                        \
     template void sheared_pass<type>(host_view<const type>, host_view<type>, const line_pass<type>&, int, int,  \

@@ -38,9 +38,12 @@ struct line_pass {
 // horizontal_passes: windows along rows, any border mode, each pass on the previous one's result
 //   (in may be out); the strips of a chain stay in cache between its passes.
 // vertical_passes: one vertical pass, or two, the second on the first's result, streamed so that
-//   the intermediate rows stay in cache (in must not be out).
-// vertical_pass: windows along columns, any border mode (in must not be out); out row j is the window at
-//   image row j - top, so out may have more rows than in (the rows of a padded frame).
+//   the intermediate rows stay in cache (in must not be out). The result is stored past the cache
+//   unless `result_read_next` says another pass reads it next (a single pass only; a pair is an
+//   opening's or closing's last step).
+// vertical_pass: windows along columns, any border mode (in must not be out), the result left in
+//   the cache for the pass that reads it; out row j is the window at image row j - top, so out
+//   may have more rows than in (the rows of a padded frame).
 // sheared_pass: windows along the periodic paths p, p + (dx, dy), p + 2 (dx, dy), ... (dy >= 1),
 //   with pixels off the image taking `pad` (border mode ignore or constant only); out(p) is the
 //   window at p + at (out may be a crop of in's frame).
@@ -55,7 +58,8 @@ struct line_pass {
     template <class T>                                                                                         \
     void horizontal_passes(host_view<const T> in, host_view<T> out, std::span<const detail::line_pass<T>> passes); \
     template <class T>                                                                                         \
-    void vertical_passes(host_view<const T> in, host_view<T> out, std::span<const detail::line_pass<T>> passes); \
+    void vertical_passes(host_view<const T> in, host_view<T> out, std::span<const detail::line_pass<T>> passes, \
+                         bool result_read_next);                                                                \
     template <class T>                                                                                         \
     void vertical_pass(host_view<const T> in, host_view<T> out, const detail::line_pass<T>& pass,            \
                        std::int64_t top = 0);                                                                 \
