@@ -362,10 +362,10 @@ void through_one_strip(host_view<const T> in, host_view<T> out, Pass&& pass) {
 // the L1 cache and the rows stored past the cache (streamed_window, as the vertical pair's
 // stages). Otherwise down bands of columns as wide as a block of L rows in the L2 cache allows,
 // whose plain stores of long row pieces leave the result in the cache for a pass that reads it
-// next. 4096x4096, one / two threads (docs/benchmarks.md, "2026-12-06 (stop 61)"): erosion by
-// vline(255) uint8 2.4 / 1.5 ms in bands, 1.8 / 0.9 streamed, float 23-26 / 8-10 and 11-13 /
-// 4.5-4.8; square(15) uint8, the horizontal pass after it, 2.9 / 2.1 in bands, 4.1 / 2.3
-// streamed.
+// next. 4096x4096, one / two threads (docs/benchmarks.md, "2026-12-05 (stop 61)"): erosion by
+// vline(255) in bands uint8 2.4-2.5 / 1.5-1.6 ms and float 22-24 / 8-10, streamed 1.8-1.9 /
+// 0.9-1.0 and 11-14 / 4.5-5.4; square(15) uint8, the horizontal pass reading the vertical one's
+// result, 2.9-3.1 / 2.0-2.1 with bands, 4.1 / 2.3 streamed.
 template <class Op, class T>
 void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass, std::int64_t before,
               std::int64_t L, std::int64_t top, bool streamed) {
@@ -404,7 +404,8 @@ void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
         });
         return;
     }
-    // Bands at least one per thread (short windows would otherwise make the whole width one band).
+    // Bands of columns narrow enough that a block of L rows (512 KiB) stays in the L2 cache, and
+    // at least one per thread (short windows would otherwise make the whole width one band).
     constexpr std::int64_t lane_align = 64 / sizeof(T);
     const std::int64_t per_thread = (width + std::max(1, num_threads()) - 1) / std::max(1, num_threads());
     std::int64_t w = std::min<std::int64_t>((std::int64_t{512} * 1024 / sizeof(T)) / L, per_thread);
