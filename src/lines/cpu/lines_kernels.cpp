@@ -195,24 +195,113 @@ inline void from_keys(const typename line_keys<T>::key* __restrict in, T* __rest
 // line(101) at 45, 60 and 120 degrees, the two alternated 40 times in one process (AMD EPYC build
 // VM), lower quartiles: two threads 3-7% faster (60 degrees 5.47 -> 5.29 ms), one 7% (8.73 -> 8.09).
 constexpr std::int64_t wide_row_bytes = 256;
+
+// The result rows of a task's adjacent strips meet inside a cache line: a strip's row, at its
+// row's shift, starts and ends off the lines, and stored as they come, both parts of such a line
+// are plain stores, each reading the line from memory first. Instead a strip leaves its rows'
+// last partial lines here, and the next strip of the task (the lines to its right, whose rows
+// start where the strip's end) completes each with its own row's first partial line and stores
+// it whole, past the cache. Parts no strip completes (rows the next one does not reach, or
+// reaches with only some of its lanes, and the task's last strip) are stored as they are.
+template <class T>
+class seam_lines {
+public:
+    static constexpr std::int64_t line = 64 / static_cast<std::int64_t>(sizeof(T));
+
+    // At a task's start: parts left by a task that did not end (an exception) are dropped.
+    void begin_task() {
+        for (std::int64_t r = held_lo_; r < held_hi_; ++r) parts_[static_cast<std::size_t>(r)].count = 0;
+        held_lo_ = held_hi_ = 0;
+    }
+    // Before a strip over rows [r0, r1): the parts it cannot complete are stored.
+    void begin_strip(std::int64_t rows, std::int64_t r0, std::int64_t r1) {
+        if (static_cast<std::int64_t>(parts_.size()) < rows) {
+            parts_.resize(static_cast<std::size_t>(rows));
+            values_.resize(static_cast<std::size_t>(rows * line));
+        }
+        for (std::int64_t r = held_lo_; r < held_hi_; ++r)
+            if (r < r0 || r >= r1) store_part(r);
+        held_lo_ = std::max(held_lo_, r0);
+        held_hi_ = std::min(held_hi_, r1);
+        held_hi_ = std::max(held_hi_, held_lo_);
+    }
+    void end_task() {
+        for (std::int64_t r = held_lo_; r < held_hi_; ++r) store_part(r);
+        held_lo_ = held_hi_ = 0;
+    }
+    // Row r's result, n elements to dst.
+    void store(std::int64_t r, T* dst, const T* src, std::int64_t n) {
+        if (reinterpret_cast<std::uintptr_t>(dst) % sizeof(T) != 0) {
+            store_part(r);
+            store_row(dst, src, n);
+            return;
+        }
+        const std::int64_t head = std::min(elements_to_line(dst), n);
+        part& p = parts_[static_cast<std::size_t>(r)];
+        T* const held = values_.data() + r * line;
+        if (head > 0 && head < n && p.count == line - head && p.line + p.count == dst) {
+            std::memcpy(held + p.count, src, static_cast<std::size_t>(head) * sizeof(T));
+            store_line(p.line, held);
+            p.count = 0;
+        } else {
+            store_part(r);
+            std::memcpy(dst, src, static_cast<std::size_t>(head) * sizeof(T));
+        }
+        std::int64_t i = head;
+        for (; i + line <= n; i += line) store_line(dst + i, src + i);
+        if (i == n) return;
+        p.line = dst + i;
+        p.count = n - i;
+        std::memcpy(held, src + i, static_cast<std::size_t>(n - i) * sizeof(T));
+        if (held_lo_ == held_hi_) held_lo_ = r;
+        held_lo_ = std::min(held_lo_, r);
+        held_hi_ = std::max(held_hi_, r + 1);
+    }
+    // Row r's part, if any, as it is (before the row is written otherwise).
+    void store_part(std::int64_t r) {
+        if (r >= static_cast<std::int64_t>(parts_.size())) return;
+        part& p = parts_[static_cast<std::size_t>(r)];
+        if (p.count == 0) return;
+        std::memcpy(p.line, values_.data() + r * line, static_cast<std::size_t>(p.count) * sizeof(T));
+        p.count = 0;
+    }
+
+private:
+    struct part {
+        T* line = nullptr;  // where the held elements go: the start of a cache line
+        std::int64_t count = 0;
+    };
+    std::vector<part> parts_;  // by oriented row
+    std::vector<T> values_;    // row r's held elements at r * line
+    std::int64_t held_lo_ = 0, held_hi_ = 0;  // rows that may hold a part
+};
+
 template <class T, std::int64_t V>
-inline void stream_out(const typename line_keys<T>::key* res, T* out, bool closing) {
+inline void stream_out(const typename line_keys<T>::key* res, T* out, bool closing, seam_lines<T>* seam,
+                       std::int64_t r) {
+    const auto out_row = [&](const T* row) {
+        if (seam)
+            seam->store(r, out, row, V);
+        else
+            store_row(out, row, V);
+    };
     if constexpr (std::is_same_v<T, typename line_keys<T>::key>)
         if (!closing) {
-            store_row(out, res, V);
+            out_row(res);
             return;
         }
     alignas(64) T row[V];
     from_keys<T, V>(res, row, closing);
-    store_row(out, row, V);
+    out_row(row);
 }
 
 // The outputs of lanes [lo, hi) of one band row (Lanes > 0: lo = 0, hi = Lanes, known at
 // compile time so the loops vectorise).
+// `seam`: where a strip's rows go (filter_strip), whole rows only.
 template <class T, std::int64_t Lanes>
 inline void scatter_lanes(const detail::line_band_job<T>& job, const typename line_keys<T>::key* res, std::int64_t r,
                           std::int64_t col, std::int64_t lo, std::int64_t hi,
-                          typename detail::line_band_job<T>::sum_type& sum) {
+                          typename detail::line_band_job<T>::sum_type& sum, seam_lines<T>* seam = nullptr) {
     using traits = line_keys<T>;
     if constexpr (Lanes > 0) lo = 0, hi = Lanes;
     const bool closing = job.closing;
@@ -224,7 +313,7 @@ inline void scatter_lanes(const detail::line_band_job<T>& job, const typename li
     if (!job.filtered.empty()) {
         T* filtered = job.filtered.row(r) + col;
         if constexpr (Lanes * sizeof(T) >= wide_row_bytes)
-            stream_out<T, Lanes>(res, filtered, closing);
+            stream_out<T, Lanes>(res, filtered, closing, seam, r);
         else
             from_keys<T, Lanes>(res + lo, filtered + lo, closing, hi - lo);
     }
@@ -589,7 +678,8 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
 template <class T, std::int64_t Bytes>
 typename detail::line_band_job<T>::sum_type filter_strip(const detail::line_band_job<T>& job, std::int64_t c0,
                                                          typename line_keys<T>::key* held_first,
-                                                         typename line_keys<T>::key* held_second) {
+                                                         typename line_keys<T>::key* held_second,
+                                                         seam_lines<T>& seam_of_task) {
     using traits = line_keys<T>;
     using K = typename traits::key;
     using row = strip_row<K, Bytes>;
@@ -601,6 +691,9 @@ typename detail::line_band_job<T>::sum_type filter_strip(const detail::line_band
     const K pad = job.extension.pad, outside = outside_value(job.extension);
     const block_extent extent(lines, c0, V);
     const std::int64_t r0 = extent.r0, r1 = extent.r1, n = r1 - r0;
+    seam_lines<T>* const seam = job.filtered.empty() ? nullptr : &seam_of_task;
+    static_assert(V * sizeof(T) >= wide_row_bytes, "whole rows go out through stream_out, and the seam");
+    if (seam) seam->begin_strip(job.oriented.height(), r0, std::max(r0, r1));
     if (n <= 0) return 0;
     const auto lane_range = [&](std::int64_t r, std::int64_t& lo, std::int64_t& hi) { extent.lanes_inside(r, lo, hi); };
     alignas(64) K keys[V];
@@ -633,10 +726,12 @@ typename detail::line_band_job<T>::sum_type filter_strip(const detail::line_band
         lane_range(r, lo, hi);
         result.store(keys);
         const std::int64_t col = c0 + lines.shift[r];
-        if (lo == 0 && hi == V)
-            scatter_lanes<T, V>(job, keys, r, col, 0, V, sum);
-        else
-            scatter_lanes<T, 0>(job, keys, r, col, lo, hi, sum);
+        if (lo == 0 && hi == V) {
+            scatter_lanes<T, V>(job, keys, r, col, 0, V, sum, seam);
+            return;
+        }
+        if (seam) seam->store_part(r);
+        scatter_lanes<T, 0>(job, keys, r, col, lo, hi, sum);
     };
     streamed_window<min_op<K>, K, Bytes> erosion(held_first, L);
     streamed_window<max_op<K>, K, Bytes> dilation(held_second, L);
@@ -680,9 +775,9 @@ inline std::int64_t block_rows(const detail::scan_lines& lines, std::int64_t c0,
     return extent.r1 - extent.r0;
 }
 
-// Blocks of V adjacent lines (filter(c0) filters the block from line c0 and returns its sum),
-// adjacent blocks to a task, but at least one task per thread: a 640x640 uint8 opening is three
-// strips.
+// Blocks of V adjacent lines (filter(c0, first, last) filters the block from line c0, the task's
+// first and last block where said, and returns its sum), adjacent blocks to a task, left to
+// right, but at least one task per thread: a 640x640 uint8 opening is three strips.
 template <class T, class Filter>
 double run_blocks_of(const detail::line_band_job<T>& job, std::int64_t V, const Filter& filter) {
     using sum_type = typename detail::line_band_job<T>::sum_type;
@@ -694,9 +789,9 @@ double run_blocks_of(const detail::line_band_job<T>& job, std::int64_t V, const 
     const std::int64_t tasks = (blocks + blocks_per_task - 1) / blocks_per_task;
     std::vector<sum_type> sums(static_cast<std::size_t>(blocks), 0);
     detail::parallel_for(tasks, job.oriented.pixel_count(), [&](std::int64_t task) {
-        const std::int64_t b_end = std::min(blocks, (task + 1) * blocks_per_task);
-        for (std::int64_t b = task * blocks_per_task; b < b_end; ++b)
-            sums[static_cast<std::size_t>(b)] = filter(lines.first_line + b * V);
+        const std::int64_t b_begin = task * blocks_per_task, b_end = std::min(blocks, b_begin + blocks_per_task);
+        for (std::int64_t b = b_begin; b < b_end; ++b)
+            sums[static_cast<std::size_t>(b)] = filter(lines.first_line + b * V, b == b_begin, b + 1 == b_end);
         stream_fence();  // result rows and flat blocks' tile rows went out by non-temporal stores
     });
     sum_type total = 0;
@@ -706,7 +801,7 @@ double run_blocks_of(const detail::line_band_job<T>& job, std::int64_t V, const 
 
 template <class T, std::int64_t V>
 double run_blocks(const detail::line_band_job<T>& job) {
-    return run_blocks_of(job, V, [&](std::int64_t c0) {
+    return run_blocks_of(job, V, [&](std::int64_t c0, bool, bool) {
         thread_local band_scratch<T> scratch;
         scratch.reserve(job.extension.length, V);
         return filter_block<T, V>(job, c0, scratch);
@@ -718,10 +813,14 @@ double run_strips(const detail::line_band_job<T>& job) {
     using K = typename line_keys<T>::key;
     constexpr std::int64_t V = Bytes / static_cast<std::int64_t>(sizeof(K));
     const std::int64_t L = job.extension.length;
-    return run_blocks_of(job, V, [&](std::int64_t c0) {
+    return run_blocks_of(job, V, [&](std::int64_t c0, bool first_of_task, bool last_of_task) {
         thread_local std::vector<K> held;  // the two stages' van Herk buffers
+        thread_local seam_lines<T> seam;
         held.resize(static_cast<std::size_t>(2 * L * V));
-        return filter_strip<T, Bytes>(job, c0, held.data(), held.data() + L * V);
+        if (first_of_task) seam.begin_task();
+        const auto sum = filter_strip<T, Bytes>(job, c0, held.data(), held.data() + L * V, seam);
+        if (last_of_task) seam.end_task();
+        return sum;
     });
 }
 
