@@ -203,6 +203,9 @@ constexpr std::int64_t wide_row_bytes = 256;
 // start where the strip's end) completes each with its own row's first partial line and stores
 // it whole, past the cache. Parts no strip completes (rows the next one does not reach, or
 // reaches with only some of its lanes, and the task's last strip) are stored as they are.
+// 4096x4096 openings by line(101) at 60 and 120 degrees, one / two threads (docs/benchmarks.md,
+// stop 61): uint16 12.2-15.2 -> 9.6-11.0 ms / 5.0-7.0 -> 4.9-5.7, float 37.5-40.3 -> 23.1-25.5
+// / 17.1-21.4 -> 12.0-13.7, uint8 unchanged; with seams, strips of 128 bytes stay slower.
 template <class T>
 class seam_lines {
 public:
