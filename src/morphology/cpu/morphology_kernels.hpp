@@ -58,8 +58,8 @@ struct line_pass {
     template <class T>                                                                                         \
     void horizontal_passes(host_view<const T> in, host_view<T> out, std::span<const detail::line_pass<T>> passes); \
     template <class T>                                                                                         \
-    void vertical_passes(host_view<const T> in, host_view<T> out, std::span<const detail::line_pass<T>> passes, \
-                         bool result_read_next);                                                                \
+    void vertical_passes(host_view<const T> in, host_view<T> out, std::span<const detail::line_pass<T>> passes,\
+                         bool result_read_next);                                                               \
     template <class T>                                                                                         \
     void vertical_pass(host_view<const T> in, host_view<T> out, const detail::line_pass<T>& pass,            \
                        std::int64_t top = 0);                                                                 \
