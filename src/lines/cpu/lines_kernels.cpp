@@ -205,7 +205,8 @@ constexpr std::int64_t wide_row_bytes = 256;
 // reaches with only some of its lanes, and the task's last strip) are stored as they are.
 // 4096x4096 openings by line(101) at 60 and 120 degrees, one / two threads (docs/benchmarks.md,
 // stop 61): uint16 12.2-15.2 -> 9.6-11.0 ms / 5.0-7.0 -> 4.9-5.7, float 37.5-40.3 -> 23.1-25.5
-// / 17.1-21.4 -> 12.0-13.7, uint8 unchanged; with seams, strips of 128 bytes stay slower.
+// / 17.1-21.4 -> 12.0-13.7; uint8 0-5% slower on one thread, so its rows go out as before. With
+// seams, strips of 128 bytes stay slower; the parts copied by masked moves, slower still.
 template <class T>
 class seam_lines {
 public:
@@ -694,7 +695,8 @@ typename detail::line_band_job<T>::sum_type filter_strip(const detail::line_band
     const K pad = job.extension.pad, outside = outside_value(job.extension);
     const block_extent extent(lines, c0, V);
     const std::int64_t r0 = extent.r0, r1 = extent.r1, n = r1 - r0;
-    seam_lines<T>* const seam = job.filtered.empty() ? nullptr : &seam_of_task;
+    // uint8 rows gain nothing by the seams (a few percent slower on one thread): stored in parts.
+    seam_lines<T>* const seam = job.filtered.empty() || sizeof(T) == 1 ? nullptr : &seam_of_task;
     static_assert(V * sizeof(T) >= wide_row_bytes, "whole rows go out through stream_out, and the seam");
     if (seam) seam->begin_strip(job.oriented.height(), r0, std::max(r0, r1));
     if (n <= 0) return 0;
