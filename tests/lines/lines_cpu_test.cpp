@@ -216,10 +216,10 @@ TYPED_TEST(LinesCpu, FlatLinesOnTheImageEqualFifo) {
 
 // Steep lines stream strips of 256 bytes, which prefetch the rows they read and write their
 // result rows past the cache, the lines they share with the next strip completed by it
-// (seam_lines) or, at a task's ends and the parallelogram's, stored in parts: on views into
-// larger images (rows that start off the cache lines, a stride that is not the width), the
-// image's last rows included, they equal the per-line fifo path, sums included, and leave the
-// pixels outside the output view alone.
+// (seam_lines, uint16 and float) or stored in parts (uint8, a task's ends, the parallelogram's
+// ends): on views into larger images (rows that start off the cache lines, a stride that is not
+// the width), the image's last rows included, they equal the per-line fifo path, sums included,
+// and leave the pixels outside the output view alone.
 TYPED_TEST(LinesCpu, WideSteepBlocksOnViewsEqualFifo) {
     using T = TypeParam;
     std::mt19937_64 rng(43);
