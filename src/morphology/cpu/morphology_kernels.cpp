@@ -357,6 +357,20 @@ void through_one_strip(host_view<const T> in, host_view<T> out, Pass&& pass) {
     for (std::int64_t y = 0; y < out.height(); ++y) std::copy_n(wide_out.view().row(y), width, out.row(y));
 }
 
+// A pass's windows at result rows [lo, hi] of one strip (lanes from x0) of `rows`, each read
+// once: store(k, window) takes result row lo + k.
+template <class Op, class T, class Store>
+void strip_windows(const T* const* rows, std::int64_t x0, std::int64_t lo, std::int64_t hi, std::int64_t L, T* held,
+                   Store&& store) {
+    streamed_window<Op, T> pass(held, L);
+    strip_row<T> window;
+    std::int64_t k = 0;
+    for (std::int64_t i = lo; i < hi + L; ++i) {
+        if (i + strip_prefetch_rows < hi + L) prefetch_lanes(rows[i + strip_prefetch_rows] + x0, strip_lanes<T>);
+        if (pass.push(strip_row<T>::load(rows[i] + x0), window)) store(k++, window);
+    }
+}
+
 // Output row j is the window at image row j - top (out may have more rows than in). Streamed:
 // van Herk/Gil-Werman down strips of strip_bytes, each row read once, the window's buffer in
 // the L1 cache and the rows stored past the cache (streamed_window, as the vertical pair's
@@ -393,13 +407,8 @@ void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
         detail::parallel_for(static_cast<std::int64_t>(cuts.size()) - 1, in.pixel_count(), [&](std::int64_t strip) {
             const strip_writer<T> writer(out, cuts[static_cast<std::size_t>(strip)],
                                          cuts[static_cast<std::size_t>(strip) + 1]);
-            streamed_window<Op, T> window(thread_scratch<T>(slot_suffix, L * S), L);
-            strip_row<T> result;
-            std::int64_t y = 0;
-            for (std::int64_t i = 0; i < n + L - 1; ++i) {
-                if (i + strip_prefetch_rows < n + L - 1) prefetch_lanes(rows[i + strip_prefetch_rows] + writer.x0, S);
-                if (window.push(strip_row<T>::load(rows[i] + writer.x0), result)) writer.store(y++, result);
-            }
+            strip_windows<Op>(rows.get(), writer.x0, 0, n - 1, L, thread_scratch<T>(slot_suffix, L * S),
+                              [&](std::int64_t y, const strip_row<T>& window) { writer.store(y, window); });
             stream_fence();
         });
         return;
@@ -429,17 +438,6 @@ void with_op(const row_window<T>& w, Fn&& fn) {
         fn(max_op<T>{});
     else
         fn(min_op<T>{});
-}
-
-// The first pass's windows at result rows [lo, hi] of one strip (lanes from x0), into `rows_out`.
-template <class Op, class T>
-void strip_windows(const T* const* rows, std::int64_t x0, std::int64_t lo, std::int64_t hi, std::int64_t L, T* held,
-                   T* rows_out) {
-    streamed_window<Op, T> pass(held, L);
-    strip_row<T> window;
-    std::int64_t x = lo;
-    for (std::int64_t i = lo; i < hi + L; ++i)
-        if (pass.push(strip_row<T>::load(rows[i] + x0), window)) window.store(rows_out + (x++ - lo) * strip_lanes<T>);
 }
 
 // Two vertical passes (an opening's or closing's stages), windows clipped to the height, down
@@ -479,7 +477,10 @@ void vertical_pair(host_view<const T> in, host_view<T> out, const row_window<T>&
                     lo = std::min(lo, r), hi = std::max(hi, r);
             T* const edge = thread_scratch<T>(slot_pair_edge, std::max<std::int64_t>(hi - lo + 1, 1) * S);
             if (hi >= lo)
-                with_op(a, [&]<class Op>(Op) { strip_windows<Op>(rows.get(), x0, lo, hi, a.L, held_a, edge); });
+                with_op(a, [&]<class Op>(Op) {
+                    strip_windows<Op>(rows.get(), x0, lo, hi, a.L, held_a,
+                                      [&](std::int64_t k, const strip_row<T>& window) { window.store(edge + k * S); });
+                });
             for (std::int64_t j = j_begin; j < j_end; ++j) {
                 const std::int64_t r = detail::border_index(j - b.before, n, b.pass.mode);
                 T* const row = pads + (j < b.before ? j : j - n) * S;
