@@ -678,12 +678,13 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
 // Lines read from the oriented image, a strip of Bytes of keys (V adjacent lines) at a time: each
 // row's samples go through the erosion and straight into the dilation (streamed_window,
 // core/cpu_lane_window.hpp), so the strip's band is never stored, each row is read once, and the
-// only other memory touched is the two van Herk buffers (L strip rows each).
+// only other memory touched is the two van Herk buffers (L strip rows each). Whole result rows go
+// out through `seam` where there is one.
 template <class T, std::int64_t Bytes>
 typename detail::line_band_job<T>::sum_type filter_strip(const detail::line_band_job<T>& job, std::int64_t c0,
                                                          typename line_keys<T>::key* held_first,
                                                          typename line_keys<T>::key* held_second,
-                                                         seam_lines<T>& seam_of_task) {
+                                                         seam_lines<T>* seam) {
     using traits = line_keys<T>;
     using K = typename traits::key;
     using row = strip_row<K, Bytes>;
@@ -695,8 +696,6 @@ typename detail::line_band_job<T>::sum_type filter_strip(const detail::line_band
     const K pad = job.extension.pad, outside = outside_value(job.extension);
     const block_extent extent(lines, c0, V);
     const std::int64_t r0 = extent.r0, r1 = extent.r1, n = r1 - r0;
-    // uint8 rows gain nothing by the seams (a few percent slower on one thread): stored in parts.
-    seam_lines<T>* const seam = job.filtered.empty() || sizeof(T) == 1 ? nullptr : &seam_of_task;
     static_assert(V * sizeof(T) >= wide_row_bytes, "whole rows go out through stream_out, and the seam");
     if (seam) seam->begin_strip(job.oriented.height(), r0, std::max(r0, r1));
     if (n <= 0) return 0;
@@ -821,10 +820,12 @@ double run_strips(const detail::line_band_job<T>& job) {
     return run_blocks_of(job, V, [&](std::int64_t c0, bool first_of_task, bool last_of_task) {
         thread_local std::vector<K> held;  // the two stages' van Herk buffers
         thread_local seam_lines<T> seam;
+        // uint8 rows gain nothing by the seams (a few percent slower on one thread): stored in parts.
+        seam_lines<T>* const seam_of_task = sizeof(T) > 1 && !job.filtered.empty() ? &seam : nullptr;
         held.resize(static_cast<std::size_t>(2 * L * V));
-        if (first_of_task) seam.begin_task();
-        const auto sum = filter_strip<T, Bytes>(job, c0, held.data(), held.data() + L * V, seam);
-        if (last_of_task) seam.end_task();
+        if (seam_of_task && first_of_task) seam.begin_task();
+        const auto sum = filter_strip<T, Bytes>(job, c0, held.data(), held.data() + L * V, seam_of_task);
+        if (seam_of_task && last_of_task) seam.end_task();
         return sum;
     });
 }
