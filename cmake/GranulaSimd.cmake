@@ -13,7 +13,7 @@ set(_granula_flags_baseline "")
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
   list(APPEND GRANULA_SIMD_TARGETS avx2)
   set(_granula_flags_avx2 -mavx2 -mfma -mbmi2)
-  set(_granula_flags_avx512 -mavx2 -mfma -mbmi2 -mavx512f -mavx512vl -mavx512bw -mavx512cd -mavx512vbmi2
+  set(_granula_flags_avx512 -mavx2 -mfma -mbmi2 -mavx512f -mavx512vl -mavx512bw -mavx512cd -mavx512vbmi -mavx512vbmi2
                             -mprefer-vector-width=512)
 endif()
 

@@ -81,7 +81,7 @@ bool avx512_active() {
 #if defined(GRANULA_SIMD_HAVE_avx512)
     static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
                             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512cd") &&
-                            __builtin_cpu_supports("avx512vbmi2");
+                            __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2");
     return has && active_simd_isa() == simd_isa::avx2;
 #else
     return false;

@@ -13,6 +13,7 @@
 #include "lines/cpu/lines_kernels.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -54,8 +55,14 @@ template <class K>
 constexpr std::int64_t tiled_wide_lanes = 256 / sizeof(K);
 constexpr double wide_speedup = 1.25;
 
-// Lanes per parallel task, at most.
+// Lanes per parallel task, at most: blocks (flat lines through the image's tiles) and strips.
+// Strips of a task share their rows' cache lines (seam_lines), tasks do not. 2048 lanes against
+// 1024 (uint8 openings by line(101), two threads, two rounds, docs/benchmarks.md stop 62): 4096x4096
+// at 45 degrees 2.89-2.98 -> 2.67-2.68 ms, 3000x2000 at 60 and 120 1.07-1.15 -> 0.86-0.92, 4096x4096
+// at 60 degrees 2.86-2.96 -> 3.04-3.13; the flat blocks' tasks kept 1024 (30 degrees 4.9-5.1 ->
+// 5.3-5.4 with 2048).
 constexpr std::int64_t lanes_per_task = 1024;
+constexpr std::int64_t strip_lanes_per_task = 2048;
 
 // A block streams down its band in segments of segment_rows(L, row bytes) rows (whole van Herk
 // blocks of L rows), the erosion running a segment ahead of the dilation through buffers that
@@ -198,86 +205,134 @@ constexpr std::int64_t wide_row_bytes = 256;
 
 // The result rows of a task's adjacent strips meet inside a cache line: a strip's row, at its
 // row's shift, starts and ends off the lines, and stored as they come, both parts of such a line
-// are plain stores, each reading the line from memory first. Instead a strip leaves its rows'
-// last partial lines here, and the next strip of the task (the lines to its right, whose rows
-// start where the strip's end) completes each with its own row's first partial line and stores
-// it whole, past the cache. Parts no strip completes (rows the next one does not reach, or
-// reaches with only some of its lanes, and the task's last strip) are stored as they are.
-// 4096x4096 openings by line(101) at 60 and 120 degrees, one / two threads (docs/benchmarks.md,
-// stop 61): uint16 12.2-15.2 -> 9.6-11.0 ms / 5.0-7.0 -> 4.9-5.7, float 37.5-40.3 -> 23.1-25.5
-// / 17.1-21.4 -> 12.0-13.7; uint8 0-5% slower on one thread, so its rows go out as before. With
-// seams, strips of 128 bytes stay slower; the parts copied by masked moves, slower still.
+// are plain stores, each reading the line from memory first. Instead a strip holds its rows' last
+// line of results here, and the next strip of the task (the lines to its right, whose rows start
+// where the strip's end) stores every line its row touches whole, past the cache: the first one
+// joins the held line's tail with its own row's head, each later one two neighbouring lines of
+// its row. Tails no strip completes (rows the next one does not reach, or reaches with only some
+// of its lanes, and the task's last strip) are stored as they are.
+// Each line is joined in registers (two-table permutes) where the copy has them for the type:
+// joined through memory, a line just written in two parts waits for both stores, and uint8's
+// variable-length copies were calls to memmove. 4096x4096 openings by line(101), one / two
+// threads, two rounds (docs/benchmarks.md, stop 62), parts stored as they came (uint8) or joined
+// through memory (uint16, float) -> joined in registers: uint8 45-120 degrees 5.8-7.6 -> 5.3-5.8
+// ms / 2.9-3.3 -> 2.9-3.0 (2.7-3.0 with strip_lanes_per_task); uint16 60 and 120 degrees
+// 12.2-12.7 -> 10.7-11.8 / 6.2-6.4 -> 5.5-6.0; float 28-30 -> 26-28 / 15-16 -> 14. Joined through
+// memory, uint16 and float are as fast as with stop 61's copies of the parts; uint8 is not, and
+// without the permutes stores its parts.
+
+// The narrowest element whose two lines this copy joins in registers (seam_lines), 0 for none:
+// a two-table permute of bytes needs VBMI, of 16-bit words BW.
+#if defined(__AVX512VBMI__) && !defined(GRANULA_SIMD_SCALAR)
+constexpr std::size_t smallest_register_join = 1;
+#elif defined(__AVX512BW__) && !defined(GRANULA_SIMD_SCALAR)
+constexpr std::size_t smallest_register_join = 2;
+#elif defined(__AVX512F__) && !defined(GRANULA_SIMD_SCALAR)
+constexpr std::size_t smallest_register_join = 4;
+#else
+constexpr std::size_t smallest_register_join = 0;
+#endif
+
 template <class T>
 class seam_lines {
 public:
     static constexpr std::int64_t line = 64 / static_cast<std::int64_t>(sizeof(T));
+    static constexpr bool joins_in_registers = smallest_register_join > 0 && sizeof(T) >= smallest_register_join;
 
-    // At a task's start: parts left by a task that did not end (an exception) are dropped.
+    // At a task's start: tails left by a task that did not end (an exception) are dropped.
     void begin_task() {
-        for (std::int64_t r = held_lo_; r < held_hi_; ++r) parts_[static_cast<std::size_t>(r)].count = 0;
+        for (std::int64_t r = held_lo_; r < held_hi_; ++r) ends_[static_cast<std::size_t>(r)] = nullptr;
         held_lo_ = held_hi_ = 0;
     }
-    // Before a strip over rows [r0, r1): the parts it cannot complete are stored.
+    // Before a strip over rows [r0, r1): the tails it cannot complete are stored.
     void begin_strip(std::int64_t rows, std::int64_t r0, std::int64_t r1) {
-        if (static_cast<std::int64_t>(parts_.size()) < rows) {
-            parts_.resize(static_cast<std::size_t>(rows));
-            values_.resize(static_cast<std::size_t>(rows * line));
+        if (static_cast<std::int64_t>(ends_.size()) < rows) {
+            ends_.resize(static_cast<std::size_t>(rows), nullptr);
+            held_.resize(static_cast<std::size_t>(rows));
         }
         for (std::int64_t r = held_lo_; r < held_hi_; ++r)
-            if (r < r0 || r >= r1) store_part(r);
+            if (r < r0 || r >= r1) store_tail(r);
         held_lo_ = std::max(held_lo_, r0);
         held_hi_ = std::min(held_hi_, r1);
         held_hi_ = std::max(held_hi_, held_lo_);
     }
     void end_task() {
-        for (std::int64_t r = held_lo_; r < held_hi_; ++r) store_part(r);
+        for (std::int64_t r = held_lo_; r < held_hi_; ++r) store_tail(r);
         held_lo_ = held_hi_ = 0;
     }
-    // Row r's result, n elements to dst.
+    // Row r's result, n elements (a multiple of a line) to dst.
     void store(std::int64_t r, T* dst, const T* src, std::int64_t n) {
-        if (reinterpret_cast<std::uintptr_t>(dst) % sizeof(T) != 0) {
-            store_part(r);
+        const auto address = reinterpret_cast<std::uintptr_t>(dst);
+        const std::int64_t skew = static_cast<std::int64_t>(address % 64 / sizeof(T));  // dst's place in its line
+        if (address % sizeof(T) != 0 || skew == 0 || n % line != 0) {
+            store_tail(r);
             store_row(dst, src, n);
             return;
         }
-        const std::int64_t head = std::min(elements_to_line(dst), n);
-        part& p = parts_[static_cast<std::size_t>(r)];
-        T* const held = values_.data() + r * line;
-        if (head > 0 && head < n && p.count == line - head && p.line + p.count == dst) {
-            std::memcpy(held + p.count, src, static_cast<std::size_t>(head) * sizeof(T));
-            store_line(p.line, held);
-            p.count = 0;
+        T* const first = dst - skew;  // the line the row starts in
+        const T* const held = held_[static_cast<std::size_t>(r)].v;
+        if (ends_[static_cast<std::size_t>(r)] == dst) {
+            store_joined(first, held, src, skew);
         } else {
-            store_part(r);
-            std::memcpy(dst, src, static_cast<std::size_t>(head) * sizeof(T));
+            store_tail(r);
+            std::memcpy(dst, src, static_cast<std::size_t>(line - skew) * sizeof(T));
         }
-        std::int64_t i = head;
-        for (; i + line <= n; i += line) store_line(dst + i, src + i);
-        if (i == n) return;
-        p.line = dst + i;
-        p.count = n - i;
-        std::memcpy(held, src + i, static_cast<std::size_t>(n - i) * sizeof(T));
+        for (std::int64_t i = line; i < n; i += line) store_joined(first + i, src + i - line, src + i, skew);
+        std::memcpy(held_[static_cast<std::size_t>(r)].v, src + n - line, sizeof(line_of));
+        ends_[static_cast<std::size_t>(r)] = dst + n;
         if (held_lo_ == held_hi_) held_lo_ = r;
         held_lo_ = std::min(held_lo_, r);
         held_hi_ = std::max(held_hi_, r + 1);
     }
-    // Row r's part, if any, as it is (before the row is written otherwise).
-    void store_part(std::int64_t r) {
-        if (r >= static_cast<std::int64_t>(parts_.size())) return;
-        part& p = parts_[static_cast<std::size_t>(r)];
-        if (p.count == 0) return;
-        std::memcpy(p.line, values_.data() + r * line, static_cast<std::size_t>(p.count) * sizeof(T));
-        p.count = 0;
+    // Row r's held tail, if any, as it is (before the row is written otherwise).
+    void store_tail(std::int64_t r) {
+        if (r >= static_cast<std::int64_t>(ends_.size())) return;
+        T*& end = ends_[static_cast<std::size_t>(r)];
+        if (!end) return;
+        const std::int64_t skew = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(end) % 64 / sizeof(T));
+        std::memcpy(end - skew, held_[static_cast<std::size_t>(r)].v + line - skew,
+                    static_cast<std::size_t>(skew) * sizeof(T));
+        end = nullptr;
     }
 
 private:
-    struct part {
-        T* line = nullptr;  // where the held elements go: the start of a cache line
-        std::int64_t count = 0;
+    struct alignas(64) line_of {
+        T v[line];
     };
-    std::vector<part> parts_;  // by oriented row
-    std::vector<T> values_;    // row r's held elements at r * line
-    std::int64_t held_lo_ = 0, held_hi_ = 0;  // rows that may hold a part
+    // The line at `to` (64-byte aligned): a's last `skew` elements, then b's first line - skew.
+    static void store_joined(T* to, const T* a, const T* b, std::int64_t skew) {
+#if defined(__AVX512F__) && !defined(GRANULA_SIMD_SCALAR)
+        if constexpr (joins_in_registers) {
+            using lane = std::conditional_t<sizeof(T) == 1, std::uint8_t,
+                                            std::conditional_t<sizeof(T) == 2, std::uint16_t, std::uint32_t>>;
+            static constexpr auto iota = [] {
+                std::array<lane, line> a{};
+                for (std::int64_t i = 0; i < line; ++i) a[static_cast<std::size_t>(i)] = static_cast<lane>(i);
+                return a;
+            }();
+            // Index i picks a's element line - skew + i while that is in a, else b's i - skew.
+            const __m512i lo = _mm512_loadu_si512(a), hi = _mm512_loadu_si512(b);
+            const __m512i from = _mm512_loadu_si512(iota.data());
+            __m512i joined;
+            if constexpr (sizeof(T) == 1)
+                joined = _mm512_permutex2var_epi8(lo, _mm512_add_epi8(from, _mm512_set1_epi8(char(line - skew))), hi);
+            else if constexpr (sizeof(T) == 2)
+                joined = _mm512_permutex2var_epi16(lo, _mm512_add_epi16(from, _mm512_set1_epi16(short(line - skew))), hi);
+            else
+                joined = _mm512_permutex2var_epi32(lo, _mm512_add_epi32(from, _mm512_set1_epi32(int(line - skew))), hi);
+            _mm512_stream_si512(reinterpret_cast<__m512i*>(to), joined);
+            return;
+        }
+#endif
+        line_of pair[2];
+        std::memcpy(pair[0].v, a, sizeof(line_of));
+        std::memcpy(pair[1].v, b, sizeof(line_of));
+        store_line(to, pair[0].v + line - skew);
+    }
+
+    std::vector<T*> ends_;        // by oriented row: where the held row ended (null: nothing held)
+    std::vector<line_of> held_;   // by oriented row: its last line of results
+    std::int64_t held_lo_ = 0, held_hi_ = 0;  // rows that may hold a tail
 };
 
 template <class T, std::int64_t V>
@@ -734,7 +789,7 @@ typename detail::line_band_job<T>::sum_type filter_strip(const detail::line_band
             scatter_lanes<T, V>(job, keys, r, col, 0, V, sum, seam);
             return;
         }
-        if (seam) seam->store_part(r);
+        if (seam) seam->store_tail(r);
         scatter_lanes<T, 0>(job, keys, r, col, lo, hi, sum);
     };
     streamed_window<min_op<K>, K, Bytes> erosion(held_first, L);
@@ -781,15 +836,16 @@ inline std::int64_t block_rows(const detail::scan_lines& lines, std::int64_t c0,
 
 // Blocks of V adjacent lines (filter(c0, first, last) filters the block from line c0, the task's
 // first and last block where said, and returns its sum), adjacent blocks to a task, left to
-// right, but at least one task per thread: a 640x640 uint8 opening is three strips.
+// right, at most `lanes` lanes a task but at least one task per thread: a 640x640 uint8 opening
+// is three strips.
 template <class T, class Filter>
-double run_blocks_of(const detail::line_band_job<T>& job, std::int64_t V, const Filter& filter) {
+double run_blocks_of(const detail::line_band_job<T>& job, std::int64_t V, std::int64_t lanes, const Filter& filter) {
     using sum_type = typename detail::line_band_job<T>::sum_type;
     const detail::scan_lines& lines = *job.lines;
     const std::int64_t blocks = (lines.line_count() + V - 1) / V;
     const std::int64_t threads = std::max(1, num_threads());
     const std::int64_t blocks_per_task =
-        std::clamp<std::int64_t>((blocks + threads - 1) / threads, 1, std::max<std::int64_t>(1, lanes_per_task / V));
+        std::clamp<std::int64_t>((blocks + threads - 1) / threads, 1, std::max<std::int64_t>(1, lanes / V));
     const std::int64_t tasks = (blocks + blocks_per_task - 1) / blocks_per_task;
     std::vector<sum_type> sums(static_cast<std::size_t>(blocks), 0);
     detail::parallel_for(tasks, job.oriented.pixel_count(), [&](std::int64_t task) {
@@ -805,7 +861,7 @@ double run_blocks_of(const detail::line_band_job<T>& job, std::int64_t V, const 
 
 template <class T, std::int64_t V>
 double run_blocks(const detail::line_band_job<T>& job) {
-    return run_blocks_of(job, V, [&](std::int64_t c0, bool, bool) {
+    return run_blocks_of(job, V, lanes_per_task, [&](std::int64_t c0, bool, bool) {
         thread_local band_scratch<T> scratch;
         scratch.reserve(job.extension.length, V);
         return filter_block<T, V>(job, c0, scratch);
@@ -817,11 +873,12 @@ double run_strips(const detail::line_band_job<T>& job) {
     using K = typename line_keys<T>::key;
     constexpr std::int64_t V = Bytes / static_cast<std::int64_t>(sizeof(K));
     const std::int64_t L = job.extension.length;
-    return run_blocks_of(job, V, [&](std::int64_t c0, bool first_of_task, bool last_of_task) {
+    return run_blocks_of(job, V, strip_lanes_per_task, [&](std::int64_t c0, bool first_of_task, bool last_of_task) {
         thread_local std::vector<K> held;  // the two stages' van Herk buffers
         thread_local seam_lines<T> seam;
-        // uint8 rows gain nothing by the seams (a few percent slower on one thread): stored in parts.
-        seam_lines<T>* const seam_of_task = sizeof(T) > 1 && !job.filtered.empty() ? &seam : nullptr;
+        // uint8 rows are stored in parts unless joined in registers (seam_lines).
+        constexpr bool seams_pay = sizeof(T) > 1 || seam_lines<T>::joins_in_registers;
+        seam_lines<T>* const seam_of_task = seams_pay && !job.filtered.empty() ? &seam : nullptr;
         held.resize(static_cast<std::size_t>(2 * L * V));
         if (seam_of_task && first_of_task) seam.begin_task();
         const auto sum = filter_strip<T, Bytes>(job, c0, held.data(), held.data() + L * V, seam_of_task);
