@@ -383,7 +383,8 @@ TEST(BinaryCpu, KernelCopiesAgreeWithScalar) {
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2"))
         copies.emplace_back(simd_avx2::bit_segment_pass, simd_avx2::bit_rectangle_pass);
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512vbmi2"))
+        __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512vbmi") &&
+        __builtin_cpu_supports("avx512vbmi2"))
         copies.emplace_back(simd_avx512::bit_segment_pass, simd_avx512::bit_rectangle_pass);
 #endif
     std::mt19937_64 rng(19);

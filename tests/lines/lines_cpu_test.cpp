@@ -216,10 +216,12 @@ TYPED_TEST(LinesCpu, FlatLinesOnTheImageEqualFifo) {
 
 // Steep lines stream strips of 256 bytes, which prefetch the rows they read and write their
 // result rows past the cache, the lines they share with the next strip completed by it
-// (seam_lines, uint16 and float) or stored in parts (uint8, a task's ends, the parallelogram's
-// ends): on views into larger images (rows that start off the cache lines, a stride that is not
-// the width), the image's last rows included, they equal the per-line fifo path, sums included,
-// and leave the pixels outside the output view alone.
+// (seam_lines: joined in registers by the AVX-512 copy, through memory by the others; uint8 only
+// in registers) or stored in parts (uint8 elsewhere, a task's ends, the parallelogram's ends): on
+// views into larger images (rows that start off the cache lines, a stride that is not the width),
+// the image's last rows included, they equal the per-line fifo path, sums included, and leave
+// the pixels outside the output view alone. At 60 degrees the scalar copy runs too (the joins
+// through memory, wherever the CPU has AVX-512).
 TYPED_TEST(LinesCpu, WideSteepBlocksOnViewsEqualFifo) {
     using T = TypeParam;
     std::mt19937_64 rng(43);
@@ -230,12 +232,18 @@ TYPED_TEST(LinesCpu, WideSteepBlocksOnViewsEqualFifo) {
             const host_view<const T> img = inside ? big_in.view().subview(3, 1, w, h) : big_in.view().subview(0, 0, w, h);
             // Odd at 45 degrees, whose lines then run down the rows (diagonal_down_rows in lines.cpp).
             const std::int64_t length = std::uniform_int_distribution<std::int64_t>(2, 300)(rng) | (angle == 45.0);
-            for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing})
-                for (const border_mode m : {border_mode::ignore, border_mode::constant})
-                    expect_automatic_equals_fifo<T>(img, inside, angle, length, kind, m,
-                                                    "angle " + std::to_string(angle) + " length " +
-                                                        std::to_string(length) + " " + std::string(to_string(kind)) +
-                                                        " " + std::string(to_string(m)) + (inside ? " inside" : ""));
+            for (const bool simd : {true, false}) {
+                if (!simd && angle != 60.0) continue;
+                simd_setting setting(simd);
+                for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing})
+                    for (const border_mode m : {border_mode::ignore, border_mode::constant})
+                        expect_automatic_equals_fifo<T>(img, inside, angle, length, kind, m,
+                                                        "angle " + std::to_string(angle) + " length " +
+                                                            std::to_string(length) + " " +
+                                                            std::string(to_string(kind)) + " " +
+                                                            std::string(to_string(m)) + (inside ? " inside" : "") +
+                                                            (simd ? " simd" : " scalar"));
+            }
         }
 }
 
