@@ -14,8 +14,7 @@ simd_isa active_simd_isa();
 const char* to_string(simd_isa isa);
 
 // Whether a source's AVX-512 copy (EXTRA_ISAS avx512 in cmake/GranulaSimd.cmake) runs: the
-// AVX2 copy would run and the CPU has AVX-512 F, VL, BW, CD, VBMI and
-// VBMI2.
+// AVX2 copy would run and the CPU has AVX-512 F, VL, BW, CD, VBMI and VBMI2.
 bool avx512_active();
 
 }  // namespace granula::detail

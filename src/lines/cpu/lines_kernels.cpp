@@ -214,10 +214,10 @@ constexpr std::int64_t wide_row_bytes = 256;
 // Each line is joined in registers (two-table permutes) where the copy has them for the type:
 // joined through memory, a line just written in two parts waits for both stores, and uint8's
 // variable-length copies were calls to memmove. 4096x4096 openings by line(101), one / two
-// threads, two rounds (docs/benchmarks.md, stop 62), parts stored as they came (uint8) or joined
-// through memory (uint16, float) -> joined in registers: uint8 45-120 degrees 5.8-7.6 -> 5.3-5.8
-// ms / 2.9-3.3 -> 2.9-3.0 (2.7-3.0 with strip_lanes_per_task); uint16 60 and 120 degrees
-// 12.2-12.7 -> 10.7-11.8 / 6.2-6.4 -> 5.5-6.0; float 28-30 -> 26-28 / 15-16 -> 14. Joined through
+// threads (docs/benchmarks.md, stop 62; with strip_lanes_per_task), parts stored as they came
+// (uint8) or joined through memory (uint16, float) -> joined in registers: uint8 45-120 degrees
+// 6.2-13.8 -> 4.9-5.5 ms / 2.6-3.4 -> 2.5-2.75; uint16 60 and 120 degrees 11.9-12.5 -> 9.3-10.0
+// / 5.6-6.3 -> 4.5-5.2; float 25.5-27.5 -> 22.5-24.3 / 14.1-14.7 -> 12.1-12.5. Joined through
 // memory, uint16 and float are as fast as with stop 61's copies of the parts; uint8 is not, and
 // without the permutes stores its parts.
 
@@ -306,9 +306,9 @@ private:
             using lane = std::conditional_t<sizeof(T) == 1, std::uint8_t,
                                             std::conditional_t<sizeof(T) == 2, std::uint16_t, std::uint32_t>>;
             static constexpr auto iota = [] {
-                std::array<lane, line> a{};
-                for (std::int64_t i = 0; i < line; ++i) a[static_cast<std::size_t>(i)] = static_cast<lane>(i);
-                return a;
+                std::array<lane, line> index{};
+                for (std::int64_t i = 0; i < line; ++i) index[static_cast<std::size_t>(i)] = static_cast<lane>(i);
+                return index;
             }();
             // Index i picks a's element line - skew + i while that is in a, else b's i - skew.
             const __m512i lo = _mm512_loadu_si512(a), hi = _mm512_loadu_si512(b);
