@@ -320,7 +320,7 @@ private:
                 joined = _mm512_permutex2var_epi16(lo, _mm512_add_epi16(from, _mm512_set1_epi16(short(line - skew))), hi);
             else
                 joined = _mm512_permutex2var_epi32(lo, _mm512_add_epi32(from, _mm512_set1_epi32(int(line - skew))), hi);
-            _mm512_stream_si512(reinterpret_cast<__m512i*>(to), joined);
+            store_through(to, joined);
             return;
         }
 #endif
