@@ -67,26 +67,33 @@ std::string build_info() {
 
 namespace detail {
 
-simd_isa active_simd_isa() {
-    if (!simd_enabled()) return simd_isa::scalar;
+bool cpu_has_avx2_copy() {
 #if defined(GRANULA_SIMD_HAVE_avx2)
-    static const bool has_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                                 __builtin_cpu_supports("bmi2");
-    if (has_avx2) return simd_isa::avx2;
-#endif
-    return simd_isa::baseline;
-}
-
-bool avx512_active() {
-#if defined(GRANULA_SIMD_HAVE_avx512)
-    static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-                            __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512cd") &&
-                            __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2");
-    return has && active_simd_isa() == simd_isa::avx2;
+    static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                            __builtin_cpu_supports("bmi2");
+    return has;
 #else
     return false;
 #endif
 }
+
+bool cpu_has_avx512_copy() {
+#if defined(GRANULA_SIMD_HAVE_avx512)
+    static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                            __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512cd") &&
+                            __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2");
+    return has;
+#else
+    return false;
+#endif
+}
+
+simd_isa active_simd_isa() {
+    if (!simd_enabled()) return simd_isa::scalar;
+    return cpu_has_avx2_copy() ? simd_isa::avx2 : simd_isa::baseline;
+}
+
+bool avx512_active() { return cpu_has_avx512_copy() && active_simd_isa() == simd_isa::avx2; }
 
 const char* to_string(simd_isa isa) {
     switch (isa) {

@@ -13,8 +13,13 @@ enum class simd_isa {
 simd_isa active_simd_isa();
 const char* to_string(simd_isa isa);
 
-// Whether a source's AVX-512 copy (EXTRA_ISAS avx512 in cmake/GranulaSimd.cmake) runs: the
-// AVX2 copy would run and the CPU has AVX-512 F, VL, BW, CD, VBMI and VBMI2.
+// Whether this CPU can run a source's AVX2 copy (AVX2, FMA and BMI2) and its AVX-512 copy
+// (EXTRA_ISAS avx512 in cmake/GranulaSimd.cmake: AVX-512 F, VL, BW, CD, VBMI and VBMI2), whatever
+// the SIMD setting; false where the copy is not built.
+bool cpu_has_avx2_copy();
+bool cpu_has_avx512_copy();
+
+// Whether a source's AVX-512 copy runs: the AVX2 copy would run and the CPU has the AVX-512 one.
 bool avx512_active();
 
 }  // namespace granula::detail

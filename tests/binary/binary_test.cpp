@@ -15,6 +15,7 @@
 
 #include "binary/bit_pass.hpp"
 #include "binary/cpu/binary_kernels.hpp"
+#include "core/simd_dispatch.hpp"
 #include "granula/granula.hpp"
 #include "reference/binary_reference.hpp"
 #include "support/morphology_cases.hpp"
@@ -380,11 +381,8 @@ TEST(BinaryCpu, KernelCopiesAgreeWithScalar) {
     std::vector<std::pair<pass_fn, rect_fn>> copies = {
         {simd_baseline::bit_segment_pass, simd_baseline::bit_rectangle_pass}};
 #if defined(__x86_64__)
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2"))
-        copies.emplace_back(simd_avx2::bit_segment_pass, simd_avx2::bit_rectangle_pass);
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512vbmi") &&
-        __builtin_cpu_supports("avx512vbmi2"))
+    if (detail::cpu_has_avx2_copy()) copies.emplace_back(simd_avx2::bit_segment_pass, simd_avx2::bit_rectangle_pass);
+    if (detail::cpu_has_avx512_copy())
         copies.emplace_back(simd_avx512::bit_segment_pass, simd_avx512::bit_rectangle_pass);
 #endif
     std::mt19937_64 rng(19);
