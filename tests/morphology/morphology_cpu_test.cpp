@@ -349,6 +349,48 @@ TYPED_TEST(MorphologyCpu, AxisLinePassesIntoUnalignedViews) {
         }
 }
 
+// Outputs laid out as numpy lays out a large array: rows contiguous (stride = width, a whole
+// number of cache lines) and starting inside a line, so that a row's last line is the next row's
+// first, which the vertical pair's last strip and first strip each write part of. Every offset
+// into the line, borders that pad and that reflect, one and two threads, the elements before and
+// after the image untouched.
+TYPED_TEST(MorphologyCpu, VerticalPairIntoContiguousRows) {
+    using T = TypeParam;
+    std::mt19937_64 rng(37);
+    constexpr auto line = static_cast<std::int64_t>(64 / sizeof(T));
+    const T sentinel = T(7);
+    for (const std::int64_t width : {std::int64_t{512}, 2 * line})
+        for (const std::int64_t height : {std::int64_t{1}, std::int64_t{70}}) {
+            const auto img = make_image<T>(rng, width, height, 200, true);
+            for (const border b_mode : {border{border_mode::ignore, 0.0}, border{border_mode::constant, 9.0},
+                                        border{border_mode::reflect, 0.0}})
+                for (std::int64_t L : {7, 41})
+                    for (auto op : {morphology_op::opening, morphology_op::closing}) {
+                        const auto se = structuring_element::vline(L);
+                        const auto want = reference::morphology<T>(op, img.view, se, b_mode);
+                        for (std::int64_t offset = 0; offset < line; offset += std::max<std::int64_t>(1, line / 8))
+                            for (int threads : {1, 2}) {
+                                // A buffer on a line, the image `offset` elements into it.
+                                host_image<T> frame(width, height + 2);
+                                std::fill_n(frame.view().data(), width * (height + 2), sentinel);
+                                const host_view<T> got(frame.view().data() + width - offset, width, height, width);
+                                set_num_threads(threads);
+                                morphology<T>(op, img.view, got, se, b_mode);
+                                set_num_threads(0);
+                                ASSERT_TRUE(equal_images<T>(got, want.view()))
+                                    << width << "x" << height << " L " << L << " " << to_string(op) << " mode "
+                                    << static_cast<int>(b_mode.mode) << " offset " << offset << " threads " << threads;
+                                const T* all = frame.view().data();
+                                for (std::int64_t i = 0; i < width * (height + 2); ++i)
+                                    if (i < width - offset || i >= width - offset + width * height) {
+                                        ASSERT_EQ(all[i], sentinel) << "element " << i << " outside the image, offset "
+                                                                    << offset;
+                                    }
+                            }
+                    }
+        }
+}
+
 // Small elements of any shape run as one shift program of their rows' runs (runs_program in
 // morphology_cpu.cpp; openings and closings in modes ignore and constant as one program of both
 // stages): random masks with random origins, disks, diamonds, octagons, ellipses, rectangles
