@@ -353,8 +353,8 @@ TYPED_TEST(MorphologyCpu, AxisLinePassesIntoUnalignedViews) {
 // number of cache lines), the output starting inside a line, so that a row's last line is the
 // next row's first: the streamed vertical passes (one, or an opening's pair) take each row's
 // tail and the next row's head as one strip (the seam) where the borders pad with a constant,
-// and two short strips where they reflect. Every offset into the line, one and two threads, the
-// elements before and after the image untouched.
+// and two short strips where they reflect. Every offset into the line, scalar and SIMD, one and
+// two threads, the elements before and after the image untouched.
 TYPED_TEST(MorphologyCpu, VerticalPassesIntoContiguousRows) {
     using T = TypeParam;
     std::mt19937_64 rng(37);
@@ -371,17 +371,20 @@ TYPED_TEST(MorphologyCpu, VerticalPassesIntoContiguousRows) {
                         const auto se = structuring_element::vline(L);
                         const auto want = reference::morphology<T>(op, img.view, se, b_mode);
                         for (std::int64_t offset = 0; offset < line; offset += std::max<std::int64_t>(1, line / 8))
+                            for (bool simd : {false, true})
                             for (int threads : {1, 2}) {
                                 // A buffer on a line, the image `offset` elements into it.
                                 host_image<T> frame(width, height + 2);
                                 std::fill_n(frame.view().data(), width * (height + 2), sentinel);
                                 const host_view<T> got(frame.view().data() + width - offset, width, height, width);
+                                simd_setting setting(simd);
                                 set_num_threads(threads);
                                 morphology<T>(op, img.view, got, se, b_mode);
                                 set_num_threads(0);
                                 ASSERT_TRUE(equal_images<T>(got, want.view()))
                                     << width << "x" << height << " L " << L << " " << to_string(op) << " mode "
-                                    << static_cast<int>(b_mode.mode) << " offset " << offset << " threads " << threads;
+                                    << static_cast<int>(b_mode.mode) << " offset " << offset
+                                    << (simd ? " simd" : " scalar") << " threads " << threads;
                                 const T* all = frame.view().data();
                                 for (std::int64_t i = 0; i < width * (height + 2); ++i)
                                     if (i < width - offset || i >= width - offset + width * height) {
