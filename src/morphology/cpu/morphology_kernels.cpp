@@ -357,6 +357,8 @@ struct strip_writer {
 struct row_seam {
     std::int64_t head = 0, tail = 0;  // the first and the last chunk's columns; head 0: no seam
 };
+// Whether a pass's rows off the image are one constant row (its pad).
+inline bool pads_with_constant(border_mode mode) { return mode == border_mode::ignore || mode == border_mode::constant; }
 template <class T>
 row_seam find_seam(host_view<const T> in, host_view<T> out, const std::vector<std::int64_t>& cuts,
                    bool pads_constant) {
@@ -479,9 +481,7 @@ void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
     if (streamed) {
         const std::vector<std::int64_t> cuts = line_aligned_chunks(out, S);
         const auto chunks = static_cast<std::int64_t>(cuts.size()) - 1;
-        const row_seam seam =
-            top == 0 ? find_seam(in, out, cuts, pass.mode == border_mode::ignore || pass.mode == border_mode::constant)
-                     : row_seam{};
+        const row_seam seam = top == 0 ? find_seam(in, out, cuts, pads_with_constant(pass.mode)) : row_seam{};
         // With a seam, task 0 runs it in place of the first and the last chunk.
         detail::parallel_for(seam.head > 0 ? chunks - 1 : chunks, in.pixel_count(), [&](std::int64_t task) {
             T* const held = thread_scratch<T>(slot_suffix, L * S);
@@ -547,10 +547,7 @@ void vertical_pair(host_view<const T> in, host_view<T> out, const row_window<T>&
     // stores.
     const std::vector<std::int64_t> cuts = line_aligned_chunks(out, S);
     const auto chunks = static_cast<std::int64_t>(cuts.size()) - 1;
-    const auto constant_pads = [](const row_window<T>& w) {
-        return w.pass.mode == border_mode::ignore || w.pass.mode == border_mode::constant;
-    };
-    const bool pads_constant = constant_pads(b);
+    const bool pads_constant = pads_with_constant(b.pass.mode);
     // Both passes down one strip: strip_rows[i] + x0 is padded row i (outputs + a.L - 1 of them),
     // edge_lanes(k, row) may change the first pass's result row k before the second pass takes
     // it, store(x, row) takes result row x.
@@ -611,7 +608,7 @@ void vertical_pair(host_view<const T> in, host_view<T> out, const row_window<T>&
         });
         stream_fence();
     };
-    const row_seam seam = find_seam(in, out, cuts, constant_pads(a) && pads_constant);
+    const row_seam seam = find_seam(in, out, cuts, pads_with_constant(a.pass.mode) && pads_constant);
     const auto no_edge = [](std::int64_t, strip_row<T>&) __attribute__((always_inline)) {};
     // With a seam, task 0 runs it in place of the first and the last chunk.
     detail::parallel_for(seam.head > 0 ? chunks - 1 : chunks, 2 * in.pixel_count(), [&](std::int64_t task) {
