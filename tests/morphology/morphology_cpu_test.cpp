@@ -352,9 +352,9 @@ TYPED_TEST(MorphologyCpu, AxisLinePassesIntoUnalignedViews) {
 // Images laid out as numpy lays out large arrays: rows contiguous (stride = width, a whole
 // number of cache lines), the output starting inside a line, so that a row's last line is the
 // next row's first: the streamed vertical passes (one, or an opening's pair) take each row's
-// tail and the next row's head as one strip (the seam) where the borders pad with a constant,
-// and two short strips where they reflect. Every offset into the line, scalar and SIMD, one and
-// two threads, the elements before and after the image untouched.
+// tail and the next row's head as one strip (the seam), whose rows meet the border half by half.
+// Every offset into the line, every border mode, scalar and SIMD, one and two threads, the
+// elements before and after the image untouched.
 TYPED_TEST(MorphologyCpu, VerticalPassesIntoContiguousRows) {
     using T = TypeParam;
     std::mt19937_64 rng(37);
@@ -363,8 +363,8 @@ TYPED_TEST(MorphologyCpu, VerticalPassesIntoContiguousRows) {
     for (const std::int64_t width : {std::int64_t{512}, 2 * line})
         for (const std::int64_t height : {std::int64_t{1}, std::int64_t{70}}) {
             const auto img = make_image<T>(rng, width, height, 200, false);  // rows contiguous
-            for (const border b_mode : {border{border_mode::ignore, 0.0}, border{border_mode::constant, 9.0},
-                                        border{border_mode::reflect, 0.0}})
+            for (const border_mode m : all_modes) {
+                const border b_mode{m, 9.0};
                 for (std::int64_t L : {7, 41})
                     for (auto op : {morphology_op::erosion, morphology_op::dilation, morphology_op::opening,
                                     morphology_op::closing}) {
@@ -383,7 +383,7 @@ TYPED_TEST(MorphologyCpu, VerticalPassesIntoContiguousRows) {
                                 set_num_threads(0);
                                 ASSERT_TRUE(equal_images<T>(got, want.view()))
                                     << width << "x" << height << " L " << L << " " << to_string(op) << " mode "
-                                    << static_cast<int>(b_mode.mode) << " offset " << offset
+                                    << to_string(b_mode.mode) << " offset " << offset
                                     << (simd ? " simd" : " scalar") << " threads " << threads;
                                 const T* all = frame.view().data();
                                 for (std::int64_t i = 0; i < width * (height + 2); ++i)
@@ -393,6 +393,7 @@ TYPED_TEST(MorphologyCpu, VerticalPassesIntoContiguousRows) {
                                     }
                             }
                     }
+            }
         }
 }
 

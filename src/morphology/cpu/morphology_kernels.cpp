@@ -350,36 +350,45 @@ struct strip_writer {
 // rows' lines in parts, each part reading its line from memory first. Instead one strip, the
 // seam, takes each row's tail and the next row's head as one run of memory: seam row r is row
 // r's last `tail` columns, then row r + 1's first `head`, for r from -1 to n - 1, and its results
-// are whole lines, stored past the cache. Only where the border pads with a constant, which both
-// halves of a seam row then read off the image alike. 4096x4096 uint8, line(101, 90), rows 16 or
-// 48 bytes into a line, against the two short strips (docs/benchmarks.md, stop 64), two threads:
-// opening 1.38-1.64 -> 1.17-1.40 ms, erosion 1.15-1.31 -> 0.94-1.06 (one thread: 0-5% faster).
+// are whole lines, stored past the cache. The two halves of a seam row meet the border at
+// different rows, so seam rows with a half off the image are assembled half by half. 4096x4096
+// uint8, line(101, 90), rows 16 or 48 bytes into a line, against the two short strips
+// (docs/benchmarks.md, stop 64), two threads: opening 1.38-1.64 -> 1.17-1.40 ms, erosion
+// 1.15-1.31 -> 0.94-1.06 (one thread: 0-5% faster).
 struct row_seam {
     std::int64_t head = 0, tail = 0;  // the first and the last chunk's columns; head 0: no seam
 };
-// Whether a pass's rows off the image are one constant row (its pad).
-inline bool pads_with_constant(border_mode mode) { return mode == border_mode::ignore || mode == border_mode::constant; }
 template <class T>
-row_seam find_seam(host_view<const T> in, host_view<T> out, const std::vector<std::int64_t>& cuts,
-                   bool pads_constant) {
+row_seam find_seam(host_view<const T> in, host_view<T> out, const std::vector<std::int64_t>& cuts) {
     constexpr std::int64_t line = 64 / static_cast<std::int64_t>(sizeof(T));
     const std::int64_t width = out.width(), chunks = static_cast<std::int64_t>(cuts.size()) - 1;
     const std::int64_t head = cuts[1] - cuts[0], tail = width - cuts[static_cast<std::size_t>(chunks - 1)];
-    const bool on = pads_constant && chunks >= 2 && head < line && head + tail <= strip_lanes<T> &&
-                    in.stride() == width && out.stride() == width && in.height() == out.height() &&
-                    columns_before_line(out) == head;
+    const bool on = chunks >= 2 && head < line && head + tail <= strip_lanes<T> && in.stride() == width &&
+                    out.stride() == width && in.height() == out.height() && columns_before_line(out) == head;
     return on ? row_seam{head, tail} : row_seam{};
+}
+
+// Seam row r by halves: lane l < tail from tail_lane(row, l), the others from head_lane(row,
+// l - tail), given image rows r and r + 1 as the border maps them (-1: the pad).
+template <class T, class TailLane, class HeadLane>
+void assemble_seam_row(T* row, const row_seam& seam, std::int64_t r, std::int64_t n, border_mode mode, T pad,
+                       TailLane&& tail_lane, HeadLane&& head_lane) {
+    const std::int64_t rt = detail::border_index(r, n, mode), rh = detail::border_index(r + 1, n, mode);
+    for (std::int64_t lane = 0; lane < strip_lanes<T>; ++lane)
+        row[lane] = lane < seam.tail ? (rt < 0 ? pad : tail_lane(rt, lane))
+                                     : (rh < 0 ? pad : head_lane(rh, lane - seam.tail));
 }
 
 // The seam's padded rows for a pass whose padded row i is image row i - before: seam row
 // i - before - 1, `count` of them. The image's own memory where both of a seam row's rows are on
-// the image; the others assembled here with `pad`.
+// the image; the others assembled here by halves.
 template <class T>
 struct seam_rows {
     std::vector<const T*> rows;
     std::vector<T> assembled;
 
-    seam_rows(host_view<const T> in, const row_seam& seam, T pad, std::int64_t before, std::int64_t count)
+    seam_rows(host_view<const T> in, const row_seam& seam, const line_pass<T>& pass, std::int64_t before,
+              std::int64_t count)
         : rows(static_cast<std::size_t>(count)) {
         constexpr std::int64_t S = strip_lanes<T>;
         const std::int64_t n = in.height(), x0 = in.width() - seam.tail;
@@ -394,9 +403,9 @@ struct seam_rows {
                 rows[static_cast<std::size_t>(i)] = in.row(r) + x0;
                 continue;
             }
-            for (std::int64_t lane = 0; lane < S; ++lane)
-                row[lane] = lane < seam.tail ? (r >= 0 && r < n ? in.row(r)[x0 + lane] : pad)
-                                             : (r + 1 >= 0 && r + 1 < n ? in.row(r + 1)[lane - seam.tail] : pad);
+            assemble_seam_row(
+                row, seam, r, n, pass.mode, pass.pad, [&](std::int64_t y, std::int64_t l) { return in.row(y)[x0 + l]; },
+                [&](std::int64_t y, std::int64_t l) { return in.row(y)[l]; });
             rows[static_cast<std::size_t>(i)] = row;
             row += S;
         }
@@ -481,12 +490,12 @@ void vertical(host_view<const T> in, host_view<T> out, const line_pass<T>& pass,
     if (streamed) {
         const std::vector<std::int64_t> cuts = line_aligned_chunks(out, S);
         const auto chunks = static_cast<std::int64_t>(cuts.size()) - 1;
-        const row_seam seam = top == 0 ? find_seam(in, out, cuts, pads_with_constant(pass.mode)) : row_seam{};
+        const row_seam seam = top == 0 ? find_seam(in, out, cuts) : row_seam{};
         // With a seam, task 0 runs it in place of the first and the last chunk.
         detail::parallel_for(seam.head > 0 ? chunks - 1 : chunks, in.pixel_count(), [&](std::int64_t task) {
             T* const held = thread_scratch<T>(slot_suffix, L * S);
             if (seam.head > 0 && task == 0) {
-                const seam_rows<T> seam_in(in, seam, pass.pad, before, n + L);
+                const seam_rows<T> seam_in(in, seam, pass, before, n + L);
                 strip_windows<Op>(seam_in.rows.data(), 0, 0, n, L, held,
                                   [&](std::int64_t x, const strip_row<T>& window) { store_seam_row(out, seam, x, window); });
             } else {
@@ -547,43 +556,25 @@ void vertical_pair(host_view<const T> in, host_view<T> out, const row_window<T>&
     // stores.
     const std::vector<std::int64_t> cuts = line_aligned_chunks(out, S);
     const auto chunks = static_cast<std::int64_t>(cuts.size()) - 1;
-    const bool pads_constant = pads_with_constant(b.pass.mode);
-    // Both passes down one strip: strip_rows[i] + x0 is padded row i (outputs + a.L - 1 of them),
-    // edge_lanes(k, row) may change the first pass's result row k before the second pass takes
-    // it, store(x, row) takes result row x.
-    const auto stream_strip = [&](const T* const* strip_rows, std::int64_t x0, std::int64_t outputs,
+    const bool pads_constant = b.pass.mode == border_mode::ignore || b.pass.mode == border_mode::constant;
+    // The first pass's windows at its result rows [lo, hi] of a strip (padded rows strip_rows[i]
+    // + x0), into `edge` (hi - lo + 1 strip rows): the results the second pass's border repeats.
+    const auto first_pass_rows = [&](const T* const* strip_rows, std::int64_t x0, std::int64_t lo, std::int64_t hi,
+                                     T* edge) {
+        if (hi >= lo)
+            with_op(a, [&]<class Op>(Op) {
+                strip_windows<Op>(strip_rows, x0, lo, hi, a.L, thread_scratch<T>(slot_pair_first, a.L * S),
+                                  [&](std::int64_t k, const strip_row<T>& window) { window.store(edge + k * S); });
+            });
+    };
+    // Both passes down one strip: strip_rows[i] + x0 is padded row i (outputs + a.L - 1 of them);
+    // pads holds the second pass's padding rows, b.before above the strip's results, then those
+    // below; edge_lanes(k, row) may change the first pass's result row k before the second pass
+    // takes it; store(x, row) takes result row x.
+    const auto stream_strip = [&](const T* const* strip_rows, std::int64_t x0, std::int64_t outputs, const T* pads,
                                   auto&& edge_lanes, auto&& store) {
         T* const held_a = thread_scratch<T>(slot_pair_first, a.L * S);
         T* const held_b = thread_scratch<T>(slot_pair_second, b.L * S);
-        // The second pass's padding rows: pads row j for its padded row j above the image,
-        // j - n below it.
-        T* const pads = thread_scratch<T>(slot_pair_pads, std::max<std::int64_t>(b.L - 1, 1) * S);
-        const auto fill_pads = [&](std::int64_t j_begin, std::int64_t j_end) {
-            std::int64_t lo = n, hi = -1;
-            for (std::int64_t j = j_begin; j < j_end; ++j)
-                if (const std::int64_t r = detail::border_index(j - b.before, n, b.pass.mode); r >= 0)
-                    lo = std::min(lo, r), hi = std::max(hi, r);
-            T* const edge = thread_scratch<T>(slot_pair_edge, std::max<std::int64_t>(hi - lo + 1, 1) * S);
-            if (hi >= lo)
-                with_op(a, [&]<class Op>(Op) {
-                    strip_windows<Op>(strip_rows, x0, lo, hi, a.L, held_a,
-                                      [&](std::int64_t k, const strip_row<T>& window) { window.store(edge + k * S); });
-                });
-            for (std::int64_t j = j_begin; j < j_end; ++j) {
-                const std::int64_t r = detail::border_index(j - b.before, n, b.pass.mode);
-                T* const row = pads + (j < b.before ? j : j - n) * S;
-                if (r < 0)
-                    std::fill_n(row, S, b.pass.pad);
-                else
-                    std::memcpy(row, edge + (r - lo) * S, S * sizeof(T));
-            }
-        };
-        if (pads_constant) {
-            std::fill_n(pads, (b.L - 1) * S, b.pass.pad);
-        } else {
-            fill_pads(0, b.before);
-            fill_pads(b.before + n, n + b.L - 1);
-        }
         with_op(a, [&]<class OpA>(OpA) {
             with_op(b, [&]<class OpB>(OpB) {
                 streamed_window<OpA, T> first(held_a, a.L);
@@ -602,36 +593,81 @@ void vertical_pair(host_view<const T> in, host_view<T> out, const row_window<T>&
                         into_second(middle);
                     }
                 }
-                for (std::int64_t j = b.before + n; j < n + b.L - 1; ++j)
-                    into_second(strip_row<T>::load(pads + (j - n) * S));
+                for (std::int64_t j = b.before; j < b.L - 1; ++j) into_second(strip_row<T>::load(pads + j * S));
             });
         });
         stream_fence();
     };
-    const row_seam seam = find_seam(in, out, cuts, pads_with_constant(a.pass.mode) && pads_constant);
+    const row_seam seam = find_seam(in, out, cuts);
     const auto no_edge = [](std::int64_t, strip_row<T>&) __attribute__((always_inline)) {};
     // With a seam, task 0 runs it in place of the first and the last chunk.
     detail::parallel_for(seam.head > 0 ? chunks - 1 : chunks, 2 * in.pixel_count(), [&](std::int64_t task) {
+        T* const pads = thread_scratch<T>(slot_pair_pads, std::max<std::int64_t>(b.L - 1, 1) * S);
         if (seam.head == 0 || task > 0) {
             const strip_writer<T> writer(out, cuts[static_cast<std::size_t>(task)],
                                          cuts[static_cast<std::size_t>(task) + 1]);
-            stream_strip(rows.get(), writer.x0, n, no_edge,
+            // Padding row j: image row j - b.before above the image, n + j - b.before below it,
+            // as the border maps them.
+            const auto row_of = [&](std::int64_t j) {
+                return detail::border_index(j < b.before ? j - b.before : n + j - b.before, n, b.pass.mode);
+            };
+            if (pads_constant) {
+                std::fill_n(pads, (b.L - 1) * S, b.pass.pad);
+            } else {
+                std::int64_t lo = n, hi = -1;  // the image rows whose first-pass results the padding repeats
+                for (std::int64_t j = 0; j < b.L - 1; ++j)
+                    if (const std::int64_t r = row_of(j); r >= 0) lo = std::min(lo, r), hi = std::max(hi, r);
+                T* const edge = thread_scratch<T>(slot_pair_edge, std::max<std::int64_t>(hi - lo + 1, 1) * S);
+                first_pass_rows(rows.get(), writer.x0, lo, hi, edge);
+                for (std::int64_t j = 0; j < b.L - 1; ++j) {
+                    const std::int64_t r = row_of(j);
+                    if (r < 0)
+                        std::fill_n(pads + j * S, S, b.pass.pad);
+                    else
+                        std::memcpy(pads + j * S, edge + (r - lo) * S, S * sizeof(T));
+                }
+            }
+            stream_strip(rows.get(), writer.x0, n, pads, no_edge,
                          [&](std::int64_t y, const strip_row<T>& row)
                              __attribute__((always_inline)) { writer.store(y, row); });
             return;
         }
-        const seam_rows<T> seam_in(in, seam, a.pass.pad, a.before, n + a.L);
-        // The first pass's results off the image are the second pass's pad: seam row -1's tail
-        // lanes (image row -1) and seam row n - 1's head lanes (image row n).
+        const seam_rows<T> seam_in(in, seam, a.pass, a.before, n + a.L);
+        // The second pass reads seam rows -1 - b.before .. n - 1 + b.L - 1 - b.before; those with a
+        // half off the image take, for that half, the first pass's result at the row the border
+        // maps it to: image row y's tail lanes are seam row y's, its head lanes seam row y - 1's.
+        // Seam row s's first-pass result is result s + 1 of the seam strip.
+        const auto seam_row_of = [&](std::int64_t j) {  // padding row j's seam row
+            return j < b.before ? j - b.before - 1 : n + j - b.before;
+        };
+        std::int64_t lo = n, hi = -1;  // seam rows whose results are needed
+        const auto need = [&](std::int64_t seam_row) { lo = std::min(lo, seam_row), hi = std::max(hi, seam_row); };
+        const auto need_row = [&](std::int64_t u) {
+            if (const std::int64_t rt = detail::border_index(u, n, b.pass.mode); rt >= 0) need(rt);
+            if (const std::int64_t rh = detail::border_index(u + 1, n, b.pass.mode); rh >= 0) need(rh - 1);
+        };
+        for (std::int64_t j = 0; j < b.L - 1; ++j) need_row(seam_row_of(j));
+        need_row(-1);
+        need_row(n - 1);
+        T* const edge = thread_scratch<T>(slot_pair_edge, std::max<std::int64_t>(hi - lo + 1, 1) * S);
+        first_pass_rows(seam_in.rows.data(), 0, lo + 1, hi + 1, edge);
+        const auto tail_lane = [&](std::int64_t y, std::int64_t l) { return edge[(y - lo) * S + l]; };
+        const auto head_lane = [&](std::int64_t y, std::int64_t l) { return edge[(y - 1 - lo) * S + seam.tail + l]; };
+        for (std::int64_t j = 0; j < b.L - 1; ++j)
+            assemble_seam_row(pads + j * S, seam, seam_row_of(j), n, b.pass.mode, b.pass.pad, tail_lane, head_lane);
+        // Seam rows -1 and n - 1 as the second pass reads them: their half off the image too.
+        T first_row[S], last_row[S];
+        assemble_seam_row(first_row, seam, -1, n, b.pass.mode, b.pass.pad, tail_lane, head_lane);
+        assemble_seam_row(last_row, seam, n - 1, n, b.pass.mode, b.pass.pad, tail_lane, head_lane);
         const auto edge_lanes = [&](std::int64_t k, strip_row<T>& row) __attribute__((always_inline)) {
             if (k != 0 && k != n) return;
             T values[S];
             row.store(values);
-            if (k == 0) std::fill(values, values + seam.tail, b.pass.pad);
-            if (k == n) std::fill(values + seam.tail, values + S, b.pass.pad);
+            if (k == 0) std::copy_n(first_row, seam.tail, values);
+            if (k == n) std::copy(last_row + seam.tail, last_row + S, values + seam.tail);
             row = strip_row<T>::load(values);
         };
-        stream_strip(seam_in.rows.data(), 0, n + 1, edge_lanes,
+        stream_strip(seam_in.rows.data(), 0, n + 1, pads, edge_lanes,
                      [&](std::int64_t x, const strip_row<T>& row)
                          __attribute__((always_inline)) { store_seam_row(out, seam, x, row); });
     });
