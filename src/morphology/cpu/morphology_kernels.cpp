@@ -647,24 +647,28 @@ void vertical_pair(host_view<const T> in, host_view<T> out, const row_window<T>&
             if (const std::int64_t rh = detail::border_index(u + 1, n, b.pass.mode); rh >= 0) need(rh - 1);
         };
         for (std::int64_t j = 0; j < b.L - 1; ++j) need_row(seam_row_of(j));
-        need_row(-1);
-        need_row(n - 1);
+        // Seam row -1's tail is image row -1, seam row n - 1's head image row n.
+        const std::int64_t above = detail::border_index(-1, n, b.pass.mode);
+        const std::int64_t below = detail::border_index(n, n, b.pass.mode);
+        if (above >= 0) need(above);
+        if (below >= 0) need(below - 1);
         T* const edge = thread_scratch<T>(slot_pair_edge, std::max<std::int64_t>(hi - lo + 1, 1) * S);
         first_pass_rows(seam_in.rows.data(), 0, lo + 1, hi + 1, edge);
         const auto tail_lane = [&](std::int64_t y, std::int64_t l) { return edge[(y - lo) * S + l]; };
         const auto head_lane = [&](std::int64_t y, std::int64_t l) { return edge[(y - 1 - lo) * S + seam.tail + l]; };
         for (std::int64_t j = 0; j < b.L - 1; ++j)
             assemble_seam_row(pads + j * S, seam, seam_row_of(j), n, b.pass.mode, b.pass.pad, tail_lane, head_lane);
-        // Seam rows -1 and n - 1 as the second pass reads them: their half off the image too.
-        T first_row[S], last_row[S];
-        assemble_seam_row(first_row, seam, -1, n, b.pass.mode, b.pass.pad, tail_lane, head_lane);
-        assemble_seam_row(last_row, seam, n - 1, n, b.pass.mode, b.pass.pad, tail_lane, head_lane);
+        // The first pass's results at seam rows -1 and n - 1 with those halves as the second pass
+        // reads them.
+        T above_tail[S], below_head[S];
+        for (std::int64_t l = 0; l < seam.tail; ++l) above_tail[l] = above < 0 ? b.pass.pad : tail_lane(above, l);
+        for (std::int64_t l = 0; l < S - seam.tail; ++l) below_head[l] = below < 0 ? b.pass.pad : head_lane(below, l);
         const auto edge_lanes = [&](std::int64_t k, strip_row<T>& row) __attribute__((always_inline)) {
             if (k != 0 && k != n) return;
             T values[S];
             row.store(values);
-            if (k == 0) std::copy_n(first_row, seam.tail, values);
-            if (k == n) std::copy(last_row + seam.tail, last_row + S, values + seam.tail);
+            if (k == 0) std::copy_n(above_tail, seam.tail, values);
+            if (k == n) std::copy_n(below_head, S - seam.tail, values + seam.tail);
             row = strip_row<T>::load(values);
         };
         stream_strip(seam_in.rows.data(), 0, n + 1, pads, edge_lanes,
