@@ -614,17 +614,20 @@ void vertical_pair(host_view<const T> in, host_view<T> out, const row_window<T>&
             if (pads_constant) {
                 std::fill_n(pads, (b.L - 1) * S, b.pass.pad);
             } else {
-                std::int64_t lo = n, hi = -1;  // the image rows whose first-pass results the padding repeats
-                for (std::int64_t j = 0; j < b.L - 1; ++j)
-                    if (const std::int64_t r = row_of(j); r >= 0) lo = std::min(lo, r), hi = std::max(hi, r);
-                T* const edge = thread_scratch<T>(slot_pair_edge, std::max<std::int64_t>(hi - lo + 1, 1) * S);
-                first_pass_rows(rows.get(), writer.x0, lo, hi, edge);
-                for (std::int64_t j = 0; j < b.L - 1; ++j) {
-                    const std::int64_t r = row_of(j);
-                    if (r < 0)
-                        std::fill_n(pads + j * S, S, b.pass.pad);
-                    else
-                        std::memcpy(pads + j * S, edge + (r - lo) * S, S * sizeof(T));
+                // Above the image, then below it: each side's rows are near its own edge.
+                for (const auto [j_begin, j_end] : {std::pair{std::int64_t{0}, b.before}, std::pair{b.before, b.L - 1}}) {
+                    std::int64_t lo = n, hi = -1;  // the image rows whose first-pass results the side repeats
+                    for (std::int64_t j = j_begin; j < j_end; ++j)
+                        if (const std::int64_t r = row_of(j); r >= 0) lo = std::min(lo, r), hi = std::max(hi, r);
+                    T* const edge = thread_scratch<T>(slot_pair_edge, std::max<std::int64_t>(hi - lo + 1, 1) * S);
+                    first_pass_rows(rows.get(), writer.x0, lo, hi, edge);
+                    for (std::int64_t j = j_begin; j < j_end; ++j) {
+                        const std::int64_t r = row_of(j);
+                        if (r < 0)
+                            std::fill_n(pads + j * S, S, b.pass.pad);
+                        else
+                            std::memcpy(pads + j * S, edge + (r - lo) * S, S * sizeof(T));
+                    }
                 }
             }
             stream_strip(rows.get(), writer.x0, n, pads, no_edge,
@@ -640,29 +643,34 @@ void vertical_pair(host_view<const T> in, host_view<T> out, const row_window<T>&
         const auto seam_row_of = [&](std::int64_t j) {  // padding row j's seam row
             return j < b.before ? j - b.before - 1 : n + j - b.before;
         };
-        std::int64_t lo = n, hi = -1;  // seam rows whose results are needed
-        const auto need = [&](std::int64_t seam_row) { lo = std::min(lo, seam_row), hi = std::max(hi, seam_row); };
-        const auto need_row = [&](std::int64_t u) {
-            if (const std::int64_t rt = detail::border_index(u, n, b.pass.mode); rt >= 0) need(rt);
-            if (const std::int64_t rh = detail::border_index(u + 1, n, b.pass.mode); rh >= 0) need(rh - 1);
-        };
-        for (std::int64_t j = 0; j < b.L - 1; ++j) need_row(seam_row_of(j));
-        // Seam row -1's tail is image row -1, seam row n - 1's head image row n.
-        const std::int64_t above = detail::border_index(-1, n, b.pass.mode);
-        const std::int64_t below = detail::border_index(n, n, b.pass.mode);
-        if (above >= 0) need(above);
-        if (below >= 0) need(below - 1);
-        T* const edge = thread_scratch<T>(slot_pair_edge, std::max<std::int64_t>(hi - lo + 1, 1) * S);
-        first_pass_rows(seam_in.rows.data(), 0, lo + 1, hi + 1, edge);
-        const auto tail_lane = [&](std::int64_t y, std::int64_t l) { return edge[(y - lo) * S + l]; };
-        const auto head_lane = [&](std::int64_t y, std::int64_t l) { return edge[(y - 1 - lo) * S + seam.tail + l]; };
-        for (std::int64_t j = 0; j < b.L - 1; ++j)
-            assemble_seam_row(pads + j * S, seam, seam_row_of(j), n, b.pass.mode, b.pass.pad, tail_lane, head_lane);
-        // The first pass's results at seam rows -1 and n - 1 with those halves as the second pass
-        // reads them.
+        // Seam row -1's tail is image row -1, seam row n - 1's head image row n: the halves the
+        // second pass reads of those two rows as its border gives them.
         T above_tail[S], below_head[S];
-        for (std::int64_t l = 0; l < seam.tail; ++l) above_tail[l] = above < 0 ? b.pass.pad : tail_lane(above, l);
-        for (std::int64_t l = 0; l < S - seam.tail; ++l) below_head[l] = below < 0 ? b.pass.pad : head_lane(below, l);
+        // Above the image (padding rows j < b.before, and above_tail), then below it.
+        for (const bool top : {true, false}) {
+            const std::int64_t j_begin = top ? 0 : b.before, j_end = top ? b.before : b.L - 1;
+            const std::int64_t edge_row = detail::border_index(top ? -1 : n, n, b.pass.mode);
+            std::int64_t lo = n, hi = -1;  // seam rows whose first-pass results the side repeats
+            const auto need = [&](std::int64_t seam_row) { lo = std::min(lo, seam_row), hi = std::max(hi, seam_row); };
+            for (std::int64_t j = j_begin; j < j_end; ++j) {
+                const std::int64_t u = seam_row_of(j);
+                if (const std::int64_t rt = detail::border_index(u, n, b.pass.mode); rt >= 0) need(rt);
+                if (const std::int64_t rh = detail::border_index(u + 1, n, b.pass.mode); rh >= 0) need(rh - 1);
+            }
+            if (edge_row >= 0) need(top ? edge_row : edge_row - 1);
+            T* const edge = thread_scratch<T>(slot_pair_edge, std::max<std::int64_t>(hi - lo + 1, 1) * S);
+            first_pass_rows(seam_in.rows.data(), 0, lo + 1, hi + 1, edge);
+            const auto tail_lane = [&](std::int64_t y, std::int64_t l) { return edge[(y - lo) * S + l]; };
+            const auto head_lane = [&](std::int64_t y, std::int64_t l) { return edge[(y - 1 - lo) * S + seam.tail + l]; };
+            for (std::int64_t j = j_begin; j < j_end; ++j)
+                assemble_seam_row(pads + j * S, seam, seam_row_of(j), n, b.pass.mode, b.pass.pad, tail_lane, head_lane);
+            if (top)
+                for (std::int64_t l = 0; l < seam.tail; ++l)
+                    above_tail[l] = edge_row < 0 ? b.pass.pad : tail_lane(edge_row, l);
+            else
+                for (std::int64_t l = 0; l < S - seam.tail; ++l)
+                    below_head[l] = edge_row < 0 ? b.pass.pad : head_lane(edge_row, l);
+        }
         const auto edge_lanes = [&](std::int64_t k, strip_row<T>& row) __attribute__((always_inline)) {
             if (k != 0 && k != n) return;
             T values[S];
