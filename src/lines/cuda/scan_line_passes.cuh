@@ -11,9 +11,10 @@
 // reads. Words whose P lines stay on the image in all of those rows that lie in it (most words)
 // run in one kernel with no bounds tests at all (rows above and below the image read a pad row
 // and write to a trash row); the edge words run in a second, small kernel whose lanes read the
-// border's pad (first stage) or `outside` (second stage) off the image, launched first so that
-// the inside kernel runs beside it (programmatic dependent launch). That is the two-stage
-// operator along each line exactly (the same samples as vhgw_rows in lines_cuda.cu).
+// border's pad (first stage) or `outside` (second stage) off the image, launched after the
+// inside kernel so that it fills the slots of the inside kernel's last wave (programmatic
+// dependent launch). That is the two-stage operator along each line exactly (the same samples
+// as vhgw_rows in lines_cuda.cu).
 //
 // Stage 1 writes S's rows into a scratch image (lanes aligned to words); stage 2 reads it and
 // writes each row back at its shift. A lone erosion or dilation is one pass, image to image.
@@ -57,7 +58,11 @@ using granula::detail::check_launch;
 // and the edge kernel 19 / 22 (251 blocks). Not kept: a chunk's unaligned loads branch-free
 // (both words always read) and a warp's rows realigned by shuffles, 3-7% slower. The inside
 // kernel beside the edge kernel rather than after it: 60 degrees 0.186 -> 0.167 ms, 30 degrees
-// 0.277 -> 0.260 (bench_gpu_lines, two rounds each, 2026-12-01). Chunks of up to 64 rows
+// 0.277 -> 0.260 (bench_gpu_lines, two rounds each, 2026-12-01). The edge kernel then went
+// first, and its blocks (up to 136 registers at λ = 101) held the SMs' registers from the inside
+// kernel's first wave; launched as the inside kernel's dependent instead, it runs in its last
+// wave (one H100, 8000^2 uint8, two rounds, stop 66): 30 degrees 0.205-0.207 -> 0.196-0.197 ms
+// at λ = 41, 0.263 -> 0.243 at λ = 101, the steep angles the same. Chunks of up to 64 rows
 // (tuning_policy::scan_line_max_chunk) give a thread 64 rows for windows of 65 to 128 rows,
 // which then need no coarse level. Also not kept, each slower on the H200 (docs/benchmarks.md,
 // stop 39): stage 2's stores as whole aligned words; the opening in one kernel, stage 1's chunks
@@ -240,9 +245,10 @@ GRANULA_HOST_DEVICE run_rows rows_of_run(const line_geometry& g, i64 run) {
     return u;
 }
 
-// Programmatic dependent launch (sm_90): the edge kernel, launched first, lets the inside kernel
-// start beside it at once; one thread of the inside kernel's last block then waits for the edge
-// kernel, so that the inside kernel completes after it and the stream's later work sees both.
+// Programmatic dependent launch (sm_90): the inside kernel, launched first, lets the edge kernel
+// start once every inside block has started (the inside kernel's last wave, which leaves SMs
+// free); one thread of the edge kernel's last block then waits for the inside kernel, so that
+// the edge kernel completes after it and the stream's later work sees both.
 __device__ __forceinline__ void allow_dependent_launch() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.launch_dependents;");
@@ -358,7 +364,7 @@ __global__ void __launch_bounds__(threads) pass_kernel(const args<typename V::el
     __shared__ row_table<T, ToTransposed ? 1 : R> rows_out;
     __shared__ std::conditional_t<Gather, transposed_tile<T, R>, char> tile;
     __shared__ std::conditional_t<EdgeGather, transposed_edge_tile<T, R>, char> edge_tile;
-    if constexpr (Edges) allow_dependent_launch();
+    if constexpr (!Edges) allow_dependent_launch();
     const i64 runs = (a.g.ca_max - a.g.ca_min + K) / K;
     for (i64 run = blockIdx.y; run < runs; run += gridDim.y) {
         const run_rows u = rows_of_run<C, K>(a.g, run);
@@ -416,9 +422,10 @@ __global__ void __launch_bounds__(threads) pass_kernel(const args<typename V::el
         };
         if constexpr (Edges) {
             // A thread per lane of the edge words, with one predicated load a row rather than P:
-            // the kernel's time is about one thread's chain of instructions and loads, and the
-            // inside kernel beside it waits for it (8000^2 uint8, 60 degrees, λ = 41, one H200:
-            // 16-20 us alone with a thread per word, 8-10 per lane; the opening 0.148 -> 0.133 ms).
+            // the kernel's time is about one thread's chain of instructions and loads (8000^2
+            // uint8, 60 degrees, λ = 41, one H200, when it ran beside the inside kernel from its
+            // start: 16-20 us alone with a thread per word, 8-10 per lane; the opening 0.148 ->
+            // 0.133 ms).
             const i64 total = words.edges() * P;
             if constexpr (EdgeGather) {
                 const i64 left = (words.inside_first - words.first) * P;  // lanes of the left edge words
@@ -456,7 +463,7 @@ __global__ void __launch_bounds__(threads) pass_kernel(const args<typename V::el
             }
         }
     }
-    if (!Edges && blockIdx.x == gridDim.x - 1 && blockIdx.y == gridDim.y - 1 && threadIdx.x == 0)
+    if (Edges && blockIdx.x == gridDim.x - 1 && blockIdx.y == gridDim.y - 1 && threadIdx.x == 0)
         wait_for_prerequisite_grid();
 }
 
@@ -558,32 +565,27 @@ void run_pass(args<typename V::elem> a, const line_geometry& g, cudaStream_t str
     const auto y = static_cast<unsigned>(std::min<i64>(runs, 65535));
     const dim3 inside_grid(static_cast<unsigned>((words + threads - 1) / threads), y);
     const auto inside_kernel = pass_kernel<V, Max, C, K, FromScratch, ToScratch, ToTransposed, false>;
-    if (most_edges == 0) {
-        inside_kernel<<<inside_grid, threads, 0, stream>>>(a);
-        check_launch("pass_kernel (scan-line passes, inside)");
-        return;
-    }
-    // The edge kernel first: its few blocks wait on memory most of their time, and the inside
-    // kernel runs beside them (allow_dependent_launch).
-    pass_kernel<V, Max, C, K, FromScratch, ToScratch, ToTransposed, true>
-        <<<dim3(static_cast<unsigned>((most_edges * V::P + threads - 1) / threads), y), threads, 0, stream>>>(a);
-    check_launch("pass_kernel (scan-line passes, edges)");
+    inside_kernel<<<inside_grid, threads, 0, stream>>>(a);
+    check_launch("pass_kernel (scan-line passes, inside)");
+    if (most_edges == 0) return;
+    // The edge kernel second, as the inside kernel's dependent (allow_dependent_launch).
+    const auto edge_kernel = pass_kernel<V, Max, C, K, FromScratch, ToScratch, ToTransposed, true>;
     // Only where the kernel was compiled for sm_90 or later: code from older PTX, run on a newer
     // GPU, has no wait in it, and the two kernels' overlap would then go unchecked.
     static const bool overlap_allowed = [&] {
         cudaFuncAttributes f{};
-        return cudaFuncGetAttributes(&f, inside_kernel) == cudaSuccess && f.ptxVersion >= 90;
+        return cudaFuncGetAttributes(&f, edge_kernel) == cudaSuccess && f.ptxVersion >= 90;
     }();
     cudaLaunchAttribute overlap{};
     overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     overlap.val.programmaticStreamSerializationAllowed = overlap_allowed ? 1 : 0;
     cudaLaunchConfig_t config{};
-    config.gridDim = inside_grid;
+    config.gridDim = dim3(static_cast<unsigned>((most_edges * V::P + threads - 1) / threads), y);
     config.blockDim = dim3(threads);
     config.stream = stream;
     config.attrs = &overlap;
     config.numAttrs = 1;
-    check_cuda(cudaLaunchKernelEx(&config, inside_kernel, a), "cudaLaunchKernelEx (scan-line passes, inside)");
+    check_cuda(cudaLaunchKernelEx(&config, edge_kernel, a), "cudaLaunchKernelEx (scan-line passes, edges)");
 }
 
 }  // namespace scan_passes
