@@ -61,10 +61,10 @@ using granula::detail::check_launch;
 // 0.277 -> 0.260 (bench_gpu_lines, two rounds each, 2026-12-01). The edge kernel then went
 // first, and its blocks (up to 136 registers at λ = 101) held the SMs' registers from the inside
 // kernel's first wave; launched as the inside kernel's dependent instead, it runs in its last
-// wave (one H100, 8000^2 uint8, two rounds, stop 66): 30 degrees 0.205-0.207 -> 0.196-0.197 ms
-// at λ = 41, 0.263 -> 0.243 at λ = 101, the steep angles within 2%. Chunks of up to 64 rows
-// (tuning_policy::scan_line_max_chunk) give a thread 64 rows for windows of 65 to 128 rows,
-// which then need no coarse level. Also not kept, each slower on the H200 (docs/benchmarks.md,
+// wave (one H100, 8000^2 uint8, three rounds, stop 66): 30 and 150 degrees 0.208-0.210 ->
+// 0.198-0.199 ms at λ = 41, 0.260-0.265 -> 0.244-0.245 at λ = 101, the steep angles within 2%.
+// Chunks of up to 64 rows (tuning_policy::scan_line_max_chunk) give a thread 64 rows for windows
+// of 65 to 128 rows, which then need no coarse level. Also not kept, each slower on the H200 (docs/benchmarks.md,
 // stop 39): stage 2's stores as whole aligned words; the opening in one kernel, stage 1's chunks
 // through a ring in shared memory (runs long enough to amortise the ring's warm-up leave too few
 // threads); and a warp a run, so that a run's b-stream finds the next run's rows in the L1.
