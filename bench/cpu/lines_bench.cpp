@@ -61,14 +61,16 @@ BENCHMARK_TEMPLATE(BM_orientation_640_typed, std::uint16_t)
     ->UseRealTime();
 BENCHMARK_TEMPLATE(BM_orientation_640_typed, float)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// Openings of a w x h random image by line(length, angle) with the given algorithm and threads.
+// Openings (or another filter) of a w x h random image by line(length, angle) with the given
+// algorithm and threads.
 template <class T = std::uint8_t>
 void line_opening(benchmark::State& state, std::int64_t w, std::int64_t h, std::int64_t length, double angle,
-                  granula::line_algorithm algorithm, int threads) {
+                  granula::line_algorithm algorithm, int threads,
+                  granula::line_filter_kind kind = granula::line_filter_kind::opening) {
     const auto img = random_image<T>(w, h);
     granula::host_image<T> out(w, h);
     granula::set_num_threads(threads);
-    const granula::line_params params{length, granula::line_filter_kind::opening, {}, algorithm};
+    const granula::line_params params{length, kind, {}, algorithm};
     for (auto _ : state) {
         granula::line_filter<T>(img.view(), out.view(), angle, params);
         benchmark::DoNotOptimize(out.data());
@@ -84,6 +86,18 @@ void BM_line_opening_4096(benchmark::State& state) {
 }
 BENCHMARK(BM_line_opening_4096)
     ->ArgsProduct({{101}, {0, 30, 45, 60, 90, 120, 150}, {0, 1, 2}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// Lone erosions of the same image (scan-line mode, automatic): one stage, whose flat lines write
+// the image through the same transposing tiles. Args: {length, angle in degrees, threads}.
+void BM_line_erosion_4096(benchmark::State& state) {
+    line_opening(state, 4096, 4096, state.range(0), static_cast<double>(state.range(1)),
+                 granula::line_algorithm::automatic, static_cast<int>(state.range(2)),
+                 granula::line_filter_kind::erosion);
+}
+BENCHMARK(BM_line_erosion_4096)
+    ->ArgsProduct({{3, 101}, {30, 60, 150}, {1, 2}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
