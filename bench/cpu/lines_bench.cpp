@@ -61,12 +61,12 @@ BENCHMARK_TEMPLATE(BM_orientation_640_typed, std::uint16_t)
     ->UseRealTime();
 BENCHMARK_TEMPLATE(BM_orientation_640_typed, float)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// Openings (or another filter) of a w x h random image by line(length, angle) with the given
-// algorithm and threads.
+// A filter (an opening unless `kind` says otherwise) of a w x h random image by line(length,
+// angle) with the given algorithm and threads.
 template <class T = std::uint8_t>
-void line_opening(benchmark::State& state, std::int64_t w, std::int64_t h, std::int64_t length, double angle,
-                  granula::line_algorithm algorithm, int threads,
-                  granula::line_filter_kind kind = granula::line_filter_kind::opening) {
+void time_line_filter(benchmark::State& state, std::int64_t w, std::int64_t h, std::int64_t length, double angle,
+                      granula::line_algorithm algorithm, int threads,
+                      granula::line_filter_kind kind = granula::line_filter_kind::opening) {
     const auto img = random_image<T>(w, h);
     granula::host_image<T> out(w, h);
     granula::set_num_threads(threads);
@@ -81,8 +81,8 @@ void line_opening(benchmark::State& state, std::int64_t w, std::int64_t h, std::
 
 // Args: {length, angle in degrees, algorithm, threads}.
 void BM_line_opening_4096(benchmark::State& state) {
-    line_opening(state, 4096, 4096, state.range(0), static_cast<double>(state.range(1)),
-                 static_cast<granula::line_algorithm>(state.range(2)), static_cast<int>(state.range(3)));
+    time_line_filter(state, 4096, 4096, state.range(0), static_cast<double>(state.range(1)),
+                     static_cast<granula::line_algorithm>(state.range(2)), static_cast<int>(state.range(3)));
 }
 BENCHMARK(BM_line_opening_4096)
     ->ArgsProduct({{101}, {0, 30, 45, 60, 90, 120, 150}, {0, 1, 2}, {1, 2}})
@@ -92,9 +92,9 @@ BENCHMARK(BM_line_opening_4096)
 // Lone erosions of the same image (scan-line mode, automatic): one stage, whose flat lines write
 // the image through the same transposing tiles. Args: {length, angle in degrees, threads}.
 void BM_line_erosion_4096(benchmark::State& state) {
-    line_opening(state, 4096, 4096, state.range(0), static_cast<double>(state.range(1)),
-                 granula::line_algorithm::automatic, static_cast<int>(state.range(2)),
-                 granula::line_filter_kind::erosion);
+    time_line_filter(state, 4096, 4096, state.range(0), static_cast<double>(state.range(1)),
+                     granula::line_algorithm::automatic, static_cast<int>(state.range(2)),
+                     granula::line_filter_kind::erosion);
 }
 BENCHMARK(BM_line_erosion_4096)
     ->ArgsProduct({{3, 101}, {30, 60, 150}, {1, 2}})
@@ -105,8 +105,8 @@ BENCHMARK(BM_line_erosion_4096)
 // 2048 rows once took narrow blocks, which read rows 3000 bytes apart without prefetching.
 // Args: {angle in degrees, threads}.
 void BM_line_opening_3000x2000(benchmark::State& state) {
-    line_opening(state, 3000, 2000, 101, static_cast<double>(state.range(0)), granula::line_algorithm::automatic,
-                 static_cast<int>(state.range(1)));
+    time_line_filter(state, 3000, 2000, 101, static_cast<double>(state.range(0)),
+                     granula::line_algorithm::automatic, static_cast<int>(state.range(1)));
 }
 BENCHMARK(BM_line_opening_3000x2000)
     ->ArgsProduct({{30, 60, 120}, {1, 2}})
@@ -116,8 +116,8 @@ BENCHMARK(BM_line_opening_3000x2000)
 // The same openings (λ = 101, automatic) of other pixel types. Args: {angle in degrees, threads}.
 template <class T>
 void BM_line_opening_4096_typed(benchmark::State& state) {
-    line_opening<T>(state, 4096, 4096, 101, static_cast<double>(state.range(0)), granula::line_algorithm::automatic,
-                    static_cast<int>(state.range(1)));
+    time_line_filter<T>(state, 4096, 4096, 101, static_cast<double>(state.range(0)),
+                        granula::line_algorithm::automatic, static_cast<int>(state.range(1)));
 }
 BENCHMARK_TEMPLATE(BM_line_opening_4096_typed, std::uint16_t)
     ->ArgsProduct({{30, 60, 90, 120}, {1, 2}})
