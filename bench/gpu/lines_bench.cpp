@@ -4,7 +4,8 @@
 //     λ = 41 (target <= 1 ms on an H200);
 //   - a single opening of an 8000x8000 uint8 image at several angles, λ = 41 and 101
 //     (target: within 3x of the copy); --kind and --lengths time other filters and lengths
-//     (issue 3's lines at 16384^2: --size 16384 --kind erosion --lengths 63,255,1001).
+//     (issue 3's lines at 16384^2: --size 16384 --kind erosion --lengths 63,255,1001), --mode
+//     another border (the case's name then ends in mode=M).
 // The copy is one cudaMemcpyAsync of the image's bytes (rows and their padding): the floor.
 // Method (GUIDE §5): one warm-up, then the median of `--reps` runs; runs alternate between two
 // input/output pairs (256 MB at 8000^2, several times the 60 MB L2). A timed call is the whole
@@ -13,7 +14,8 @@
 // previous run's kernels: the device's time alone.
 //
 //   bench_gpu_lines [--size N] [--reps N] [--angles A,B,..] [--algorithms auto,fifo,stack] [--no-map]
-//                   [--kind opening|closing|erosion|dilation] [--lengths L,..] [--queued] [--json FILE]
+//                   [--kind opening|closing|erosion|dilation] [--lengths L,..] [--mode M] [--queued]
+//                   [--json FILE]
 // (--angles, --algorithms and --no-map narrow the cases, e.g. to profile one opening.)
 #include <cuda_runtime.h>
 
@@ -62,6 +64,7 @@ int main(int argc, char** argv) {
     std::vector<line_algorithm> algorithms = {line_algorithm::automatic, line_algorithm::fifo, line_algorithm::stack};
     bool map = true;
     auto kind = granula::line_filter_kind::opening;
+    granula::border mode{};
     std::vector<std::int64_t> lengths = {41, 101};
     auto timing = granula_bench::runs::each_alone;
     for (int i = 1; i < argc; ++i) {
@@ -73,6 +76,7 @@ int main(int argc, char** argv) {
         else if (a == "--no-map") map = false;
         else if (a == "--queued") timing = granula_bench::runs::back_to_back;
         else if (a == "--kind") kind = granula::parse_line_filter_kind(value());
+        else if (a == "--mode") mode.mode = granula::parse_border_mode(value());
         else if (a == "--lengths") {
             lengths.clear();
             for (const std::string& v : granula_bench::split(value())) lengths.push_back(std::atoll(v.c_str()));
@@ -127,12 +131,14 @@ int main(int argc, char** argv) {
                 for (const auto algorithm : algorithms) {
                     const double ms = median_ms(reps, 1, timing, [&](int i) {
                         granula::line_filter<std::uint8_t>(in[i % 2].view(), out[i % 2].view(), angle,
-                                                           {length, kind, {}, algorithm});
+                                                           {length, kind, mode, algorithm});
                     });
-                    char name[96];
-                    std::snprintf(name, sizeof name, "%s %lldx%lld uint8 %g deg L=%lld",
+                    char name[128];
+                    std::snprintf(name, sizeof name, "%s %lldx%lld uint8 %g deg L=%lld%s%s",
                                   std::string(to_string(kind)).c_str(), static_cast<long long>(n),
-                                  static_cast<long long>(n), angle, static_cast<long long>(length));
+                                  static_cast<long long>(n), angle, static_cast<long long>(length),
+                                  mode.mode == granula::border_mode::ignore ? "" : " mode=",
+                                  mode.mode == granula::border_mode::ignore ? "" : std::string(to_string(mode.mode)).c_str());
                     rows.push_back({name, std::string(to_string(algorithm)), ms, copy_ms});
                 }
     }

@@ -145,6 +145,17 @@ detail::line_plan make_plan(std::int64_t width, std::int64_t height, std::span<c
     plan.first_stage_only = p.kind == line_filter_kind::erosion || p.kind == line_filter_kind::dilation;
     plan.before = detail::line_arm_before(plan.length, plan.closing);
     plan.mode = p.mode;
+    // Nearest and reflect extend a line by samples that every window reaching past its end holds
+    // already: the first stage's arms differ by at most one, so a window [i - before, i + after]
+    // (0 <= i) holds the line's samples [0, i + after], among them the mirror images [0, before
+    // - i - 1] that reflect puts before the line, and sample 0, nearest's; likewise at the end.
+    // The second stage reads only the first stage's results on the line. So both give ignore's
+    // image, which the fast paths (CPU vectorised, CUDA passes) compute; fifo and stack, asked
+    // for by name, still extend the lines, and the tests hold the two to each other. 2048x2048
+    // uint8 opening by line(41, 30), CPU, one thread: 84 -> 2.2 ms (stop 68).
+    if (p.algorithm == line_algorithm::automatic &&
+        (p.mode.mode == border_mode::nearest || p.mode.mode == border_mode::reflect))
+        plan.mode = border{border_mode::ignore, 0.0};
     plan.algorithm = p.algorithm;
     std::vector<std::int64_t> order(angles.size());
     std::iota(order.begin(), order.end(), 0);

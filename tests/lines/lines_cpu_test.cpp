@@ -89,7 +89,7 @@ TYPED_TEST(LinesCpu, LongLinesEqualFifo) {
         }
         angles.push_back(h > w ? 90.0 : 0.0);
         for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing, line_filter_kind::erosion})
-            for (const border_mode m : {border_mode::ignore, border_mode::constant}) {
+            for (const border_mode m : line_modes) {
                 const std::int64_t length = std::uniform_int_distribution<std::int64_t>(2, 300)(rng);
                 std::vector<host_image<T>> results;
                 std::vector<host_image<std::int32_t>> orientations;
@@ -134,7 +134,7 @@ TYPED_TEST(LinesCpu, StreamedSegmentsEqualReference) {
         const auto kind = trial % 3 == 0   ? line_filter_kind::erosion
                           : trial % 3 == 1 ? line_filter_kind::opening
                                            : line_filter_kind::closing;
-        const border mode{trial % 2 ? border_mode::constant : border_mode::ignore, 7.0};
+        const border mode{line_modes[trial % 4], 7.0};
         const bool two_stages = kind != line_filter_kind::erosion;
         const auto want = two_stages ? reference::scanline_opening_or_closing<T>(img.view(), length, angle, mode,
                                                                                  kind == line_filter_kind::closing)
@@ -204,7 +204,7 @@ TYPED_TEST(LinesCpu, FlatLinesOnTheImageEqualFifo) {
                 const std::int64_t longest = std::min<std::int64_t>(150, w);
                 const std::int64_t length = std::uniform_int_distribution<std::int64_t>(1, longest)(rng);
                 for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing, line_filter_kind::erosion})
-                    for (const border_mode m : {border_mode::ignore, border_mode::constant})
+                    for (const border_mode m : line_modes)
                         expect_automatic_equals_fifo<T>(
                             img, inside, angle, length, kind, m,
                             std::to_string(w) + "x" + std::to_string(h) + " angle " + std::to_string(angle) +
@@ -236,7 +236,7 @@ TYPED_TEST(LinesCpu, WideSteepBlocksOnViewsEqualFifo) {
                 if (!simd && angle != 60.0) continue;
                 simd_setting setting(simd);
                 for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing})
-                    for (const border_mode m : {border_mode::ignore, border_mode::constant})
+                    for (const border_mode m : line_modes)
                         expect_automatic_equals_fifo<T>(img, inside, angle, length, kind, m,
                                                         "angle " + std::to_string(angle) + " length " +
                                                             std::to_string(length) + " " +
@@ -579,7 +579,7 @@ TEST(LinesCpuNan, ManyNanEqualFifo) {
     for (const double angle : {20.0, 75.0})
         for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing, line_filter_kind::erosion,
                                 line_filter_kind::dilation})
-            for (const border_mode m : {border_mode::ignore, border_mode::constant}) {
+            for (const border_mode m : line_modes) {
                 host_image<float> automatic(w, h), fifo(w, h);
                 line_filter<float>(img.view(), automatic.view(), angle, {9, kind, {m, 2.5}, line_algorithm::automatic});
                 line_filter<float>(img.view(), fifo.view(), angle, {9, kind, {m, 2.5}, line_algorithm::fifo});
@@ -588,7 +588,7 @@ TEST(LinesCpuNan, ManyNanEqualFifo) {
             }
     const double angles[] = {20.0, 75.0};
     for (const auto kind : {line_filter_kind::opening, line_filter_kind::closing})
-        for (const border_mode m : {border_mode::ignore, border_mode::constant})
+        for (const border_mode m : line_modes)
             ASSERT_TRUE(reductions_equal_fifo(img.view(), angles, {9, kind, {m, 2.5}}, true))
                 << to_string(kind) << " " << to_string(m);
 }

@@ -1030,8 +1030,8 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
     }
 }
 
-// The two-pass path takes automatic when the border is ignore or constant (the others extend
-// each line by its own samples, which the row-wise walk does not see), a block's suffix slabs
+// The two-pass path takes automatic when the border is ignore or constant (nearest and reflect
+// arrive as ignore, which gives their image: make_plan in lines/lines.cpp), a block's suffix slabs
 // fit in shared memory, and its scratch (a first-stage image per angle) stays within
 // lines_tuning::two_pass_scratch_budget; else the fifo queues run.
 template <class T>
