@@ -120,6 +120,8 @@ int main(int argc, char** argv) {
     }
 
     // Single filters (openings unless --kind) of an n x n uint8 image.
+    const std::string mode_suffix =
+        mode.mode == granula::border_mode::ignore ? "" : " mode=" + std::string(to_string(mode.mode));
     {
         granula::device_image<std::uint8_t> in[2] = {granula::upload<std::uint8_t>(random_u8(n, n, 3).view()),
                                                       granula::upload<std::uint8_t>(random_u8(n, n, 4).view())};
@@ -134,11 +136,10 @@ int main(int argc, char** argv) {
                                                            {length, kind, mode, algorithm});
                     });
                     char name[128];
-                    std::snprintf(name, sizeof name, "%s %lldx%lld uint8 %g deg L=%lld%s%s",
+                    std::snprintf(name, sizeof name, "%s %lldx%lld uint8 %g deg L=%lld%s",
                                   std::string(to_string(kind)).c_str(), static_cast<long long>(n),
                                   static_cast<long long>(n), angle, static_cast<long long>(length),
-                                  mode.mode == granula::border_mode::ignore ? "" : " mode=",
-                                  mode.mode == granula::border_mode::ignore ? "" : std::string(to_string(mode.mode)).c_str());
+                                  mode_suffix.c_str());
                     rows.push_back({name, std::string(to_string(algorithm)), ms, copy_ms});
                 }
     }

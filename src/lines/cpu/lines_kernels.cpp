@@ -686,9 +686,9 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
         return std::min(S - (shorter < S ? shorter : 0), n - d);
     };
     // The lone first stage writes its segments, so they end at tiles too (with a second stage,
-    // the dilation's pieces do): 4096x4096 uint8 erosions, one thread, bench_cpu_lines alternated four
-    // times, 30 degrees 12.2-12.6 -> 8.9-10.4 ms at λ = 3 and 10.8-11.4 -> 8.8-9.5 at 101, 150
-    // degrees 12.4-13.1 -> 9.9-10.2 and 11.6-12.5 -> 10.3-10.8 (stop 68).
+    // the dilation's pieces do): 4096x4096 uint8 erosions, one thread, bench_cpu_lines
+    // alternated four times, 30 degrees 12.2-12.6 -> 8.9-10.4 ms at λ = 3 and 10.8-11.4 ->
+    // 8.8-9.5 at 101, 150 degrees 12.4-13.1 -> 9.9-10.2 and 11.6-12.5 -> 10.3-10.8 (stop 68).
     for (std::int64_t e = 0, m; e < n; e += m) {
         m = job.first_stage_only ? tile_aligned_rows(e) : std::min(S, n - e);
         slide(source, source_chunks, source_base, e, source_filled);
