@@ -136,6 +136,22 @@ bool scan_lines_take_diagonal(double angle, const line_params& p) {
            diagonal_down_rows(angle, p.length);
 }
 
+// Nearest and reflect extend a line by samples that every window reaching past its end holds
+// already: the first stage's arms differ by at most one, so a window [i - before, i + after]
+// (0 <= i) holds the line's samples [0, i + after], among them the mirror images [0, before - i
+// - 1] that reflect puts before the line, and sample 0, nearest's; likewise at the end. The
+// second stage reads only the first stage's results on the line. So both give ignore's image,
+// which the fast paths compute (CPU vectorised, CUDA passes, and morphology's on the axes and
+// diagonals); fifo and stack, asked for by name, still extend the lines, and the tests hold the
+// two to each other. 2048x2048 uint8 opening by line(41, 30), CPU, one thread: 84 -> 2.2 ms;
+// 8000x8000 at 0 degrees, CUDA morphology, one H100: 0.163-0.167 -> 0.082-0.083 ms (stop 68).
+line_params with_equivalent_border(line_params p) {
+    if (p.algorithm == line_algorithm::automatic &&
+        (p.mode.mode == border_mode::nearest || p.mode.mode == border_mode::reflect))
+        p.mode = border{border_mode::ignore, 0.0};
+    return p;
+}
+
 // for_cpu: each angle's shift table on the host (CUDA builds its tables on the device).
 detail::line_plan make_plan(std::int64_t width, std::int64_t height, std::span<const double> angles,
                             const line_params& p, bool for_cpu) {
@@ -144,18 +160,7 @@ detail::line_plan make_plan(std::int64_t width, std::int64_t height, std::span<c
     plan.closing = p.kind == line_filter_kind::closing || p.kind == line_filter_kind::dilation;
     plan.first_stage_only = p.kind == line_filter_kind::erosion || p.kind == line_filter_kind::dilation;
     plan.before = detail::line_arm_before(plan.length, plan.closing);
-    plan.mode = p.mode;
-    // Nearest and reflect extend a line by samples that every window reaching past its end holds
-    // already: the first stage's arms differ by at most one, so a window [i - before, i + after]
-    // (0 <= i) holds the line's samples [0, i + after], among them the mirror images [0, before
-    // - i - 1] that reflect puts before the line, and sample 0, nearest's; likewise at the end.
-    // The second stage reads only the first stage's results on the line. So both give ignore's
-    // image, which the fast paths (CPU vectorised, CUDA passes) compute; fifo and stack, asked
-    // for by name, still extend the lines, and the tests hold the two to each other. 2048x2048
-    // uint8 opening by line(41, 30), CPU, one thread: 84 -> 2.2 ms (stop 68).
-    if (p.algorithm == line_algorithm::automatic &&
-        (p.mode.mode == border_mode::nearest || p.mode.mode == border_mode::reflect))
-        plan.mode = border{border_mode::ignore, 0.0};
+    plan.mode = with_equivalent_border(p).mode;
     plan.algorithm = p.algorithm;
     std::vector<std::int64_t> order(angles.size());
     std::iota(order.begin(), order.end(), 0);
@@ -182,15 +187,13 @@ bool reduction_reversed(const detail::line_plan& plan, angle_reduction reduction
 // morphology's passes compute the same image, and 2-3x faster than the scan-line path on both
 // backends (docs/benchmarks.md), except uint8 and uint16 diagonals (scan_lines_take_diagonal).
 // (CUDA morphology runs those diagonals on the scan-line passes itself, at 45 degrees with the
-// arm mirrored, so the even lengths that reach it from here take them too.) Nearest and reflect
-// extend along the scan line, which is the footprint's extension only on the axes; fifo and
-// stack are asked for by name and keep theirs.
+// arm mirrored, so the even lengths that reach it from here take them too.) `p` has its border
+// as with_equivalent_border gives it (nearest and reflect as ignore); fifo and stack are asked
+// for by name and keep theirs.
 std::optional<morphology_op> footprint_equivalent(double angle, const line_params& p) {
     if (p.algorithm != line_algorithm::automatic) return std::nullopt;
     const double a = detail::angle_modulo_180(angle);
-    const bool axis = a == 0.0 || a == 90.0, diagonal = a == 45.0 || a == 135.0;
-    const bool extends_along_line = p.mode.mode == border_mode::nearest || p.mode.mode == border_mode::reflect;
-    if (!(axis || (diagonal && !extends_along_line))) return std::nullopt;
+    if (!(a == 0.0 || a == 90.0 || a == 45.0 || a == 135.0)) return std::nullopt;
     switch (p.kind) {
         case line_filter_kind::opening: return morphology_op::opening;
         case line_filter_kind::closing: return morphology_op::closing;
@@ -274,11 +277,12 @@ void line_filter_angles(device_view<const T> in, std::span<const double> angles,
 template <pixel T>
 void line_filter(host_view<const T> in, host_view<T> out, double angle, const line_params& params) {
     const double angles[] = {angle};
-    const auto op = footprint_equivalent(angle, params);
-    if (op && !scan_lines_take_diagonal<T>(angle, params)) {
+    const line_params equivalent = with_equivalent_border(params);
+    const auto op = footprint_equivalent(angle, equivalent);
+    if (op && !scan_lines_take_diagonal<T>(angle, equivalent)) {
         validate_input(in, angles, params);
         check_same_size(in, out, "a filtered image");  // morphology() handles overlap itself
-        morphology<T>(*op, in, out, structuring_element::line(params.length, angle), params.mode);
+        morphology<T>(*op, in, out, structuring_element::line(params.length, angle), equivalent.mode);
         return;
     }
     if (overlaps(in, out)) {
@@ -297,11 +301,12 @@ void line_filter(device_view<const T> in, device_view<T> out, double angle, cons
     const double angles[] = {angle};
     // Diagonals down the rows go to the one-angle passes (lines_cuda.cu), which need λ >= 2:
     // 8000x8000 uint8, opening by line(41, 45), one H200, 0.32 -> 0.25 ms (docs/benchmarks.md).
-    const auto op = footprint_equivalent(angle, params);
-    if (op && !(params.length >= 2 && scan_lines_take_diagonal<T>(angle, params))) {
+    const line_params equivalent = with_equivalent_border(params);
+    const auto op = footprint_equivalent(angle, equivalent);
+    if (op && !(params.length >= 2 && scan_lines_take_diagonal<T>(angle, equivalent))) {
         validate_input(in, angles, params);
         check_same_size(in, out, "a filtered image");  // morphology() handles overlap itself
-        morphology<T>(*op, in, out, structuring_element::line(params.length, angle), params.mode, s);
+        morphology<T>(*op, in, out, structuring_element::line(params.length, angle), equivalent.mode, s);
         return;
     }
     if (overlaps(in, out)) {
