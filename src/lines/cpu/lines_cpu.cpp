@@ -4,7 +4,8 @@
 //    and scattered into the outputs. Lines of one angle hold disjoint pixels, so blocks of
 //    lines run on separate threads with no locking.
 //  - vectorised (automatic, border ignore or constant; nearest and reflect arrive as ignore,
-//    which gives their image: make_plan in lines/lines.cpp): lines/cpu/lines_kernels.cpp,
+//    which gives their image: with_equivalent_border in lines/lines.cpp):
+//    lines/cpu/lines_kernels.cpp,
 //    one SIMD lane per line, on the image (steep angles; flat ones through small transposed
 //    tiles) or, for flat angles with reductions over angles, its transpose, the reductions kept
 //    per orientation and merged at the end. Float NaN follows the same rule on both paths.

@@ -1031,9 +1031,10 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
 }
 
 // The two-pass path takes automatic when the border is ignore or constant (nearest and
-// reflect arrive as ignore, which gives their image: make_plan in lines/lines.cpp), a block's
-// suffix slabs fit in shared memory, and its scratch (a first-stage image per angle) stays
-// within lines_tuning::two_pass_scratch_budget; else the fifo queues run.
+// reflect arrive as ignore, which gives their image: with_equivalent_border in
+// lines/lines.cpp), a block's suffix slabs fit in shared memory, and its scratch (a
+// first-stage image per angle) stays within lines_tuning::two_pass_scratch_budget; else the
+// fifo queues run.
 template <class T>
 bool two_pass_applies(device_view<const T> in, const gd::line_plan& plan) {
     const border_mode m = plan.mode.mode;

@@ -64,10 +64,11 @@ using granula::detail::check_launch;
 // wave (one H100, 8000^2 uint8, three rounds, stop 66): 30 and 150 degrees 0.208-0.210 ->
 // 0.198-0.199 ms at λ = 41, 0.260-0.265 -> 0.244-0.245 at λ = 101, the steep angles within 2%.
 // Chunks of up to 64 rows (tuning_policy::scan_line_max_chunk) give a thread 64 rows for windows
-// of 65 to 128 rows, which then need no coarse level. Also not kept, each slower on the H200 (docs/benchmarks.md,
-// stop 39): stage 2's stores as whole aligned words; the opening in one kernel, stage 1's chunks
-// through a ring in shared memory (runs long enough to amortise the ring's warm-up leave too few
-// threads); and a warp a run, so that a run's b-stream finds the next run's rows in the L1.
+// of 65 to 128 rows, which then need no coarse level. Also not kept, each slower on the H200
+// (docs/benchmarks.md, stop 39): stage 2's stores as whole aligned words; the opening in one
+// kernel, stage 1's chunks through a ring in shared memory (runs long enough to amortise the
+// ring's warm-up leave too few threads); and a warp a run, so that a run's b-stream finds the
+// next run's rows in the L1.
 // Nor (stop 59, one H100): the opening in one kernel a tile at a time, 128 lines by R rows read
 // once into shared memory and both stages' extrema by segments of λ rows there: half the DRAM
 // bytes, twice the instructions; 8-10% faster at λ = 15, as fast at 41, slower at 3, 63, 101.
