@@ -60,7 +60,9 @@ namespace {
 // allows it (transparent huge pages in madvise mode): a pass down the columns or a transpose
 // touches a new 4 KiB page per row, and the TLB misses cost more than the arithmetic
 // (bench_cpu_lines, 4096x4096 uint8 line opening at 30 degrees, one thread: 34.5 -> 19.7 ms).
-constexpr std::size_t large_block = std::size_t{8} << 20;
+// Blocks from 1 MiB on, not 8: a 2048x2048 uint8 temporary (4 MiB) cost 1.5 ms of page faults
+// a call, and an opening by square:5 in mode reflect, two 0.6 ms programs, took 3.6 ms.
+constexpr std::size_t large_block = std::size_t{1} << 20;
 constexpr std::size_t cached_blocks = 8;
 constexpr std::size_t cached_bytes_max = std::size_t{512} << 20;
 
