@@ -237,6 +237,15 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
         // pixels (a strip or two past the row: computed by border_index, they cost square:3 in
         // mode reflect 3.8 ms against 1.4 in mode ignore, 4096x4096 uint8).
         const std::int64_t used_end = std::clamp<std::int64_t>(x1 + layout[0].right, inside_end, sx1);
+        // The image column of each margin column [sx0, inside_begin) and [inside_end, used_end),
+        // the same on every row: border_index per pixel of every row cost line:255:30 (margins
+        // of 220 columns) 2.5 ms against 1.45 in mode ignore, 2048x2048 uint8, one thread.
+        std::vector<std::int64_t> margin_source;
+        if (!padded) {
+            for (std::int64_t x = sx0; x < inside_begin; ++x) margin_source.push_back(detail::border_index(x, width, mode));
+            for (std::int64_t x = inside_end; x < used_end; ++x) margin_source.push_back(detail::border_index(x, width, mode));
+        }
+        const std::int64_t left_margin = inside_begin - sx0;
         const auto load_source = [&](std::int64_t y) {
             T* row = cursor[0];
             const std::int64_t ys = detail::border_index(y, height, mode);
@@ -249,8 +258,11 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
                 std::fill_n(row, inside_begin - sx0, pad);
                 std::fill_n(row + (inside_end - sx0), sx1 - inside_end, pad);
             } else {
-                for (std::int64_t x = sx0; x < inside_begin; ++x) row[x - sx0] = src[detail::border_index(x, width, mode)];
-                for (std::int64_t x = inside_end; x < used_end; ++x) row[x - sx0] = src[detail::border_index(x, width, mode)];
+                const std::int64_t* from = margin_source.data();
+                for (std::int64_t i = 0; i < left_margin; ++i) row[i] = src[from[i]];
+                from += left_margin;
+                T* const right = row + (inside_end - sx0);
+                for (std::int64_t i = 0; i < used_end - inside_end; ++i) right[i] = src[from[i]];
                 std::fill_n(row + (used_end - sx0), sx1 - used_end, pad);
             }
             std::memcpy(row + (inside_begin - sx0), src + inside_begin, (inside_end - inside_begin) * sizeof(T));
