@@ -331,6 +331,13 @@ bool program_rings_fit(const structuring_element& footprint, std::int64_t width)
     return footprint.height() * width * static_cast<std::int64_t>(sizeof(T)) <= program_rows_bytes_max;
 }
 
+// An opening's or closing's two stages as one program keep both elements' rows: beyond this
+// many bytes the stages run one after the other, each on its own path. Uint8 openings in mode
+// ignore, one thread, fused against the stages apart: line:1001:45 on 4096x4096 29 ms against
+// 8.4, line:501:45 14 against 8, line:1001:30 29.5 against 16; line:255:45 (1.5 MB) 8.6
+// against 8.7, line:101:45 6.6 against 8.1.
+constexpr std::int64_t fused_rows_bytes_max = std::int64_t{2} << 20;
+
 // The shift program of a line swept along a periodic line (lines of one segment too, the
 // diagonals and horizontal lines, when `single_segments`), when its rings fit; none otherwise.
 template <class T>
@@ -443,9 +450,12 @@ void erode_or_dilate(host_view<const T> in, host_view<T> out, const structuring_
     // A line at an angle other than the axes and diagonals: a shift program over rows in cache
     // (line:255:30 on 4096x4096 uint8, one thread: 10.1 -> 5.1 ms CPU time); a short horizontal
     // line too. A line of one diagonal segment keeps its single sheared pass (4.2 ms against
-    // 4.4 for the program at 255 pixels).
+    // 4.4 for the program at 255 pixels) in the modes that pass handles; in the others the
+    // program extends the rows, where the general path would pad a copy of the image.
+    const bool pass_borders = mode.mode == border_mode::ignore || mode.mode == border_mode::constant;
     std::optional<detail::shift_program> program;
-    if (short_line || !footprint.separable()) program = line_program<T>(footprint, maximum, in.width(), short_line);
+    if (short_line || !footprint.separable())
+        program = line_program<T>(footprint, maximum, in.width(), short_line || !pass_borders);
     if (!program) program = runs_program<T>(footprint, maximum, in.width(), in.height());
     if (program) {
         const T pad =
@@ -454,8 +464,7 @@ void erode_or_dilate(host_view<const T> in, host_view<T> out, const structuring_
     } else if (footprint.separable()) {
         erode_or_dilate_separable<T>(in, out, footprint, maximum, mode);
     } else if (terms.size() == 1 && terms[0].offset_x == 0 && terms[0].offset_y == 0 &&
-               terms[0].segments.size() == 1 &&
-               (mode.mode == border_mode::ignore || mode.mode == border_mode::constant)) {
+               terms[0].segments.size() == 1 && pass_borders) {
         // One segment (a line at 45 or 135 degrees): one pass, whose border handles these modes.
         apply_segment<T>(in, out, terms[0].segments[0], maximum, mode);
     } else {
@@ -521,23 +530,18 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
         const auto pad_of = [&](bool maximum) {
             return mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : detail::neutral_value<T>(maximum);
         };
-        if (a && b && (mode.mode == border_mode::ignore || mode.mode == border_mode::constant)) {
+        const bool fused_fits = (first.height() + second.height()) * in.width() * static_cast<std::int64_t>(sizeof(T)) <=
+                                fused_rows_bytes_max;
+        if (a && b && fused_fits && (mode.mode == border_mode::ignore || mode.mode == border_mode::constant)) {
             GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, out, detail::fused(*a, *b), mode.mode,
                                          pad_of(closing), pad_of(!closing));
             return;
         }
-        if (a && b) {
-            // The other modes extend each stage's input by its own pixels, so the two programs
-            // run one after the other: 2048x2048, one thread, mode reflect, against the separable
-            // passes: uint8 square:3 0.78 ms against 1.1-2.8, float32 square:5 5.7 against 18.
-            host_image<T> tmp(in.width(), in.height());
-            GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, tmp.view(), *a, mode.mode, pad_of(closing),
-                                         pad_of(closing));
-            GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, host_view<const T>(tmp.view()), out, *b, mode.mode,
-                                         pad_of(!closing), pad_of(!closing));
-            return;
-        }
-        if (both_separable) {
+        // Elements with programs otherwise run their stages one after the other, each on its own
+        // path (the other modes extend each stage's input by its own pixels, which one program
+        // cannot): 2048x2048, one thread, mode reflect, against the separable passes, uint8
+        // square:3 0.78 ms against 1.1-2.8, float32 square:5 5.7 against 18.
+        if (both_separable && !(a && b)) {
             // Both stages' horizontal passes as one chain on transposed strips.
             open_or_close_separable<T>(in, out, first, second, closing, mode);
             return;
