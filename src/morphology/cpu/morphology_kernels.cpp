@@ -281,10 +281,15 @@ void horizontal_transposed(host_view<const T> in, host_view<T> out, std::span<co
             else
                 for (std::int64_t c = 0; c < n; ++c)
                     for (std::int64_t k = 0; k < K; ++k) columns[(before + c) * K + k] = src_rows[k][c];
-            // Padding columns, left and right of the image.
+            // Padding columns, left and right of the image: copies of the transposed image
+            // columns (gathered element by element from the rows, they cost uint8 hline:255
+            // openings in mode reflect twice mode ignore's time).
             const auto pad_column = [&](std::int64_t j) {
                 const std::int64_t c = detail::border_index(j - before, n, first.mode);
-                for (std::int64_t k = 0; k < K; ++k) columns[j * K + k] = c < 0 ? first.pad : src_rows[k][c];
+                if (c < 0)
+                    std::fill_n(columns + j * K, K, first.pad);
+                else
+                    std::memcpy(columns + j * K, columns + (before + c) * K, K * sizeof(T));
             };
             for (std::int64_t j = 0; j < before; ++j) pad_column(j);
             for (std::int64_t j = before + n; j < n + chain.front().L - 1; ++j) pad_column(j);
@@ -300,7 +305,10 @@ void horizontal_transposed(host_view<const T> in, host_view<T> out, std::span<co
                 if (then) {
                     const auto pad_from_result = [&](std::int64_t j) {
                         const std::int64_t c = detail::border_index(j - then->before, n, then->pass.mode);
-                        for (std::int64_t k = 0; k < K; ++k) next[j * K + k] = c < 0 ? then->pass.pad : result[c * K + k];
+                        if (c < 0)
+                            std::fill_n(next + j * K, K, then->pass.pad);
+                        else
+                            std::memcpy(next + j * K, result + c * K, K * sizeof(T));
                     };
                     for (std::int64_t j = 0; j < then->before; ++j) pad_from_result(j);
                     for (std::int64_t j = then->before + n; j < n + then->L - 1; ++j) pad_from_result(j);
