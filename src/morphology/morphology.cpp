@@ -1,7 +1,9 @@
 // Front of grey morphology: validates arguments, resolves overlap, picks the backend.
 #include "granula/morphology/morphology.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -69,6 +71,30 @@ stage_elements elements_for(const structuring_element& element, convention c, bo
     return {footprint, footprint};
 }
 
+// The border that gives the same image as `b` and reaches the backends' fastest paths: ignore
+// for reflect and nearest (mirror too where every window is centred) when both elements are
+// rectangles or axis-parallel lines whose arms differ by at most one pixel. Such an element runs
+// as 1-D passes along the rows and columns, each extending its input by the mode along its own
+// direction only; a window that reaches k pixels past an edge (k <= its arm on that side) then
+// reads, from the extension, reflect's pixels 0..k-1 or nearest's pixel 0, which its other arm
+// (at least k - 1 long) already covers inside the image, so they change no minimum or maximum.
+// Mirror's pixel k needs arms of equal length. (The lines' scan-line filters use the same
+// argument along their lines: with_equivalent_border in lines/lines.cpp.)
+border equivalent_border(const stage_elements& se, border b) {
+    const bool extends = b.mode == border_mode::reflect || b.mode == border_mode::nearest || b.mode == border_mode::mirror;
+    if (!extends) return b;
+    const auto windows_hold_extension = [&](const structuring_element& e) {
+        const auto& terms = e.decomposition();
+        if (terms.size() != 1 || terms[0].offset_x != 0 || terms[0].offset_y != 0) return false;
+        return std::all_of(terms[0].segments.begin(), terms[0].segments.end(), [&](const line_segment& s) {
+            const std::int64_t arms_apart = std::abs(s.length - 1 - 2 * s.origin);
+            return std::abs(s.dx) + std::abs(s.dy) == 1 && arms_apart <= (b.mode == border_mode::mirror ? 0 : 1);
+        });
+    };
+    return windows_hold_extension(se.erosion) && windows_hold_extension(se.dilation) ? border{border_mode::ignore, 0.0}
+                                                                                     : b;
+}
+
 }  // namespace
 
 std::string_view to_string(morphology_op op) { return op_names[static_cast<std::size_t>(op)]; }
@@ -87,12 +113,13 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
     const border b = mode.value_or(default_border(c));
     validate<T>(in, out, b);
     const stage_elements se = elements_for(footprint, c, b, in.width(), in.height());
+    const border run_as = equivalent_border(se, b);
     if (overlaps(in, out)) {
         const host_image<T> copy_of_input = clone<T>(in);
-        cpu::morphology<T>(op, copy_of_input.view(), out, se.erosion, se.dilation, b);
+        cpu::morphology<T>(op, copy_of_input.view(), out, se.erosion, se.dilation, run_as);
         return;
     }
-    cpu::morphology<T>(op, in, out, se.erosion, se.dilation, b);
+    cpu::morphology<T>(op, in, out, se.erosion, se.dilation, run_as);
 }
 
 template <pixel T>
@@ -103,14 +130,15 @@ void morphology(morphology_op op, device_view<const T> in, device_view<T> out, c
     resolve_device(device::cuda);  // throws when there is no CUDA backend or device
 #if defined(GRANULA_HAVE_CUDA)
     const stage_elements se = elements_for(footprint, c, b, in.width(), in.height());
+    const border run_as = equivalent_border(se, b);
     if (overlaps(in, out)) {
         device_image<T> copy_of_input(in.width(), in.height());
         copy<T>(in, copy_of_input.view(), s);
-        cuda::morphology<T>(op, copy_of_input.view(), out, se.erosion, se.dilation, b, s);
+        cuda::morphology<T>(op, copy_of_input.view(), out, se.erosion, se.dilation, run_as, s);
         s.synchronize();  // copy_of_input is freed on return
         return;
     }
-    cuda::morphology<T>(op, in, out, se.erosion, se.dilation, b, s);
+    cuda::morphology<T>(op, in, out, se.erosion, se.dilation, run_as, s);
 #else
     static_cast<void>(op), static_cast<void>(footprint), static_cast<void>(c), static_cast<void>(s);
 #endif
