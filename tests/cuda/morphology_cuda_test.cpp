@@ -484,10 +484,10 @@ TYPED_TEST(MorphologyCuda, LinesAtAnglesEqualReference) {
 // Diagonal lines, uint8 and uint16 under ignore and constant borders, run on the linear
 // filters' scan-line passes down the rows (morphology_cuda.cu's diagonal_on_scan_lines; at 45
 // degrees with the arms mirrored), the others (float32, OpenCV's reflected dilation element at
-// even lengths) on the sheared pass: every operation, both conventions whose dilation element
-// differs, odd and even lengths and lengths past the image, images of one row or column, aligned
-// rows and strided views, against the CPU (itself held to the reference) and, on small images,
-// the reference.
+// even lengths, the borders that extend the image) on the sheared pass or the general path:
+// every operation and border, both conventions whose dilation element differs, odd and even
+// lengths and lengths past the image, images of one row or column, aligned rows and strided
+// views, against the CPU (itself held to the reference) and, on small images, the reference.
 TYPED_TEST(MorphologyCuda, DiagonalLinesEqualReference) {
     GRANULA_REQUIRE_GPU();
     using T = TypeParam;
@@ -500,7 +500,7 @@ TYPED_TEST(MorphologyCuda, DiagonalLinesEqualReference) {
         const auto img = random_image<T>(rng, w, h, 250);
         for (const std::int64_t L : {2, 3, 4, 63, 64, 101})
             for (const double angle : {45.0, 135.0})
-                for (const border_mode mode : {border_mode::ignore, border_mode::constant})
+                for (const border_mode mode : all_modes)
                     for (const convention c : {convention::granula, convention::opencv})
                         for (const morphology_op op : all_ops) {
                             ++trial;
