@@ -532,20 +532,31 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
         };
         const bool fused_fits = (first.height() + second.height()) * in.width() * static_cast<std::int64_t>(sizeof(T)) <=
                                 fused_rows_bytes_max;
-        if (a && b && fused_fits && (mode.mode == border_mode::ignore || mode.mode == border_mode::constant)) {
+        const bool padded = mode.mode == border_mode::ignore || mode.mode == border_mode::constant;
+        if (a && b && fused_fits && padded) {
             GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, out, detail::fused(*a, *b), mode.mode,
                                          pad_of(closing), pad_of(!closing));
             return;
         }
-        // Elements with programs otherwise run their stages one after the other, each on its own
-        // path (the other modes extend each stage's input by its own pixels, which one program
-        // cannot): 2048x2048, one thread, mode reflect, against the separable passes, uint8
-        // square:3 0.78 ms against 1.1-2.8, float32 square:5 5.7 against 18.
+        // The other modes extend each stage's input by its own pixels, which one program cannot:
+        // the two programs (those erode_or_dilate picks in these modes) run one after the other.
+        // 2048x2048, one thread, mode reflect, against the separable passes: uint8 square:3 0.78
+        // ms against 1.1-2.8, float32 square:5 5.7 against 18.
+        if (a && b && !padded) {
+            host_image<T> tmp(in.width(), in.height());
+            GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, tmp.view(), *a, mode.mode, pad_of(closing),
+                                         pad_of(closing));
+            GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, host_view<const T>(tmp.view()), out, *b, mode.mode,
+                                         pad_of(!closing), pad_of(!closing));
+            return;
+        }
         if (both_separable && !(a && b)) {
             // Both stages' horizontal passes as one chain on transposed strips.
             open_or_close_separable<T>(in, out, first, second, closing, mode);
             return;
         }
+        // Other elements, and programs too tall to fuse, run their stages apart, each on its own
+        // path (a diagonal's sheared pass, say).
         host_image<T> tmp(in.width(), in.height());
         erode_or_dilate<T>(in, tmp.view(), first, closing, mode);
         erode_or_dilate<T>(tmp.view(), out, second, !closing, mode);
