@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "granula/core/config.hpp"
 #include "granula/morphology/structuring_element.hpp"
 
 namespace granula::cli {
@@ -66,7 +67,7 @@ inline constexpr option_spec time_option{"time", "", "print the compute time, fi
 inline std::optional<int> parse_threads_option(const parsed_arguments& parsed) {
     const auto text = parsed.value("threads");
     if (!text) return std::nullopt;
-    return static_cast<int>(parse_integer("threads", *text, 0, 4096));
+    return static_cast<int>(parse_integer("threads", *text, 0, max_threads));
 }
 
 struct command {

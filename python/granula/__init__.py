@@ -64,13 +64,14 @@ def set_num_threads(threads):
     Parameters
     ----------
     threads : int
-        Number of threads; 0 restores the default (the environment variable
-        ``GRANULA_NUM_THREADS`` when set, else all hardware threads).
+        Number of threads, at most 1024; 0 restores the default (the
+        environment variable ``GRANULA_NUM_THREADS`` when set, else all
+        hardware threads).
 
     Raises
     ------
     ValueError
-        If ``threads`` is negative.
+        If ``threads`` is negative or over 1024.
 
     See Also
     --------

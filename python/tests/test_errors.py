@@ -184,6 +184,8 @@ def test_out_of_wrong_type():
 def test_negative_thread_count():
     with pytest.raises(ValueError, match="thread count must be >= 0"):
         granula.set_num_threads(-1)
+    with pytest.raises(ValueError, match="over granula's limit of 1024"):
+        granula.set_num_threads(1025)
 
 
 def test_host_array_of_another_framework_needs_out():

@@ -14,12 +14,14 @@
 namespace granula {
 namespace {
 
-// GRANULA_NUM_THREADS when set to a positive number, else every hardware thread.
+// GRANULA_NUM_THREADS when set to a positive number (at most max_threads), else every hardware
+// thread.
 int default_threads() {
 #if defined(GRANULA_HAVE_THREADS)
     static const int threads = [] {
-        if (const char* env = std::getenv("GRANULA_NUM_THREADS"); env && std::atoi(env) > 0) return std::atoi(env);
-        return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+        if (const char* env = std::getenv("GRANULA_NUM_THREADS"); env && std::atoi(env) > 0)
+            return std::min(std::atoi(env), max_threads);
+        return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, max_threads);
     }();
     return threads;
 #else
@@ -39,6 +41,11 @@ std::atomic<bool> simd_setting{simd_default()};
 
 void set_num_threads(int threads) {
     if (threads < 0) throw invalid_argument("thread count must be >= 0 (0 = all hardware threads), got " + std::to_string(threads));
+    // The pool keeps every thread it starts until the process ends: a mistyped count would
+    // leave thousands behind.
+    if (threads > max_threads)
+        throw invalid_argument("thread count " + std::to_string(threads) + " is over granula's limit of " +
+                               std::to_string(max_threads));
     thread_setting = threads;
 }
 

@@ -169,6 +169,11 @@ TEST(Settings, ThreadsAndSimdSwitch) {
     set_num_threads(0);
     EXPECT_EQ(num_threads(), before);
     EXPECT_THROW(set_num_threads(-2), invalid_argument);
+    EXPECT_THROW(set_num_threads(max_threads + 1), invalid_argument);
+    EXPECT_EQ(num_threads(), before);  // a refused count changes nothing
+    set_num_threads(max_threads);
+    EXPECT_EQ(num_threads(), max_threads);
+    set_num_threads(0);
     const bool simd = simd_enabled();
     set_simd_enabled(false);
     EXPECT_EQ(simd_target(), "scalar");

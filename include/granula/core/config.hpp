@@ -5,8 +5,9 @@
 
 namespace granula {
 
-// Threads the CPU backend uses; 0 restores the default: the environment variable
-// GRANULA_NUM_THREADS when set, else all hardware threads.
+// Threads the CPU backend uses, at most max_threads; 0 restores the default: the environment
+// variable GRANULA_NUM_THREADS when set (capped at max_threads), else all hardware threads.
+inline constexpr int max_threads = 1024;
 void set_num_threads(int threads);
 int num_threads();
 
