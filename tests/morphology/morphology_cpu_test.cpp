@@ -615,6 +615,53 @@ TEST(MorphologyCpuLarge, ProgramResultsPastTheCacheEqualReference) {
     }
 }
 
+// Results into rows that start anywhere in a cache line (numpy's start 16 bytes into one), from
+// an input whose rows do too: the shift programs' row ends past the cache (store_row), and the
+// scratch images of the separable passes, the two-program openings, top-hats and gradients laid
+// out like the output (detail::scratch_like), against the reference, nothing written outside.
+TEST(MorphologyCpuLarge, ResultsIntoRowsOffTheCacheLines) {
+    std::mt19937_64 rng(59);
+    const std::int64_t width = 1450, height = 1450;
+    const std::uint8_t sentinel = 7;
+    const struct {
+        structuring_element se;
+        morphology_op op;
+        border_mode mode;
+    } cases[] = {{structuring_element::line(21, 30), morphology_op::opening, border_mode::ignore},
+                 {structuring_element::square(15), morphology_op::opening, border_mode::ignore},
+                 {structuring_element::disk(3), morphology_op::white_tophat, border_mode::ignore},
+                 {structuring_element::square(3), morphology_op::gradient, border_mode::ignore},
+                 {structuring_element::square(3), morphology_op::opening, border_mode::reflect},
+                 {structuring_element::line(41, 30), morphology_op::closing, border_mode::reflect}};
+    const auto img = make_image<std::uint8_t>(rng, width, height, 256, false);
+    for (const auto& c : cases) {
+        const auto want = reference::morphology<std::uint8_t>(c.op, img.view, c.se, border{c.mode});
+        for (const std::int64_t in_offset : {0, 16, 45}) {
+            // The input `in_offset` bytes into a line, its rows contiguous.
+            host_image<std::uint8_t> in_frame(width, height + 1);
+            const host_view<std::uint8_t> in(in_frame.view().data() + in_offset, width, height, width);
+            copy<std::uint8_t>(img.view, in);
+            for (const std::int64_t out_offset : {0, 16, 45})
+                for (int threads : {1, 2}) {
+                    host_image<std::uint8_t> frame(width, height + 2);
+                    std::fill_n(frame.view().data(), width * (height + 2), sentinel);
+                    const host_view<std::uint8_t> got(frame.view().data() + width + out_offset, width, height, width);
+                    set_num_threads(threads);
+                    morphology<std::uint8_t>(c.op, in, got, c.se, border{c.mode});
+                    set_num_threads(0);
+                    ASSERT_TRUE(equal_images<std::uint8_t>(got, want.view()))
+                        << c.se.to_string() << " " << to_string(c.op) << " mode " << to_string(c.mode) << " input +"
+                        << in_offset << " output +" << out_offset << " threads " << threads;
+                    const std::uint8_t* all = frame.view().data();
+                    for (std::int64_t i = 0; i < width * (height + 2); ++i)
+                        if (i < width + out_offset || i >= width + out_offset + width * height) {
+                            ASSERT_EQ(all[i], sentinel) << "element " << i << " outside the image, " << c.se.to_string();
+                        }
+                }
+        }
+    }
+}
+
 TEST(MorphologyCpuNaN, NaNPropagatesThroughTheWindow) {
     host_image<float> img(9, 1);
     fill<float>(img.view(), 1.0f);

@@ -12,6 +12,7 @@
 
 #include "core/border_index.hpp"
 #include "core/parallel.hpp"
+#include "core/scratch_image.hpp"
 #include "core/simd_dispatch.hpp"
 #include "morphology/cpu/morphology_kernels.hpp"
 #include "morphology/cpu/stream_kernels.hpp"
@@ -100,11 +101,11 @@ void run_separable(host_view<const T> in, host_view<T> out, const std::vector<se
         units[u - 1].into_scratch = vertical ? !units[u].into_scratch : units[u].into_scratch;
         scratch_needed |= units[u - 1].into_scratch;
     }
-    host_image<T> scratch;
-    if (scratch_needed) scratch = host_image<T>(in.width(), in.height());
+    std::optional<detail::scratch_like<T>> scratch;
+    if (scratch_needed) scratch.emplace(out);
     host_view<const T> source = in;
     for (const unit& u : units) {
-        const host_view<T> target = u.into_scratch ? scratch.view() : out;
+        const host_view<T> target = u.into_scratch ? scratch->view() : out;
         std::vector<detail::line_pass<T>> chain;
         for (std::size_t i = u.begin; i < u.end; ++i)
             chain.push_back(make_pass<T>(detail::pointing_down(steps[i].segment), steps[i].maximum, mode));
@@ -543,7 +544,7 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
         // 2048x2048, one thread, mode reflect, against the separable passes: uint8 square:3 0.78
         // ms against 1.1-2.8, float32 square:5 5.7 against 18.
         if (a && b && !padded) {
-            host_image<T> tmp(in.width(), in.height());
+            const detail::scratch_like<T> tmp(out);
             GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, tmp.view(), *a, mode.mode, pad_of(closing),
                                          pad_of(closing));
             GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, host_view<const T>(tmp.view()), out, *b, mode.mode,
@@ -557,7 +558,7 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
         }
         // Other elements, and programs too tall to fuse, run their stages apart, each on its own
         // path (a diagonal's sheared pass, say).
-        host_image<T> tmp(in.width(), in.height());
+        const detail::scratch_like<T> tmp(out);
         erode_or_dilate<T>(in, tmp.view(), first, closing, mode);
         erode_or_dilate<T>(tmp.view(), out, second, !closing, mode);
         return;
@@ -565,7 +566,7 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
     case morphology_op::white_tophat:
     case morphology_op::black_tophat: {
         const bool white = op == morphology_op::white_tophat;
-        host_image<T> filtered(in.width(), in.height());
+        const detail::scratch_like<T> filtered(out);
         morphology<T>(white ? morphology_op::opening : morphology_op::closing, in, filtered.view(), erosion_element,
                       dilation_element, mode);
         if (white)
@@ -575,7 +576,7 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
         return;
     }
     case morphology_op::gradient: {
-        host_image<T> eroded(in.width(), in.height());
+        const detail::scratch_like<T> eroded(out);
         erode(in, eroded.view());
         dilate(in, out);
         subtract<T>(out, eroded.view(), out);
