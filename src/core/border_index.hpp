@@ -40,6 +40,12 @@ GRANULA_HOST_DEVICE inline std::int64_t border_index(std::int64_t i, std::int64_
     }
 }
 
+// True for the modes that give every index off [0, n) one value, the pad (border_index -1):
+// ignore and constant. Passes can then pad instead of reading the image's own pixels.
+GRANULA_HOST_DEVICE inline bool pads_with_one_value(border_mode mode) {
+    return mode == border_mode::ignore || mode == border_mode::constant;
+}
+
 // floor(a / b) for b > 0.
 GRANULA_HOST_DEVICE inline std::int64_t floor_div(std::int64_t a, std::int64_t b) {
     return a >= 0 ? a / b : -((-a + b - 1) / b);

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "core/border_index.hpp"
 #include "core/enum_names.hpp"
 #include "granula/core/device.hpp"
 #include "granula/core/pixel_type.hpp"
@@ -132,7 +133,7 @@ bool diagonal_down_rows(double angle, std::int64_t length) {
 template <class T>
 bool scan_lines_take_diagonal(double angle, const line_params& p) {
     return (std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::uint16_t>) &&
-           (p.mode.mode == border_mode::ignore || p.mode.mode == border_mode::constant) &&
+           detail::pads_with_one_value(p.mode.mode) &&
            diagonal_down_rows(angle, p.length);
 }
 

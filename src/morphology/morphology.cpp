@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "core/border_index.hpp"
 #include "granula/core/device.hpp"
 #include "morphology/cpu/morphology_cpu.hpp"
 #if defined(GRANULA_HAVE_CUDA)
@@ -55,7 +56,7 @@ stage_elements elements_for(const structuring_element& element, convention c, bo
     // A line much longer than the image: shortened under the borders that read one value off the
     // image (structuring_element::shortened_for). Not under MATLAB's convention, whose origin
     // moves with the line's length.
-    const bool one_value_off = b.mode == border_mode::ignore || b.mode == border_mode::constant;
+    const bool one_value_off = detail::pads_with_one_value(b.mode);
     const structuring_element footprint =
         one_value_off && c != convention::matlab ? element.shortened_for(width, height) : element;
     switch (c) {

@@ -400,7 +400,7 @@ private:
         const std::int64_t base = 64 * lead_;
         const bit_word m = last_word_mask(n_);
         bit_word& tail = slot[lead_ + row_words_ - 1];
-        if (mode_ == border_mode::ignore || mode_ == border_mode::constant) {
+        if (detail::pads_with_one_value(mode_)) {
             tail = (tail & m) | (pad_word(pad_) & ~m);
             return;
         }

@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/border_index.hpp"
 #include "core/parallel.hpp"
 #include "core/simd_dispatch.hpp"
 #include "lines/cpu/lines_kernels.hpp"
@@ -317,7 +318,7 @@ template <class T>
 void line_filter_angles(host_view<const T> in, const detail::line_plan& plan, const host_line_outputs<T>& out) {
     const bool vectorisable = plan.algorithm == line_algorithm::automatic &&
                               plan.angles.size() <= vectorised_angles_max &&
-                              (plan.mode.mode == border_mode::ignore || plan.mode.mode == border_mode::constant);
+                              detail::pads_with_one_value(plan.mode.mode);
     if (vectorisable)
         filter_angles_in_groups<T>(in, plan, out);
     else

@@ -42,6 +42,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/border_index.hpp"
 #include "core/cuda/check.cuh"
 #include "core/cuda/stream_buffer.cuh"
 #include "morphology/cuda/words.cuh"
@@ -1056,7 +1057,7 @@ template <class T>
 bool single_angle_passes_apply(const gd::line_plan& plan, const device_line_outputs<T>& out) {
     const border_mode m = plan.mode.mode;
     return (std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::uint16_t>) && plan.angles.size() == 1 &&
-           plan.length >= 2 && (m == border_mode::ignore || m == border_mode::constant) && out.extremum.empty() &&
+           plan.length >= 2 && gd::pads_with_one_value(m) && out.extremum.empty() &&
            out.orientation.empty() && out.spectrum.empty() && out.filtered.size() == 1;
 }
 

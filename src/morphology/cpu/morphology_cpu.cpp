@@ -453,7 +453,7 @@ void erode_or_dilate(host_view<const T> in, host_view<T> out, const structuring_
     // line too. A line of one diagonal segment keeps its single sheared pass (4.2 ms against
     // 4.4 for the program at 255 pixels) in the modes that pass handles; in the others the
     // program extends the rows, where the general path would pad a copy of the image.
-    const bool pass_borders = mode.mode == border_mode::ignore || mode.mode == border_mode::constant;
+    const bool pass_borders = detail::pads_with_one_value(mode.mode);
     std::optional<detail::shift_program> program;
     if (short_line || !footprint.separable())
         program = line_program<T>(footprint, maximum, in.width(), short_line || !pass_borders);
@@ -533,7 +533,7 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
         };
         const bool fused_fits = (first.height() + second.height()) * in.width() * static_cast<std::int64_t>(sizeof(T)) <=
                                 fused_rows_bytes_max;
-        const bool padded = mode.mode == border_mode::ignore || mode.mode == border_mode::constant;
+        const bool padded = detail::pads_with_one_value(mode.mode);
         if (a && b && fused_fits && padded) {
             GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, out, detail::fused(*a, *b), mode.mode,
                                          pad_of(closing), pad_of(!closing));

@@ -585,7 +585,7 @@ void vertical_pair(host_view<const T> in, host_view<T> out, const row_window<T>&
     // stores.
     const std::vector<std::int64_t> cuts = line_aligned_chunks(out, S);
     const auto chunks = static_cast<std::int64_t>(cuts.size()) - 1;
-    const bool pads_constant = b.pass.mode == border_mode::ignore || b.pass.mode == border_mode::constant;
+    const bool pads_constant = detail::pads_with_one_value(b.pass.mode);
     // The first pass's windows at its result rows [lo, hi] of a strip (padded rows strip_rows[i]
     // + x0), into `edge` (hi - lo + 1 strip rows): the results the second pass's border repeats.
     const auto first_pass_rows = [&](const T* const* strip_rows, std::int64_t x0, std::int64_t lo, std::int64_t hi,

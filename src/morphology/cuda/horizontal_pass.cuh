@@ -787,7 +787,7 @@ void horizontal_pass(device_view<const T> in, device_view<T> out, const pass_par
         granula::copy<T>(in, out, granula::stream(stream));
         return;
     }
-    if (p.mode == border_mode::ignore || p.mode == border_mode::constant) {  // pixels off the row are p.pad
+    if (granula::detail::pads_with_one_value(p.mode)) {  // pixels off the row are p.pad
         const row_doubling_stage<T> stage[] = {{before, after, p.pad}};
         if (row_doubling(in, out, p.maximum, stage, stream)) return;
     }

@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/border_index.hpp"
 #include "core/cuda/check.cuh"
 #include "lines/cuda/lines_cuda.hpp"
 #include "lines/line_plan.hpp"
@@ -252,7 +253,7 @@ void fold_short_periodic_line(run_group& g, bool maximum) {
 template <class T>
 bool erode_or_dilate_fused(device_view<const T> in, device_view<T> out, const granula::detail::element_plan& plan,
                            bool maximum, border mode, T pad, cudaStream_t stream) {
-    const bool padless = mode.mode == border_mode::ignore || mode.mode == border_mode::constant;
+    const bool padless = granula::detail::pads_with_one_value(mode.mode);
     if (plan.groups.size() == 1 && plan.groups[0].rest.empty() && plan.groups[0].passes.size() == 1) {
         const auto& pass = plan.groups[0].passes[0];
         if (padless && pass.first && pass.shifts.size() == 1 && pass.shifts[0].x == 0 && pass.shifts[0].y == 0 &&
