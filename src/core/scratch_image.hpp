@@ -11,8 +11,9 @@ namespace granula::detail {
 // like's first row (numpy's large arrays start 16 bytes into one). A pass between it and `like`
 // then finds both images' columns on one grid of cache lines: the vertical passes stream strips
 // cut at the output's lines, whose loads crossed a line at every vector where the input started
-// on one (4096x4096 uint8, one thread: vline:15 erosion from an aligned image into one 16 bytes
-// into a line 4.4 ms against 3.5 with both 16 bytes in, an opening by square:15 10.4 against 9.0).
+// on one (4096x4096 uint8, one thread: vline:15 erosion from an image on a line into one 16
+// bytes into a line 4.4 ms, 3.5 with both 16 bytes in; an opening by square:15 between numpy-
+// placed images 9.7-9.9 ms with its scratch on a line, 9.0-9.3 placed so).
 // `like` is not empty (the operations validate their images first).
 template <class T>
 class scratch_like {

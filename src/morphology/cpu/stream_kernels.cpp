@@ -343,8 +343,8 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
                 // whole strip through the tail buffer, its whole lines past the cache too
                 // (store_row), so that no cache line is written both ways. Stored by plain stores,
                 // the tail's lines were read from memory first: 4096x4096 uint8 opening by
-                // line:101:30, one thread, the output 16 bytes into a line 9.1-9.9 ms against
-                // 8.7-8.8 on a line.
+                // line:101:30, one thread, input and output 16 bytes into a line 9.1-9.5 ms, 8.7-9.2
+                // streamed (8.4-8.8 both on a line).
                 const std::int64_t aligned = elements_to_line(dst);
                 if (past_cache && reinterpret_cast<std::uintptr_t>(dst) % sizeof(T) == 0 && full >= 2 * S) {
                     const std::int64_t through = (full - aligned) / S * S;
