@@ -107,7 +107,14 @@ int run_gaussian(std::span<const std::string_view> arguments) {
     const std::string out_path(parsed.positional[1]);
     const any_host_image input = io::read_image(std::string(parsed.positional[0]));
     const pixel_type out_type = keep_type ? input.type() : pixel_type::float32;
-    io::check_write_format(out_path, out_type);
+    try {
+        io::check_write_format(out_path, out_type);
+    } catch (const io_error& e) {
+        // The float32 default into a format that holds only integers: the option that fits.
+        if (keep_type || input.type() == pixel_type::float32) throw;
+        throw io_error(std::string(e.what()) + ", or keep the input's " + std::string(to_string(input.type())) +
+                       " pixels with --output-type input");
+    }
     const any_host_image output = make_host_image(out_type, input.width(), input.height());
     const bool time = parsed.has_flag("time");
     run_timings t;

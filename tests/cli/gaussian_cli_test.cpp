@@ -104,7 +104,7 @@ TEST(GaussianCli, ErrorsAreOneLineWithTheRightStatus) {
     expect_error({"gaussian", in, out, "--sigma", "4", "--mode", "ignore"}, 2, "ignore");
     expect_error({"gaussian", in, out, "--sigma", "4", "--mode", "bounce"}, 2, "unknown border mode");
     expect_error({"gaussian", in, out, "--sigma", "4", "--output-type", "int"}, 2, "--output-type");
-    expect_error({"gaussian", in, dir.file("o.png"), "--sigma", "4"}, 1, "float32");
+    expect_error({"gaussian", in, dir.file("o.png"), "--sigma", "4"}, 1, "--output-type input");
     expect_error({"gaussian", dir.file("missing.png"), out, "--sigma", "4"}, 1, "missing.png");
 }
 
