@@ -110,8 +110,17 @@ int run_gaussian(std::span<const std::string_view> arguments) {
     try {
         io::check_write_format(out_path, out_type);
     } catch (const io_error& e) {
-        // The float32 default into a format that holds only integers: the option that fits.
-        if (keep_type || input.type() == pixel_type::float32) throw;
+        // The float32 default into a format that holds only integers (PNG, PGM): name the
+        // option that writes the input's type, where the format holds that.
+        const bool input_type_fits = [&] {
+            try {
+                io::check_write_format(out_path, input.type());
+                return true;
+            } catch (const io_error&) {
+                return false;
+            }
+        }();
+        if (keep_type || !input_type_fits) throw;
         throw io_error(std::string(e.what()) + ", or keep the input's " + std::string(to_string(input.type())) +
                        " pixels with --output-type input");
     }
