@@ -49,6 +49,13 @@ inline void combine(T* __restrict dst, const T* const* src, std::size_t count, s
         return v;
     };
     if constexpr (Count > 0) count = Count;
+    // Prefetched a line apart from the line fetch starts in: from fetch itself, a row that starts
+    // inside a line (numpy's, 16 bytes in) had its last line missed, a demand miss every row
+    // (4096x4096 uint8 openings 16 bytes into a line, one thread, toggled call by call in one
+    // process: square:7 5.7-5.8 -> 5.2-5.4 ms, line:101:30 9.0-9.2 -> 8.8-8.9).
+    const auto into_line = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(fetch) % 64 / sizeof(T));
+    fetch -= into_line;
+    fetch_n += into_line;
     for (std::int64_t x = 0; x < n; x += register_strip<T>) {
         for (std::int64_t f = x; f < std::min(x + register_strip<T>, fetch_n); f += line) __builtin_prefetch(fetch + f);
         const T* p = src[0] + x;
@@ -305,19 +312,10 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
         std::int64_t t0 = y0;
         for (const auto& s : steps) t0 = std::min(t0, s.begin);
         for (std::int64_t t = t0; t < y1; ++t) {
-            // The source row prefetched at this step, fetch_n elements from the start of the line
-            // its first pixel is in: the combine loops prefetch at fetch + a line's elements k,
-            // which from a row that starts inside a line (numpy's, 16 bytes in) missed its last
-            // line (4096x4096 uint8 openings 16 bytes into a line, one thread, toggled call by
-            // call in one process: square:7 5.7-5.8 -> 5.2-5.4 ms, line:101:30 9.0-9.2 -> 8.8-8.9).
-            const T* fetch = nullptr;
-            std::int64_t fetch_n = 0;
-            if (const std::int64_t ahead = t + layout[0].lead + source_prefetch_rows; ahead >= 0 && ahead < height) {
-                const T* first = in.row(ahead) + inside_begin;
-                const auto into_line = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(first) % 64 / sizeof(T));
-                fetch = first - into_line;
-                fetch_n = into_line + inside_end - inside_begin;
-            }
+            const T* fetch = nullptr;  // the source row prefetched at this step, fetch_n elements
+            if (const std::int64_t ahead = t + layout[0].lead + source_prefetch_rows; ahead >= 0 && ahead < height)
+                fetch = in.row(ahead) + inside_begin;
+            const std::int64_t fetch_n = fetch ? inside_end - inside_begin : 0;
             for (std::size_t c = 0; c < count; ++c) {
                 const stage_step& k = steps[c];
                 if (t < k.begin || t >= k.end) continue;
