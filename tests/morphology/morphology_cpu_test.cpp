@@ -40,6 +40,31 @@ test_image<T> make_image(std::mt19937_64& rng, std::int64_t w, std::int64_t h, i
     return img;
 }
 
+// A buffer of height + 2 rows of `width` elements on a cache line, filled with a sentinel, and
+// a width x height image with contiguous rows from element `begin` of it: a result written there
+// must leave every element outside the image as it was.
+template <class T>
+struct image_in_sentinels {
+    static constexpr T sentinel = T(7);
+    host_image<T> frame;
+    host_view<T> view;
+    std::int64_t begin;
+
+    image_in_sentinels(std::int64_t width, std::int64_t height, std::int64_t first)
+        : frame(width, height + 2), begin(first) {
+        std::fill_n(frame.view().data(), elements(), sentinel);
+        view = host_view<T>(frame.view().data() + begin, width, height, width);
+    }
+    std::int64_t elements() const { return frame.width() * frame.height(); }
+    ::testing::AssertionResult outside_untouched() const {
+        const T* all = frame.view().data();
+        for (std::int64_t i = 0; i < elements(); ++i)
+            if ((i < begin || i >= begin + view.width() * view.height()) && !(all[i] == sentinel))
+                return ::testing::AssertionFailure() << "element " << i << " outside the image was written";
+        return ::testing::AssertionSuccess();
+    }
+};
+
 // op on in, scalar and SIMD, on one and two threads: every result equals want.
 template <class T>
 void expect_every_path_equals(morphology_op op, host_view<const T> in, const structuring_element& se, border mode,
@@ -359,7 +384,6 @@ TYPED_TEST(MorphologyCpu, VerticalPassesIntoContiguousRows) {
     using T = TypeParam;
     std::mt19937_64 rng(37);
     constexpr auto line = static_cast<std::int64_t>(64 / sizeof(T));
-    const T sentinel = T(7);
     for (const std::int64_t width : {std::int64_t{512}, 2 * line})
         for (const std::int64_t height : {std::int64_t{1}, std::int64_t{70}}) {
             const auto img = make_image<T>(rng, width, height, 200, false);  // rows contiguous
@@ -373,24 +397,17 @@ TYPED_TEST(MorphologyCpu, VerticalPassesIntoContiguousRows) {
                         for (std::int64_t offset = 0; offset < line; offset += std::max<std::int64_t>(1, line / 8))
                             for (bool simd : {false, true})
                             for (int threads : {1, 2}) {
-                                // A buffer on a line, the image `offset` elements into it.
-                                host_image<T> frame(width, height + 2);
-                                std::fill_n(frame.view().data(), width * (height + 2), sentinel);
-                                const host_view<T> got(frame.view().data() + width - offset, width, height, width);
+                                // The image `offset` elements before a line.
+                                const image_in_sentinels<T> got(width, height, width - offset);
                                 simd_setting setting(simd);
                                 set_num_threads(threads);
-                                morphology<T>(op, img.view, got, se, b_mode);
+                                morphology<T>(op, img.view, got.view, se, b_mode);
                                 set_num_threads(0);
-                                ASSERT_TRUE(equal_images<T>(got, want.view()))
+                                ASSERT_TRUE(equal_images<T>(got.view, want.view()))
                                     << width << "x" << height << " L " << L << " " << to_string(op) << " mode "
                                     << to_string(b_mode.mode) << " offset " << offset
                                     << (simd ? " simd" : " scalar") << " threads " << threads;
-                                const T* all = frame.view().data();
-                                for (std::int64_t i = 0; i < width * (height + 2); ++i)
-                                    if (i < width - offset || i >= width - offset + width * height) {
-                                        ASSERT_EQ(all[i], sentinel) << "element " << i << " outside the image, offset "
-                                                                    << offset;
-                                    }
+                                ASSERT_TRUE(got.outside_untouched()) << "offset " << offset;
                             }
                     }
             }
@@ -622,7 +639,6 @@ TEST(MorphologyCpuLarge, ProgramResultsPastTheCacheEqualReference) {
 TEST(MorphologyCpuLarge, ResultsIntoRowsOffTheCacheLines) {
     std::mt19937_64 rng(59);
     const std::int64_t width = 1450, height = 1450;
-    const std::uint8_t sentinel = 7;
     const struct {
         structuring_element se;
         morphology_op op;
@@ -643,20 +659,14 @@ TEST(MorphologyCpuLarge, ResultsIntoRowsOffTheCacheLines) {
             copy<std::uint8_t>(img.view, in);
             for (const std::int64_t out_offset : {0, 16, 45})
                 for (int threads : {1, 2}) {
-                    host_image<std::uint8_t> frame(width, height + 2);
-                    std::fill_n(frame.view().data(), width * (height + 2), sentinel);
-                    const host_view<std::uint8_t> got(frame.view().data() + width + out_offset, width, height, width);
+                    const image_in_sentinels<std::uint8_t> got(width, height, width + out_offset);
                     set_num_threads(threads);
-                    morphology<std::uint8_t>(c.op, in, got, c.se, border{c.mode});
+                    morphology<std::uint8_t>(c.op, in, got.view, c.se, border{c.mode});
                     set_num_threads(0);
-                    ASSERT_TRUE(equal_images<std::uint8_t>(got, want.view()))
+                    ASSERT_TRUE(equal_images<std::uint8_t>(got.view, want.view()))
                         << c.se.to_string() << " " << to_string(c.op) << " mode " << to_string(c.mode) << " input +"
                         << in_offset << " output +" << out_offset << " threads " << threads;
-                    const std::uint8_t* all = frame.view().data();
-                    for (std::int64_t i = 0; i < width * (height + 2); ++i)
-                        if (i < width + out_offset || i >= width + out_offset + width * height) {
-                            ASSERT_EQ(all[i], sentinel) << "element " << i << " outside the image, " << c.se.to_string();
-                        }
+                    ASSERT_TRUE(got.outside_untouched()) << c.se.to_string();
                 }
         }
     }
