@@ -39,6 +39,18 @@ struct max_op {
     }
 };
 
+// a - b, at zero where an unsigned b exceeds a: a top-hat's or a gradient's difference.
+template <class T>
+struct difference_op {
+    template <class V>
+    static V apply(V a, V b) {
+        if constexpr (std::is_floating_point_v<T>)
+            return a - b;
+        else
+            return (a > b ? a : b) - b;
+    }
+};
+
 // Bytes of one vector register in this copy (AVX-512 or AVX2 width).
 #if defined(__AVX512BW__)
 constexpr std::int64_t vector_bytes = 64;

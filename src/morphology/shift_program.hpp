@@ -1,7 +1,8 @@
 // Lines at angles other than the axes, and small elements of any shape, as a program of
 // shifted minima (maxima), run by the CPU over rows held in cache (morphology_cpu.cpp,
 // stream_kernels.cpp); an opening or closing by such elements is one program, its dilation's
-// stages reading its erosion's last.
+// stages reading its erosion's last, and so is a top-hat or a gradient, whose last stage takes
+// a difference.
 //
 // A line of slope p/q is a base (the runs of its first q + (L mod q) pixels) swept along a
 // periodic line of n points, step s (structuring_element::line). Each stage of the program is
@@ -42,6 +43,9 @@ struct shift_stage {
     // Pixels of this stage off the image are replaced by the next operation's outside value:
     // the end of an opening's erosion, where its dilation starts (border ignore or constant).
     bool clip_to_image = false;
+    // Instead of a min (max): its first read less its second, at zero where an unsigned type
+    // would go below it (a top-hat's or a gradient's end; two reads).
+    bool difference = false;
 };
 
 struct shift_program {
@@ -57,6 +61,26 @@ inline shift_program fused(shift_program first, const shift_program& second) {
         first.stages.push_back(std::move(stage));
     }
     return first;
+}
+
+// Two programs over the same source as one: `second`'s stages after `first`'s, its reads of
+// the source going to stage `source` (0: the source itself). Its two ends are
+// first.stages.size() and the last stage.
+inline shift_program side_by_side(shift_program first, const shift_program& second, int source = 0) {
+    const int base = static_cast<int>(first.stages.size());
+    for (shift_stage stage : second.stages) {
+        for (auto& r : stage.reads) r.stage = r.stage == 0 ? source : r.stage + base;
+        first.stages.push_back(std::move(stage));
+    }
+    return first;
+}
+
+// `program` with a last stage: stage `minuend` less stage `subtrahend`, both at the pixel itself.
+inline shift_program with_difference(shift_program program, int minuend, int subtrahend) {
+    shift_stage stage{{{minuend, 0, 0}, {subtrahend, 0, 0}}};
+    stage.difference = true;
+    program.stages.push_back(std::move(stage));
+    return program;
 }
 
 // A recurring pair must occur at least this often to get a stage of its own (a stage costs two

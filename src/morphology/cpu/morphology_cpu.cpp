@@ -439,10 +439,11 @@ std::optional<detail::shift_program> runs_program(const structuring_element& foo
     return program;
 }
 
+// The shift program of an erosion (dilation) by `footprint`, where it takes one; none where it
+// takes other paths.
 template <class T>
-void erode_or_dilate(host_view<const T> in, host_view<T> out, const structuring_element& footprint, bool maximum,
-                     border mode) {
-    const auto& terms = footprint.decomposition();
+std::optional<detail::shift_program> erosion_program(const structuring_element& footprint, bool maximum,
+                                                     border mode, std::int64_t width, std::int64_t height) {
     // In every mode: the program extends each source row by the mode at its margin columns only
     // (4096x4096 uint8, one thread, modes reflect and nearest: hline:3 1.0-1.7 ms against 2.6-3.0
     // for the separable pass, hline:15 1.7-2.8 against 3.7-5.0, hline:255 5.0-7.1 against 7.2-13).
@@ -456,11 +457,25 @@ void erode_or_dilate(host_view<const T> in, host_view<T> out, const structuring_
     const bool pass_borders = detail::pads_with_one_value(mode.mode);
     std::optional<detail::shift_program> program;
     if (short_line || !footprint.separable())
-        program = line_program<T>(footprint, maximum, in.width(), short_line || !pass_borders);
-    if (!program) program = runs_program<T>(footprint, maximum, in.width(), in.height());
-    if (program) {
-        const T pad =
-            mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : detail::neutral_value<T>(maximum);
+        program = line_program<T>(footprint, maximum, width, short_line || !pass_borders);
+    if (!program) program = runs_program<T>(footprint, maximum, width, height);
+    return program;
+}
+
+// What a stage reads off the image in the modes with no source pixels there: the mode's
+// constant, or the value that leaves a min (max) unchanged.
+template <class T>
+T pad_value(border mode, bool maximum) {
+    return mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : detail::neutral_value<T>(maximum);
+}
+
+template <class T>
+void erode_or_dilate(host_view<const T> in, host_view<T> out, const structuring_element& footprint, bool maximum,
+                     border mode) {
+    const auto& terms = footprint.decomposition();
+    const bool pass_borders = detail::pads_with_one_value(mode.mode);
+    if (const auto program = erosion_program<T>(footprint, maximum, mode, in.width(), in.height())) {
+        const T pad = pad_value<T>(mode, maximum);
         GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, out, *program, mode.mode, pad, pad);
     } else if (footprint.separable()) {
         erode_or_dilate_separable<T>(in, out, footprint, maximum, mode);
@@ -471,6 +486,72 @@ void erode_or_dilate(host_view<const T> in, host_view<T> out, const structuring_
     } else {
         erode_or_dilate_general<T>(in, out, footprint, maximum, mode);
     }
+}
+
+// The programs of an opening's (closing's) two stages, where they take them, and whether they
+// run as one program (fused: the mode pads with one value and both stages' rows fit together).
+struct opening_programs {
+    std::optional<detail::shift_program> first, second;
+    bool one_program = false;
+};
+template <class T>
+opening_programs opening_programs_of(const structuring_element& first, const structuring_element& second,
+                                     bool closing, border mode, std::int64_t width, std::int64_t height) {
+    const auto short_line = [](const structuring_element& e) {
+        const std::int64_t length = horizontal_line_length(e);
+        return length > 0 && length <= program_opening_length_max;
+    };
+    // Lines off the axes (the diagonals too), short horizontal lines and small elements
+    // (runs_program): both stages as one shift program, the image read and written once,
+    // no intermediate image (opening by line(101, 45) on 4096x4096 uint8, one thread:
+    // 7.5 -> 5.8 ms CPU time).
+    const bool lines = !(first.separable() && second.separable()) || (short_line(first) && short_line(second));
+    const auto program_of = [&](const structuring_element& e, bool maximum) {
+        auto program = lines ? line_program<T>(e, maximum, width, true) : std::nullopt;
+        return program ? program : runs_program<T>(e, maximum, width, height);
+    };
+    opening_programs p{program_of(first, closing), program_of(second, !closing)};
+    const bool fits =
+        (first.height() + second.height()) * width * static_cast<std::int64_t>(sizeof(T)) <= fused_rows_bytes_max;
+    p.one_program = p.first && p.second && fits && detail::pads_with_one_value(mode.mode);
+    return p;
+}
+
+// A gradient as one program, where both stages take programs whose rows fit together: the
+// dilation's and the erosion's side by side, both reading the source, and a last stage taking
+// their difference, so that the image is read and written once (no eroded image, no
+// subtraction pass). 4096x4096, one thread, against the stages apart (toggled call by call in
+// one process, medians of 7-9, ms): uint8 disk:3 6.0 / 6.9, square:5 4.7 / 5.2, line:101:30 9.2
+// / 10.4, line:255:30 11.5 / 12.1, mode reflect disk:3 5.6 / 6.8; float32 square:5 23 / 29;
+// two threads uint8 disk:3 3.1 / 4.5. The joined rings cost the larger programs what the
+// passes save: disk:15 (cost 63) 19.5 / 19.0, disk:25 (92) 27.5 / 27.5, disk:31:4 (78) 26.6 /
+// 24.9, disk:31 (114) 40.1 / 38.6; disk:10 (46) 12.5 / 13.2.
+constexpr std::int64_t gradient_program_cost_max = 48;
+template <class T>
+std::optional<detail::shift_program> gradient_program(const structuring_element& erosion_element,
+                                                      const structuring_element& dilation_element, border mode,
+                                                      std::int64_t width, std::int64_t height) {
+    if ((erosion_element.height() + dilation_element.height()) * width * static_cast<std::int64_t>(sizeof(T)) >
+        fused_rows_bytes_max)
+        return std::nullopt;
+    auto erosion = erosion_program<T>(erosion_element, false, mode, width, height);
+    const auto dilation = erosion_program<T>(dilation_element, true, mode, width, height);
+    if (!erosion || !dilation || detail::program_cost(*erosion) > gradient_program_cost_max ||
+        detail::program_cost(*dilation) > gradient_program_cost_max)
+        return std::nullopt;
+    const int erosion_end = static_cast<int>(erosion->stages.size());
+    // The source's rows take the erosion's pad off the image (run with pad_value(mode, false));
+    // in mode ignore the dilation's differs, so the dilation reads a copy of the source clipped
+    // to the image, which takes its pad (the clip pad, pad_value(mode, true)) there.
+    int dilation_source = 0;
+    if (mode.mode == border_mode::ignore) {
+        detail::shift_stage copy{{{0, 0, 0}}, true, true};
+        erosion->stages.push_back(std::move(copy));
+        dilation_source = static_cast<int>(erosion->stages.size());
+    }
+    detail::shift_program both = detail::side_by_side(std::move(*erosion), *dilation, dilation_source);
+    const int dilation_end = static_cast<int>(both.stages.size());
+    return detail::with_difference(std::move(both), dilation_end, erosion_end);
 }
 
 // out = a - b, saturating at zero for unsigned types.
@@ -512,46 +593,26 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
         const bool closing = op == morphology_op::closing;
         const auto& first = closing ? dilation_element : erosion_element;
         const auto& second = closing ? erosion_element : dilation_element;
-        const bool both_separable = first.separable() && second.separable();
-        const auto short_line = [](const structuring_element& e) {
-            const std::int64_t length = horizontal_line_length(e);
-            return length > 0 && length <= program_opening_length_max;
-        };
-        // Lines off the axes (the diagonals too), short horizontal lines and small elements
-        // (runs_program): both stages as one shift program, the image read and written once,
-        // no intermediate image (opening by line(101, 45) on 4096x4096 uint8, one thread:
-        // 7.5 -> 5.8 ms CPU time).
-        const bool lines = !both_separable || (short_line(first) && short_line(second));
-        const auto program_of = [&](const structuring_element& e, bool maximum) {
-            auto program = lines ? line_program<T>(e, maximum, in.width(), true) : std::nullopt;
-            return program ? program : runs_program<T>(e, maximum, in.width(), in.height());
-        };
-        const auto a = program_of(first, closing);
-        const auto b = program_of(second, !closing);
-        const auto pad_of = [&](bool maximum) {
-            return mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : detail::neutral_value<T>(maximum);
-        };
-        const bool fused_fits = (first.height() + second.height()) * in.width() * static_cast<std::int64_t>(sizeof(T)) <=
-                                fused_rows_bytes_max;
-        const bool padded = detail::pads_with_one_value(mode.mode);
-        if (a && b && fused_fits && padded) {
-            GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, out, detail::fused(*a, *b), mode.mode,
-                                         pad_of(closing), pad_of(!closing));
+        const opening_programs p = opening_programs_of<T>(first, second, closing, mode, in.width(), in.height());
+        if (p.one_program) {
+            GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, out, detail::fused(*p.first, *p.second), mode.mode,
+                                         pad_value<T>(mode, closing), pad_value<T>(mode, !closing));
             return;
         }
         // The other modes extend each stage's input by its own pixels, which one program cannot:
         // the two programs (those erode_or_dilate picks in these modes) run one after the other.
         // 2048x2048, one thread, mode reflect, against the separable passes: uint8 square:3 0.78
         // ms against 1.1-2.8, float32 square:5 5.7 against 18.
-        if (a && b && !padded) {
+        if (p.first && p.second && !detail::pads_with_one_value(mode.mode)) {
             const detail::scratch_like<T> tmp(out);
-            GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, tmp.view(), *a, mode.mode, pad_of(closing),
-                                         pad_of(closing));
-            GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, host_view<const T>(tmp.view()), out, *b, mode.mode,
-                                         pad_of(!closing), pad_of(!closing));
+            const T pad_first = pad_value<T>(mode, closing), pad_second = pad_value<T>(mode, !closing);
+            GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, tmp.view(), *p.first, mode.mode, pad_first,
+                                         pad_first);
+            GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, host_view<const T>(tmp.view()), out, *p.second,
+                                         mode.mode, pad_second, pad_second);
             return;
         }
-        if (both_separable && !(a && b)) {
+        if (first.separable() && second.separable() && !(p.first && p.second)) {
             // Both stages' horizontal passes as one chain on transposed strips.
             open_or_close_separable<T>(in, out, first, second, closing, mode);
             return;
@@ -566,6 +627,22 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
     case morphology_op::white_tophat:
     case morphology_op::black_tophat: {
         const bool white = op == morphology_op::white_tophat;
+        const auto& first = white ? erosion_element : dilation_element;
+        const auto& second = white ? dilation_element : erosion_element;
+        const opening_programs p = opening_programs_of<T>(first, second, !white, mode, in.width(), in.height());
+        if (p.one_program) {
+            // The opening's program and a last stage taking the difference with the source (stage
+            // 0): no opened image, no subtraction pass. 4096x4096 uint8, one thread, against the
+            // opening and the pass (toggled call by call in one process, medians of 7, ms): white
+            // disk:3 5.8 / 6.8, disk:15 17.2 / 18.5, disk:31 39.7 / 41.6, line:255:30 11.7 / 12.7;
+            // two threads black disk:7 5.2 / 6.6, line:101:30 4.6 / 6.0.
+            detail::shift_program program = detail::fused(*p.first, *p.second);
+            const int end = static_cast<int>(program.stages.size());
+            program = detail::with_difference(std::move(program), white ? 0 : end, white ? end : 0);
+            GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, out, program, mode.mode, pad_value<T>(mode, !white),
+                                         pad_value<T>(mode, white));
+            return;
+        }
         const detail::scratch_like<T> filtered(out);
         morphology<T>(white ? morphology_op::opening : morphology_op::closing, in, filtered.view(), erosion_element,
                       dilation_element, mode);
@@ -576,6 +653,11 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
         return;
     }
     case morphology_op::gradient: {
+        if (const auto program = gradient_program<T>(erosion_element, dilation_element, mode, in.width(), in.height())) {
+            GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, out, *program, mode.mode, pad_value<T>(mode, false),
+                                         pad_value<T>(mode, true));
+            return;
+        }
         const detail::scratch_like<T> eroded(out);
         erode(in, eroded.view());
         dilate(in, out);

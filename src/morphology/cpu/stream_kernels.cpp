@@ -90,6 +90,13 @@ inline void combine_any(T* dst, const T* const* src, std::size_t count, std::int
     }
 }
 
+// The combine of a stage: its min, max or difference.
+template <class T, bool Through = false>
+auto combine_of(const detail::shift_stage& stage) {
+    if (stage.difference) return combine_any<difference_op<T>, T, Through>;
+    return stage.maximum ? combine_any<max_op<T>, T, Through> : combine_any<min_op<T>, T, Through>;
+}
+
 struct aligned_delete {
     void operator()(std::byte* p) const noexcept { ::operator delete(p, std::align_val_t{64}); }
 };
@@ -304,11 +311,11 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
                         cursor.data() + first[c], c > 0 ? reads_of(c) : 0, nullptr, false};
             if (c > 0) {
                 const detail::shift_stage& stage = program.stages[c - 1];
-                steps[c].combine = stage.maximum ? combine_any<max_op<T>, T> : combine_any<min_op<T>, T>;
+                steps[c].combine = combine_of<T>(stage);
                 steps[c].clip = stage.clip_to_image;
             }
         }
-        const bool maximum = program.stages.back().maximum;
+        const combine_fn combine_through = combine_of<T, true>(program.stages.back());
         std::int64_t t0 = y0;
         for (const auto& s : steps) t0 = std::min(t0, s.begin);
         for (std::int64_t t = t0; t < y1; ++t) {
@@ -361,8 +368,7 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
                     }
                     shifted.assign(sources, sources + reads);
                     for (auto& p : shifted) p += aligned;
-                    (maximum ? combine_any<max_op<T>, T, true> : combine_any<min_op<T>, T, true>)(
-                        dst + aligned, shifted.data(), shifted.size(), through, prefetch, prefetch_n);
+                    combine_through(dst + aligned, shifted.data(), shifted.size(), through, prefetch, prefetch_n);
                     if (aligned + through < full) {
                         for (auto& p : shifted) p += through;
                         combine(tail, shifted.data(), shifted.size(), S, nullptr, 0);
