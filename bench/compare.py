@@ -10,7 +10,8 @@ a disk of radius 31, MATLAB's periodic-line disk of radius 31 (against OpenCV's 
 ellipse), a random 64 x 64 mask, and the everyday small elements: squares of 3 and 5 (uint8 and
 float32), disks of radius 1, 3 and 10, a diamond of radius 3. With --op opening, granula.opening
 (convention "opencv": the dilation by the footprint itself, as cv2 does) against
-cv2.morphologyEx(MORPH_OPEN) instead, scipy left out. Each time is the median of --repeat runs
+cv2.morphologyEx(MORPH_OPEN) instead, scipy left out; likewise white_tophat, black_tophat and
+gradient against MORPH_TOPHAT, MORPH_BLACKHAT and MORPH_GRADIENT. Each time is the median of --repeat runs
 after a warm-up, granula's and OpenCV's calls alternated, their ratio the median of the pairs'
 ratios (so that a shared machine's changes of speed meet both), each writing into an array
 allocated once; every result is checked against OpenCV's pixel for pixel.
@@ -21,7 +22,7 @@ of the image (the floor: read and write every byte once). The image is several t
 cache, so repeated runs are not flattered by it.
 
 Usage: python3 bench/compare.py [--threads 1 2] [--repeat 5] [--size 4096] [--cases line:255:30 ...]
-                                [--op erosion|opening] [--gpu]
+                                [--op erosion|opening|white_tophat|black_tophat|gradient] [--gpu]
 """
 
 import argparse
@@ -48,6 +49,11 @@ GPU_CASES = [("uint8", f"{axis}line:{length}") for length in (3, 63, 255, 1001) 
 GPU_CASES += [("float32", f"{axis}line:{length}") for length in (63, 255) for axis in "hv"]
 GPU_CASES += [("uint8", "line:63:45"), ("uint8", "line:255:30"), ("uint8", "line:1001:30"), ("uint8", "disk:31")]
 GPU_CASES += [("uint8", "disk:31:4")]
+
+
+# granula's operations beside erosion (--op) and OpenCV's morphologyEx names for them.
+OPENCV_OPS = {"opening": "MORPH_OPEN", "white_tophat": "MORPH_TOPHAT", "black_tophat": "MORPH_BLACKHAT",
+              "gradient": "MORPH_GRADIENT"}
 
 
 def footprint_of(spec):
@@ -135,14 +141,14 @@ def cpu_benchmark(size, threads_list, repeat, with_scipy, cases, op):
             dst = np.empty_like(image)
 
             def ours():
-                if op == "opening":
-                    return granula.opening(image, footprint, out=out, convention="opencv")
-                return granula.erosion(image, footprint, out=out)
+                if op == "erosion":
+                    return granula.erosion(image, footprint, out=out)
+                return getattr(granula, op)(image, footprint, out=out, convention="opencv")
 
             def theirs():
-                if op == "opening":
-                    return cv2.morphologyEx(image, cv2.MORPH_OPEN, kernel, dst=dst, anchor=anchor)
-                return cv2.erode(image, kernel, dst=dst, anchor=anchor)
+                if op == "erosion":
+                    return cv2.erode(image, kernel, dst=dst, anchor=anchor)
+                return cv2.morphologyEx(image, getattr(cv2, OPENCV_OPS[op]), kernel, dst=dst, anchor=anchor)
 
             g, c, ratio = alternated_ms(ours, theirs, repeat)
             ours()
@@ -210,8 +216,8 @@ def main():
     parser.add_argument("--no-scipy", action="store_true", help="leave scipy.ndimage out of the CPU table")
     parser.add_argument("--cases", nargs="+", metavar="FOOTPRINT",
                         help="run only the CPU cases with these footprints (e.g. line:255:30 random:64)")
-    parser.add_argument("--op", choices=["erosion", "opening"], default="erosion",
-                        help="the CPU operation (default erosion; opening leaves scipy out)")
+    parser.add_argument("--op", choices=["erosion", *OPENCV_OPS], default="erosion",
+                        help="the CPU operation (default erosion; the others leave scipy out)")
     parser.add_argument("--no-cpu", action="store_true", help="skip the CPU table")
     parser.add_argument("--gpu", action="store_true", help="also compare with CuPy on the GPU")
     parser.add_argument("--gpu-size", type=int, default=16384, help="GPU image side (default 16384)")
