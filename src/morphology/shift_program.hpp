@@ -63,9 +63,8 @@ inline shift_program fused(shift_program first, const shift_program& second) {
     return first;
 }
 
-// Two programs over the same source as one: `second`'s stages after `first`'s, its reads of
-// the source going to stage `source` (0: the source itself). Its two ends are
-// first.stages.size() and the last stage.
+// Two programs over the same source as one: `second`'s stages after `first`'s (which keep
+// their numbers), its reads of the source going to stage `source` (0: the source itself).
 inline shift_program side_by_side(shift_program first, const shift_program& second, int source = 0) {
     const int base = static_cast<int>(first.stages.size());
     for (shift_stage stage : second.stages) {
