@@ -11,10 +11,10 @@ ellipse), a random 64 x 64 mask, and the everyday small elements: squares of 3 a
 float32), disks of radius 1, 3 and 10, a diamond of radius 3. With --op opening, granula.opening
 (convention "opencv": the dilation by the footprint itself, as cv2 does) against
 cv2.morphologyEx(MORPH_OPEN) instead, scipy left out; likewise white_tophat, black_tophat and
-gradient against MORPH_TOPHAT, MORPH_BLACKHAT and MORPH_GRADIENT. Each time is the median of --repeat runs
-after a warm-up, granula's and OpenCV's calls alternated, their ratio the median of the pairs'
-ratios (so that a shared machine's changes of speed meet both), each writing into an array
-allocated once; every result is checked against OpenCV's pixel for pixel.
+gradient against MORPH_TOPHAT, MORPH_BLACKHAT and MORPH_GRADIENT. Each time is the median of
+--repeat runs after a warm-up, granula's and OpenCV's calls alternated, their ratio the median
+of the pairs' ratios (so that a shared machine's changes of speed meet both), each writing into
+an array allocated once; every result is checked against OpenCV's pixel for pixel.
 
 GPU (--gpu; 16384 x 16384 by default): granula on CuPy arrays against
 cupyx.scipy.ndimage.grey_erosion, timed with CUDA events, and against a device-to-device copy
