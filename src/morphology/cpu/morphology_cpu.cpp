@@ -469,12 +469,13 @@ T pad_value(border mode, bool maximum) {
     return mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : detail::neutral_value<T>(maximum);
 }
 
+// `program`: erode_or_dilate_program's for these arguments.
 template <class T>
 void erode_or_dilate(host_view<const T> in, host_view<T> out, const structuring_element& footprint, bool maximum,
-                     border mode) {
+                     border mode, const std::optional<detail::shift_program>& program) {
     const auto& terms = footprint.decomposition();
     const bool pass_borders = detail::pads_with_one_value(mode.mode);
-    if (const auto program = erode_or_dilate_program<T>(footprint, maximum, mode, in.width(), in.height())) {
+    if (program) {
         const T pad = pad_value<T>(mode, maximum);
         GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, out, *program, mode.mode, pad, pad);
     } else if (footprint.separable()) {
@@ -486,6 +487,13 @@ void erode_or_dilate(host_view<const T> in, host_view<T> out, const structuring_
     } else {
         erode_or_dilate_general<T>(in, out, footprint, maximum, mode);
     }
+}
+
+template <class T>
+void erode_or_dilate(host_view<const T> in, host_view<T> out, const structuring_element& footprint, bool maximum,
+                     border mode) {
+    erode_or_dilate<T>(in, out, footprint, maximum, mode,
+                       erode_or_dilate_program<T>(footprint, maximum, mode, in.width(), in.height()));
 }
 
 // The programs of an opening's (closing's) two stages, where they take them, and whether they
@@ -527,29 +535,30 @@ opening_programs opening_programs_of(const structuring_element& first, const str
 // passes save: disk:15 (cost 63) 19.5 / 19.0, disk:25 (92) 27.5 / 27.5, disk:31:4 (78) 26.6 /
 // 24.9, disk:31 (114) 40.1 / 38.6; disk:10 (46) 12.5 / 13.2.
 constexpr std::int64_t gradient_program_cost_max = 48;
+// `planned_erosion` and `planned_dilation`: erode_or_dilate_program's for the two elements.
 template <class T>
 std::optional<detail::shift_program> gradient_program(const structuring_element& erosion_element,
-                                                      const structuring_element& dilation_element, border mode,
-                                                      std::int64_t width, std::int64_t height) {
-    if ((erosion_element.height() + dilation_element.height()) * width * static_cast<std::int64_t>(sizeof(T)) >
-        fused_rows_bytes_max)
+                                                      const std::optional<detail::shift_program>& planned_erosion,
+                                                      const structuring_element& dilation_element,
+                                                      const std::optional<detail::shift_program>& planned_dilation,
+                                                      border mode, std::int64_t width) {
+    if (!planned_erosion || !planned_dilation || detail::program_cost(*planned_erosion) > gradient_program_cost_max ||
+        detail::program_cost(*planned_dilation) > gradient_program_cost_max ||
+        (erosion_element.height() + dilation_element.height()) * width * static_cast<std::int64_t>(sizeof(T)) >
+            fused_rows_bytes_max)
         return std::nullopt;
-    auto erosion = erode_or_dilate_program<T>(erosion_element, false, mode, width, height);
-    const auto dilation = erode_or_dilate_program<T>(dilation_element, true, mode, width, height);
-    if (!erosion || !dilation || detail::program_cost(*erosion) > gradient_program_cost_max ||
-        detail::program_cost(*dilation) > gradient_program_cost_max)
-        return std::nullopt;
-    const int erosion_end = static_cast<int>(erosion->stages.size());
+    detail::shift_program erosion = *planned_erosion;
+    const int erosion_end = static_cast<int>(erosion.stages.size());
     // The source's rows take the erosion's pad off the image (run with pad_value(mode, false));
     // in mode ignore the dilation's differs, so the dilation reads a copy of the source clipped
     // to the image, which takes its pad (the clip pad, pad_value(mode, true)) there.
     int dilation_source = 0;
     if (mode.mode == border_mode::ignore) {
         detail::shift_stage copy{{{0, 0, 0}}, true, true};
-        erosion->stages.push_back(std::move(copy));
-        dilation_source = static_cast<int>(erosion->stages.size());
+        erosion.stages.push_back(std::move(copy));
+        dilation_source = static_cast<int>(erosion.stages.size());
     }
-    detail::shift_program both = detail::side_by_side(std::move(*erosion), *dilation, dilation_source);
+    detail::shift_program both = detail::side_by_side(std::move(erosion), *planned_dilation, dilation_source);
     const int dilation_end = static_cast<int>(both.stages.size());
     return detail::with_difference(std::move(both), dilation_end, erosion_end);
 }
@@ -579,15 +588,9 @@ void subtract(host_view<const T> a, host_view<const T> b, host_view<T> out) {
 template <class T>
 void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const structuring_element& erosion_element,
                 const structuring_element& dilation_element, border mode) {
-    const auto erode = [&](host_view<const T> from, host_view<T> to) {
-        erode_or_dilate<T>(from, to, erosion_element, false, mode);
-    };
-    const auto dilate = [&](host_view<const T> from, host_view<T> to) {
-        erode_or_dilate<T>(from, to, dilation_element, true, mode);
-    };
     switch (op) {
-    case morphology_op::erosion: erode(in, out); return;
-    case morphology_op::dilation: dilate(in, out); return;
+    case morphology_op::erosion: erode_or_dilate<T>(in, out, erosion_element, false, mode); return;
+    case morphology_op::dilation: erode_or_dilate<T>(in, out, dilation_element, true, mode); return;
     case morphology_op::opening:
     case morphology_op::closing: {
         const bool closing = op == morphology_op::closing;
@@ -629,7 +632,10 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
         const bool white = op == morphology_op::white_tophat;
         const auto& first = white ? erosion_element : dilation_element;
         const auto& second = white ? dilation_element : erosion_element;
-        const opening_programs p = opening_programs_of<T>(first, second, !white, mode, in.width(), in.height());
+        // Planned here only where the opening can be one program (otherwise it plans its own).
+        const opening_programs p = detail::pads_with_one_value(mode.mode)
+                                       ? opening_programs_of<T>(first, second, !white, mode, in.width(), in.height())
+                                       : opening_programs{};
         if (p.one_program) {
             // The opening's program and a last stage taking the difference with the source (stage
             // 0): no opened image, no subtraction pass. 4096x4096 uint8, one thread, against the
@@ -653,15 +659,18 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
         return;
     }
     case morphology_op::gradient: {
-        const auto program = gradient_program<T>(erosion_element, dilation_element, mode, in.width(), in.height());
-        if (program) {
+        // Each stage planned once, for the joined program or for its own path.
+        const auto erosion = erode_or_dilate_program<T>(erosion_element, false, mode, in.width(), in.height());
+        const auto dilation = erode_or_dilate_program<T>(dilation_element, true, mode, in.width(), in.height());
+        if (const auto program =
+                gradient_program<T>(erosion_element, erosion, dilation_element, dilation, mode, in.width())) {
             GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, out, *program, mode.mode, pad_value<T>(mode, false),
                                          pad_value<T>(mode, true));
             return;
         }
         const detail::scratch_like<T> eroded(out);
-        erode(in, eroded.view());
-        dilate(in, out);
+        erode_or_dilate<T>(in, eroded.view(), erosion_element, false, mode, erosion);
+        erode_or_dilate<T>(in, out, dilation_element, true, mode, dilation);
         subtract<T>(out, eroded.view(), out);
         return;
     }
