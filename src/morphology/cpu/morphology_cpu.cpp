@@ -22,6 +22,13 @@
 namespace granula::cpu {
 namespace {
 
+// What a stage reads off the image in the modes with no source pixels there: the mode's
+// constant, or the value that leaves a min (max) unchanged.
+template <class T>
+T pad_value(border mode, bool maximum) {
+    return mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : detail::neutral_value<T>(maximum);
+}
+
 template <class T>
 detail::line_pass<T> make_pass(const line_segment& segment, bool maximum, border mode) {
     detail::line_pass<T> pass;
@@ -31,8 +38,7 @@ detail::line_pass<T> make_pass(const line_segment& segment, bool maximum, border
     pass.after = maximum ? low : high;
     pass.maximum = maximum;
     pass.mode = mode.mode;
-    pass.pad =
-        mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : detail::neutral_value<T>(maximum);
+    pass.pad = pad_value<T>(mode, maximum);
     return pass;
 }
 
@@ -222,8 +228,7 @@ void erode_or_dilate_general(host_view<const T> in, host_view<T> out, const stru
     const bool whole_passes = std::any_of(plan.groups.begin(), plan.groups.end(), [&](const auto& group) {
         return !std::all_of(group.passes.begin(), group.passes.end(), grown_in_cache);
     });
-    const T pad =
-        mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : detail::neutral_value<T>(maximum);
+    const T pad = pad_value<T>(mode, maximum);
     // When the source is read only by one vertical pass (a periodic-line disk's first line),
     // that pass reads `in` through the border rule and writes the padded frame itself: no
     // padded copy of the source.
@@ -460,13 +465,6 @@ std::optional<detail::shift_program> erode_or_dilate_program(const structuring_e
         program = line_program<T>(footprint, maximum, width, short_line || !pass_borders);
     if (!program) program = runs_program<T>(footprint, maximum, width, height);
     return program;
-}
-
-// What a stage reads off the image in the modes with no source pixels there: the mode's
-// constant, or the value that leaves a min (max) unchanged.
-template <class T>
-T pad_value(border mode, bool maximum) {
-    return mode.mode == border_mode::constant ? static_cast<T>(mode.cval) : detail::neutral_value<T>(maximum);
 }
 
 // `program`: erode_or_dilate_program's for these arguments.
