@@ -523,6 +523,40 @@ opening_programs opening_programs_of(const structuring_element& first, const str
     return p;
 }
 
+// An opening (closing): `first` then `second`, whose programs `p` are opening_programs_of's.
+template <class T>
+void open_or_close(host_view<const T> in, host_view<T> out, const structuring_element& first,
+                   const structuring_element& second, bool closing, border mode, const opening_programs& p) {
+    if (p.one_program) {
+        GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, out, detail::fused(*p.first, *p.second), mode.mode,
+                                     pad_value<T>(mode, closing), pad_value<T>(mode, !closing));
+        return;
+    }
+    // The other modes extend each stage's input by its own pixels, which one program cannot:
+    // the two programs (those erode_or_dilate picks in these modes) run one after the other.
+    // 2048x2048, one thread, mode reflect, against the separable passes: uint8 square:3 0.78
+    // ms against 1.1-2.8, float32 square:5 5.7 against 18.
+    if (p.first && p.second && !detail::pads_with_one_value(mode.mode)) {
+        const detail::scratch_like<T> tmp(out);
+        const T pad_first = pad_value<T>(mode, closing), pad_second = pad_value<T>(mode, !closing);
+        GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, tmp.view(), *p.first, mode.mode, pad_first,
+                                     pad_first);
+        GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, host_view<const T>(tmp.view()), out, *p.second,
+                                     mode.mode, pad_second, pad_second);
+        return;
+    }
+    if (first.separable() && second.separable() && !(p.first && p.second)) {
+        // Both stages' horizontal passes as one chain on transposed strips.
+        open_or_close_separable<T>(in, out, first, second, closing, mode);
+        return;
+    }
+    // Other elements, and programs too tall to fuse, run their stages apart, each on its own
+    // path (a diagonal's sheared pass, say).
+    const detail::scratch_like<T> tmp(out);
+    erode_or_dilate<T>(in, tmp.view(), first, closing, mode);
+    erode_or_dilate<T>(tmp.view(), out, second, !closing, mode);
+}
+
 // A gradient as one program, where both stages take programs whose rows fit together: the
 // dilation's and the erosion's side by side, both reading the source, and a last stage taking
 // their difference, so that the image is read and written once (no eroded image, no
@@ -594,35 +628,8 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
         const bool closing = op == morphology_op::closing;
         const auto& first = closing ? dilation_element : erosion_element;
         const auto& second = closing ? erosion_element : dilation_element;
-        const opening_programs p = opening_programs_of<T>(first, second, closing, mode, in.width(), in.height());
-        if (p.one_program) {
-            GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, out, detail::fused(*p.first, *p.second), mode.mode,
-                                         pad_value<T>(mode, closing), pad_value<T>(mode, !closing));
-            return;
-        }
-        // The other modes extend each stage's input by its own pixels, which one program cannot:
-        // the two programs (those erode_or_dilate picks in these modes) run one after the other.
-        // 2048x2048, one thread, mode reflect, against the separable passes: uint8 square:3 0.78
-        // ms against 1.1-2.8, float32 square:5 5.7 against 18.
-        if (p.first && p.second && !detail::pads_with_one_value(mode.mode)) {
-            const detail::scratch_like<T> tmp(out);
-            const T pad_first = pad_value<T>(mode, closing), pad_second = pad_value<T>(mode, !closing);
-            GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, in, tmp.view(), *p.first, mode.mode, pad_first,
-                                         pad_first);
-            GRANULA_SIMD_DISPATCH_AVX512(run_shift_program<T>, host_view<const T>(tmp.view()), out, *p.second,
-                                         mode.mode, pad_second, pad_second);
-            return;
-        }
-        if (first.separable() && second.separable() && !(p.first && p.second)) {
-            // Both stages' horizontal passes as one chain on transposed strips.
-            open_or_close_separable<T>(in, out, first, second, closing, mode);
-            return;
-        }
-        // Other elements, and programs too tall to fuse, run their stages apart, each on its own
-        // path (a diagonal's sheared pass, say).
-        const detail::scratch_like<T> tmp(out);
-        erode_or_dilate<T>(in, tmp.view(), first, closing, mode);
-        erode_or_dilate<T>(tmp.view(), out, second, !closing, mode);
+        open_or_close<T>(in, out, first, second, closing, mode,
+                         opening_programs_of<T>(first, second, closing, mode, in.width(), in.height()));
         return;
     }
     case morphology_op::white_tophat:
@@ -630,10 +637,7 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
         const bool white = op == morphology_op::white_tophat;
         const auto& first = white ? erosion_element : dilation_element;
         const auto& second = white ? dilation_element : erosion_element;
-        // Planned here only where the opening can be one program (otherwise it plans its own).
-        const opening_programs p = detail::pads_with_one_value(mode.mode)
-                                       ? opening_programs_of<T>(first, second, !white, mode, in.width(), in.height())
-                                       : opening_programs{};
+        const opening_programs p = opening_programs_of<T>(first, second, !white, mode, in.width(), in.height());
         if (p.one_program) {
             // The opening's program and a last stage taking the difference with the source (stage
             // 0): no opened image, no subtraction pass. 4096x4096 uint8, one thread, against the
@@ -648,8 +652,7 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
             return;
         }
         const detail::scratch_like<T> filtered(out);
-        morphology<T>(white ? morphology_op::opening : morphology_op::closing, in, filtered.view(), erosion_element,
-                      dilation_element, mode);
+        open_or_close<T>(in, filtered.view(), first, second, !white, mode, p);
         if (white)
             subtract<T>(in, filtered.view(), out);
         else
