@@ -11,16 +11,48 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
 
 namespace granula::detail {
+
+namespace {
+
+// A part's state, shared by its owner and the threads that may split it: the first row its
+// owner has not reserved (low 32 bits) and its end (high 32 bits), in one word so that a
+// reservation and a split never cross.
+// A cache line each: owners reserve rows in their own slots all the time.
+struct alignas(64) part_slot : std::atomic<std::uint64_t> {};
+constexpr std::uint64_t pack_part(std::int64_t next, std::int64_t end) {
+    return static_cast<std::uint64_t>(next) | static_cast<std::uint64_t>(end) << 32;
+}
+constexpr std::int64_t part_next(std::uint64_t v) { return static_cast<std::int64_t>(v & 0xffffffffu); }
+constexpr std::int64_t part_end(std::uint64_t v) { return static_cast<std::int64_t>(v >> 32); }
+// Rows an owner reserves at a time: one atomic operation per few rows.
+constexpr std::int64_t reserved_rows = 8;
+
+}  // namespace
+
+bool row_part::reserve(std::int64_t y) {
+    auto& slot = *static_cast<part_slot*>(slot_);
+    std::uint64_t v = slot.load();
+    for (;;) {
+        const std::int64_t end = part_end(v);
+        if (y >= end) return false;
+        if (slot.compare_exchange_weak(v, pack_part(std::min(end, y + reserved_rows), end))) {
+            reserved_ = std::min(end, y + reserved_rows);
+            return true;
+        }
+    }
+}
 
 // Without GRANULA_WITH_THREADS everything runs on the calling thread.
 #if defined(GRANULA_HAVE_THREADS)
@@ -124,7 +156,68 @@ void run_parallel(std::int64_t n, int threads, void (*call)(void*, std::int64_t)
     if (in_forked_child.load() || !pool().run(j)) j.work();
 }
 
+void run_rows(std::int64_t rows, std::int64_t min_rows, int threads, void (*call)(void*, row_part&), void* context) {
+    // Rows and ends must fit a slot's halves; no image has this many rows in practice.
+    if (rows >= (std::int64_t{1} << 31)) {
+        row_part whole(0, rows);
+        call(context, whole);
+        return;
+    }
+    min_rows = std::max<std::int64_t>(1, min_rows);
+    std::vector<part_slot> slots(static_cast<std::size_t>(threads));
+    for (auto& s : slots) s.store(0);
+    std::atomic<int> arrived{0};
+    struct shared {
+        std::vector<part_slot>* slots;
+        std::atomic<int>* arrived;
+        std::int64_t rows, min_rows;
+        void (*call)(void*, row_part&);
+        void* context;
+    } state{&slots, &arrived, rows, min_rows, call, context};
+    // An item per thread (run_parallel hands each to one thread): the first takes every row,
+    // then each splits the largest part left until none is worth it.
+    const auto item = [](void* p, std::int64_t) {
+        auto& st = *static_cast<shared*>(p);
+        const auto me = static_cast<std::size_t>(st.arrived->fetch_add(1));
+        part_slot& mine = (*st.slots)[me];
+        if (me == 0) {
+            mine.store(pack_part(0, st.rows));
+            row_part part(0, st.rows, &mine);
+            st.call(st.context, part);
+        }
+        for (;;) {
+            std::int64_t begin = 0, end = 0;
+            for (bool taken = false; !taken;) {
+                part_slot* victim = nullptr;
+                std::uint64_t seen = 0;
+                for (auto& s : *st.slots) {
+                    const std::uint64_t v = s.load();
+                    if (part_end(v) - part_next(v) >= 2 * st.min_rows &&
+                        (!victim || part_end(v) - part_next(v) > part_end(seen) - part_next(seen))) {
+                        victim = &s;
+                        seen = v;
+                    }
+                }
+                if (!victim) return;
+                begin = part_next(seen) + (part_end(seen) - part_next(seen)) / 2;
+                end = part_end(seen);
+                // Fails when the owner reserved rows meanwhile: look again.
+                taken = victim->compare_exchange_strong(seen, pack_part(part_next(seen), begin));
+            }
+            mine.store(pack_part(begin, end));
+            row_part part(begin, end, &mine);
+            st.call(st.context, part);
+        }
+    };
+    run_parallel(threads, threads, item, &state);
+}
+
 #else
+
+void run_rows(std::int64_t rows, std::int64_t, int, void (*call)(void*, row_part&), void* context) {
+    row_part whole(0, rows);
+    call(context, whole);
+}
 
 void run_parallel(std::int64_t n, int, void (*call)(void*, std::int64_t), void* context) {
     for (std::int64_t i = 0; i < n; ++i) call(context, i);

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -131,6 +132,40 @@ TEST(Threads, EveryItemOnceNestedAndConcurrent) {
     caller(2, errors);
     other.join();
     EXPECT_EQ(errors.load(), 0);
+}
+
+// Rows split among threads as they arrive (run_rows): every row made exactly once, each part's
+// rows in order, every part handed out with at least min_rows rows, also with two callers at once
+// (one of them then runs its rows alone).
+TEST(Threads, RowPartsMakeEveryRowOnce) {
+    auto caller = [](int seed, std::atomic<int>& errors, std::atomic<int>& splits) {
+        for (int round = 0; round < 200; ++round) {
+            const std::int64_t rows = 1 + (seed * 31 + round * 17) % 500, min_rows = 1 + round % 7;
+            std::vector<std::atomic<int>> made(static_cast<std::size_t>(rows));
+            std::atomic<int> parts{0};
+            auto body = [&](detail::row_part& part) {
+                parts += 1;
+                errors += part.begin() > 0 && part.first_end() - part.begin() < min_rows;
+                std::int64_t y = part.begin();
+                for (; y < part.first_end() && part.owns(y); ++y) {
+                    made[static_cast<std::size_t>(y)] += 1;
+                    std::this_thread::yield();  // time for another thread to come
+                }
+                errors += y < part.first_end() && part.owns(y);  // once refused, a row stays refused
+            };
+            detail::run_rows(
+                rows, min_rows, 1 + round % 3,
+                [](void* context, detail::row_part& part) { (*static_cast<decltype(body)*>(context))(part); }, &body);
+            for (const auto& m : made) errors += m != 1;
+            splits += parts.load() > 1;
+        }
+    };
+    std::atomic<int> errors{0}, splits{0};
+    std::thread other(caller, 1, std::ref(errors), std::ref(splits));
+    caller(2, errors, splits);
+    other.join();
+    EXPECT_EQ(errors.load(), 0);
+    std::printf("rounds with more than one part: %d of 400\n", splits.load());
 }
 
 // A child forked while another thread keeps the pool busy runs every item on its calling thread

@@ -174,7 +174,7 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
     const auto round_up = [S](std::int64_t n) { return (n + S - 1) / S * S; };
     // Bands of whole rows while the rings fit the budget (narrower bands recompute the
     // stages' margins: line:255:30 took 7.0 ms in bands of 2048 bytes against 5.7 in one);
-    // each band in row chunks, one per thread.
+    // each band's rows split among the threads (parallel_rows).
     std::int64_t ring_rows = 0, margin = 0, depth = 0;
     for (std::size_t j = 0; j < last; ++j) {
         ring_rows += layout[j].ring;
@@ -186,15 +186,14 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
                                                   std::max<std::int64_t>(1, width / (4 * S)));
     const std::int64_t band_width = round_up((width + bands - 1) / bands);
     bands = (width + band_width - 1) / band_width;
-    // Each chunk recomputes `depth` rows above it, at most half its own rows: at a quarter, as
-    // before, a fused opening by line:255:30 (depth 256) of a 2048x2048 image ran as one chunk,
+    // Each part recomputes `depth` rows above it, at most half its own rows: at a quarter, as
+    // before, a fused opening by line:255:30 (depth 256) of a 2048x2048 image ran as one part,
     // on one thread whatever the count.
-    const std::int64_t chunks =
-        std::clamp<std::int64_t>(std::max(1, num_threads()), 1, std::max<std::int64_t>(1, height / (2 * depth + 1)));
+    const std::int64_t part_rows_min = 2 * depth + 1;
 
-    detail::parallel_for(bands * chunks, in.pixel_count() * static_cast<std::int64_t>(count), [&](std::int64_t task) {
-        const std::int64_t x0 = task % bands * band_width, x1 = std::min(width, x0 + band_width);
-        const std::int64_t y0 = height * (task / bands) / chunks, y1 = height * (task / bands + 1) / chunks;
+    const auto run_part = [&](std::int64_t band, detail::row_part& part) {
+        const std::int64_t x0 = band * band_width, x1 = std::min(width, x0 + band_width);
+        const std::int64_t y0 = part.begin(), y1 = part.first_end();
         // Stage j's ring: layout[j].ring rows of stride[j] elements from rings + offset[j], each
         // from column x0 + left.
         std::vector<std::int64_t> stride(count), offset(count);
@@ -318,7 +317,12 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
         const combine_fn combine_through = combine_of<T, true>(program.stages.back());
         std::int64_t t0 = y0;
         for (const auto& s : steps) t0 = std::min(t0, s.begin);
+        const stage_step& result_step = steps[last];
         for (std::int64_t t = t0; t < y1; ++t) {
+            // The result row of this step must still be this part's (another thread may have
+            // taken the part's second half), asked before the step's stages, which make rows for
+            // it and the rows after it.
+            if (t >= result_step.begin && !part.owns(t + result_step.lead)) break;
             const T* fetch = nullptr;  // the source row prefetched at this step, fetch_n elements
             if (const std::int64_t ahead = t + layout[0].lead + source_prefetch_rows; ahead >= 0 && ahead < height)
                 fetch = in.row(ahead) + inside_begin;
@@ -390,8 +394,11 @@ void run_shift_program(host_view<const T> in, host_view<T> out, const detail::sh
             for (std::size_t i = 0; i < cursor.size(); ++i)
                 cursor[i] = cursor[i] == last_row[i] ? cursor[i] - back_of[i] : cursor[i] + step_of[i];
         }
-        stream_fence();  // the stores past the cache are visible before the task ends
-    });
+        stream_fence();  // the stores past the cache are visible before the part ends
+    };
+    for (std::int64_t band = 0; band < bands; ++band)
+        detail::parallel_rows(height, part_rows_min, in.pixel_count() * static_cast<std::int64_t>(count) / bands,
+                              [&](detail::row_part& part) { run_part(band, part); });
 }
 
 #define GRANULA_INSTANTIATE(type, name)                                                                       \
