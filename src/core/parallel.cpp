@@ -163,24 +163,24 @@ void run_rows(std::int64_t rows, std::int64_t min_rows, int threads, void (*call
         call(context, whole);
         return;
     }
-    min_rows = std::max<std::int64_t>(1, min_rows);
-    std::vector<part_slot> slots(static_cast<std::size_t>(threads));
-    for (auto& s : slots) s.store(0);
-    std::atomic<int> arrived{0};
     struct shared {
-        std::vector<part_slot>* slots;
-        std::atomic<int>* arrived;
-        std::int64_t rows, min_rows;
-        void (*call)(void*, row_part&);
-        void* context;
-    } state{&slots, &arrived, rows, min_rows, call, context};
+        std::vector<part_slot> slots;  // a part per thread
+        std::atomic<int> arrived{0};
+        std::int64_t rows = 0, min_rows = 1;
+        void (*call)(void*, row_part&) = nullptr;
+        void* context = nullptr;
+    } state;
+    state.slots = std::vector<part_slot>(static_cast<std::size_t>(threads));  // empty parts: 0, 0
+    state.rows = rows;
+    state.min_rows = std::max<std::int64_t>(1, min_rows);
+    state.call = call;
+    state.context = context;
     // An item per thread (run_parallel hands each to one thread): the first takes every row,
     // then each splits the largest part left until none is worth it.
     const auto item = [](void* p, std::int64_t) {
         auto& st = *static_cast<shared*>(p);
-        const auto me = static_cast<std::size_t>(st.arrived->fetch_add(1));
-        part_slot& mine = (*st.slots)[me];
-        if (me == 0) {
+        part_slot& mine = st.slots[static_cast<std::size_t>(st.arrived.fetch_add(1))];
+        if (&mine == &st.slots.front()) {
             mine.store(pack_part(0, st.rows));
             row_part part(0, st.rows, &mine);
             st.call(st.context, part);
@@ -190,7 +190,7 @@ void run_rows(std::int64_t rows, std::int64_t min_rows, int threads, void (*call
             for (bool taken = false; !taken;) {
                 part_slot* victim = nullptr;
                 std::uint64_t seen = 0;
-                for (auto& s : *st.slots) {
+                for (auto& s : st.slots) {
                     const std::uint64_t v = s.load();
                     if (part_end(v) - part_next(v) >= 2 * st.min_rows &&
                         (!victim || part_end(v) - part_next(v) > part_end(seen) - part_next(seen))) {
