@@ -28,8 +28,7 @@ namespace {
 
 // A part's state, shared by its owner and the threads that may split it: the first row its
 // owner has not reserved (low 32 bits) and its end (high 32 bits), in one word so that a
-// reservation and a split never cross.
-// A cache line each: owners reserve rows in their own slots all the time.
+// reservation and a split never cross; a cache line each, as owners reserve rows all the time.
 struct alignas(64) part_slot : std::atomic<std::uint64_t> {};
 constexpr std::uint64_t pack_part(std::int64_t next, std::int64_t end) {
     return static_cast<std::uint64_t>(next) | static_cast<std::uint64_t>(end) << 32;

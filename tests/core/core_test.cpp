@@ -134,9 +134,9 @@ TEST(Threads, EveryItemOnceNestedAndConcurrent) {
     EXPECT_EQ(errors.load(), 0);
 }
 
-// Rows split among threads as they arrive (run_rows): every row made exactly once, each part's
-// rows in order, every part handed out with at least min_rows rows, also with two callers at once
-// (one of them then runs its rows alone).
+// Rows split among threads as they arrive (run_rows): every row made exactly once, every part
+// split off with at least min_rows rows, a refused row refused again, also with two callers at
+// once (one of them then runs its rows alone).
 TEST(Threads, RowPartsMakeEveryRowOnce) {
     auto caller = [](int seed, std::atomic<int>& errors, std::atomic<int>& splits) {
         for (int round = 0; round < 200; ++round) {
