@@ -417,7 +417,11 @@ __global__ void __launch_bounds__(threads) pass_kernel(const args<typename V::el
                     } else if constexpr (EdgeGather) {
                         edge_tile.store(threadIdx.x, k * C + j, W::pack(v));
                     } else {
-                        store_lanes<W, ToScratch, In>(rows_out[k * C + j], c, a.columns, v);
+                        // The lane from `lane` rather than the loads' `c`: ptxas then gives the
+                        // uint8 scratch-to-image kernels 64 registers rather than 48, and 8000^2
+                        // openings at 45 and 60 degrees run 5-6% faster (λ = 41, one H100: 0.156
+                        // -> 0.146-0.148 ms; docs/benchmarks.md, stop 73).
+                        store_lanes<W, ToScratch, In>(rows_out[k * C + j], a.first_line + lane, a.columns, v);
                     }
                 });
         };
