@@ -711,8 +711,9 @@ typename detail::line_band_job<T>::sum_type filter_block(const detail::line_band
             if (lo == 0 && hi == V) continue;
             // Only the chunks that [lo, hi) cuts: a row of a wide block at 60 degrees (4096x4096)
             // is cut in at most two of its 16 chunks (AVX2), and 22% of its rows are. A cut chunk
-            // as two fills around the lanes it keeps: lane by lane, GCC kept that select scalar
-            // for uint8, a byte at a time (3.5% of the 30-degree opening on one thread).
+            // takes two fills around the lanes it keeps: a select lane by lane, which GCC kept
+            // scalar for uint8 keys, made the uint8 openings at 30 and 150 degrees about 5% slower
+            // and the 640x640 map over 180 angles 12% (docs/benchmarks.md, stop 74).
             K* row = second_row(after + j);
             for (std::int64_t c = 0; c < V; c += H) {
                 if (c >= lo && c + H <= hi) continue;
