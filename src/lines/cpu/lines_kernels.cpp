@@ -825,7 +825,7 @@ typename detail::line_band_job<T>::sum_type filter_strip(const detail::line_band
         if (std::is_floating_point_v<T> || lo != 0 || hi != V) {
             eroded.store(keys);
             if constexpr (std::is_floating_point_v<T>) lift_nan(keys, V);
-            std::fill_n(keys, lo, outside);  // as filter_block's cut chunks: fills, not a select a lane
+            std::fill_n(keys, lo, outside);  // fills, as for filter_block's cut chunks
             std::fill_n(keys + hi, V - hi, outside);
             eroded = row::load(keys);
         }

@@ -369,9 +369,9 @@ __global__ void __launch_bounds__(threads) pass_kernel(const args<typename V::el
     const i64 runs = (a.g.ca_max - a.g.ca_min + K) / K;
     for (i64 step = blockIdx.y; step < runs; step += gridDim.y) {
         // From the scratch, the last runs first: their rows are the ones the first pass wrote
-        // last, some of them still in the L2 cache. 8000^2 uint8 openings 1-2.5% faster at every
-        // angle on the scan-line passes, λ = 41 and 101 (one H100, three rounds; 60 degrees, λ =
-        // 101: 0.191-0.192 -> 0.187 ms; docs/benchmarks.md, stop 74).
+        // last, some of them still in the L2 cache. 8000^2 uint8 openings 1-2.5% faster at 30,
+        // 45, 60 and 150 degrees, λ = 41 and 101 (one H100, three rounds; 60 degrees, λ = 101:
+        // 0.191-0.192 -> 0.187 ms; docs/benchmarks.md, stop 74).
         const i64 run = FromScratch ? runs - 1 - step : step;
         const run_rows u = rows_of_run<C, K>(a.g, run);
         const i64 o0 = u.a_first + a.g.before;  // the run's first output row
