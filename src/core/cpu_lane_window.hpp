@@ -233,10 +233,11 @@ constexpr std::int64_t strip_prefetch_rows = 16;
 
 // A strip's row (Bytes wide) as vector registers. Loaded and stored a register at a time: with
 // one memcpy of the whole row GCC kept the rows of streamed_window (its prefix, the windows) on
-// the stack, a store and a reload around every minimum, and the 4096x4096 uint8 opening by
-// line(101, 90) took 2.14-2.23 ms on one thread against 1.56-1.61, 1.08-1.12 on two against
-// 0.77-0.83 (Intel Sapphire Rapids build VM, three rounds; the vertical erosions 15-17% faster
-// for uint8, 3-8% for float; docs/benchmarks.md, stop 75).
+// the stack, a store and a reload around every minimum: the 4096x4096 uint8 opening by
+// line(101, 90) took 2.14-2.23 ms on one thread and 1.08-1.12 on two, against 1.56-1.61 and
+// 0.77-0.83 a register at a time (Intel Sapphire Rapids build VM, three rounds); the vertical
+// erosions 15-17% faster for uint8, 3-8% for float, the steep scan-line openings 14-20%
+// (docs/benchmarks.md, stop 75).
 template <class T, std::int64_t Bytes = strip_bytes>
 struct strip_row {
     static constexpr std::int64_t lanes = vector_bytes / static_cast<std::int64_t>(sizeof(T));
