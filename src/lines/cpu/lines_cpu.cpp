@@ -190,7 +190,7 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
     // are reductions over angles: those are kept on the transposed image, so the input is too.
     const bool flat_transposed = any_flat && want_best;
     host_image<T> in_t = image_if<T, T>(flat_transposed, h, w);
-    if (flat_transposed) GRANULA_SIMD_DISPATCH(transpose<T>, in, in_t.view());
+    if (flat_transposed) GRANULA_SIMD_DISPATCH_AVX512(transpose<T>, in, in_t.view());
 
     // Many angles on an image whose reductions fit in memory once per thread: each thread takes
     // whole angles into its own reduction (one parallel region for the call; a region per angle
@@ -226,7 +226,7 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
             if (!out.filtered.empty()) job.filtered = flat && want_best ? r.filtered_t.view() : out.filtered[angle.index];
             const double sum = GRANULA_SIMD_DISPATCH_AVX512(filter_angle_bands<T>, job);
             if (flat && want_best && !out.filtered.empty())
-                GRANULA_SIMD_DISPATCH(transpose<T>, r.filtered_t.view(), out.filtered[angle.index]);
+                GRANULA_SIMD_DISPATCH_AVX512(transpose<T>, r.filtered_t.view(), out.filtered[angle.index]);
             if (!out.spectrum.empty()) out.spectrum[angle.index] = sum;
         }
     };
@@ -244,7 +244,7 @@ void filter_angles_vectorised(host_view<const T> in, const detail::line_plan& pl
         if (any_steep && !r.first_s) sources.push_back(r.best_s.view());
         if (any_flat && !r.first_f) {
             transposed.push_back(image_if<T, word>(true, w, h));
-            GRANULA_SIMD_DISPATCH(transpose<word>, r.best_f.view(), transposed.back().view());
+            GRANULA_SIMD_DISPATCH_AVX512(transpose<word>, r.best_f.view(), transposed.back().view());
             sources.push_back(transposed.back().view());
         }
     }

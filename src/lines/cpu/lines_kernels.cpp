@@ -919,49 +919,39 @@ double filter_angle_bands(const detail::line_band_job<T>& job) {
 
 template <class T>
 void transpose(host_view<const T> in, host_view<T> out) {
-    // Blocks of B x B pixels (B * sizeof(T) = 512 bytes a side) are gathered through registers
-    // (gather_group, N input rows by G columns at a time) into a buffer that stays in the L2
-    // cache, then written out 512 contiguous bytes per output row by non-temporal stores: rows
-    // read and written a few cache lines at a time, not one line each a row stride apart, which
-    // both the memory and the L1 cache (strides that are multiples of 4 KiB) handle badly.
-    // What is left at the right and bottom goes by G x G tiles, then pixel by pixel.
-    constexpr std::int64_t N = block_n<T>, G = group_columns<T>, B = 512 / sizeof(T);
+    // Tiles of G columns by R rows (R * sizeof(T) = 128 bytes) are gathered through registers
+    // (gather_group, N rows at a time) into a buffer that stays in the L1 cache, then written out
+    // R contiguous elements (two whole lines) per output row past the cache; each gather
+    // prefetches its rows' next line, the next tile's. The tiles go a block of B x B elements (512
+    // bytes a side) at a time, so that the block's input and output rows stay in the TLB. 4096 x
+    // 4096, two threads, against blocks of B x B gathered into a buffer in the L2 cache (its 16-byte
+    // pieces each a store missing the L1): uint8 1.77-1.85 -> 1.30-1.43 ms, uint16 3.2-3.4 ->
+    // 2.3-2.5, float 5.5-5.8 -> 5.2 (docs/benchmarks.md, stop 76).
+    constexpr std::int64_t N = block_n<T>, G = group_columns<T>, R = 128 / sizeof(T), B = 512 / sizeof(T);
     const std::int64_t w = in.width(), h = in.height();
+    const std::int64_t w_tiled = w / G * G;  // columns from w_tiled on go pixel by pixel
     const std::int64_t bands = (h + B - 1) / B;
     detail::parallel_for(bands, in.pixel_count(), [&](std::int64_t band) {
-        thread_local std::vector<T> buffer(B * B);
-        T* block = buffer.data();
-        const std::int64_t y0 = band * B, y1 = std::min(h, y0 + B);
-        std::int64_t x_done = 0;
-        if (y1 - y0 == B) {
-            for (; x_done + B <= w; x_done += B) {
-                for (std::int64_t y = y0; y < y1; y += N) {
-                    const T* rows[N];
-                    for (std::int64_t k = 0; k < N; ++k) rows[k] = in.row(y + k);
-                    for (std::int64_t x = 0; x < B; x += G)
-                        gather_group<T>(rows, x_done + x, block + x * B + (y - y0), B);
+        alignas(64) T tile[G * R];
+        const std::int64_t band_y0 = band * B, band_y1 = std::min(h, band_y0 + B);
+        for (std::int64_t block_x = 0; block_x < w_tiled; block_x += B)
+            for (std::int64_t x = block_x; x < std::min(w_tiled, block_x + B); x += G)
+                for (std::int64_t y0 = band_y0; y0 < band_y1; y0 += R) {
+                    const std::int64_t y1 = std::min(band_y1, y0 + R);
+                    const std::int64_t rows = (y1 - y0) / N * N;  // the rest pixel by pixel
+                    for (std::int64_t i = 0; i < rows; i += N) {
+                        const T* src[N];
+                        for (std::int64_t k = 0; k < N; ++k) src[k] = in.row(y0 + i + k);
+                        for (std::int64_t k = 0; k < N; ++k) __builtin_prefetch(src[k] + x + G);
+                        gather_group<T>(src, x, tile + i, R);
+                    }
+                    for (std::int64_t j = 0; j < G; ++j) {
+                        store_row(out.row(x + j) + y0, tile + j * R, rows);
+                        for (std::int64_t y = y0 + rows; y < y1; ++y) out.row(x + j)[y] = in.row(y)[x + j];
+                    }
                 }
-                for (std::int64_t j = 0; j < B; ++j) store_row(out.row(x_done + j) + y0, block + j * B, B);
-            }
-        }
-        // The rest: G x G tiles of the band's whole groups of G rows, then single pixels.
-        alignas(64) T tile[G * G];
-        std::int64_t y = y0;
-        for (; y + G <= y1; y += G) {
-            std::int64_t x = x_done;
-            for (; x + G <= w; x += G) {
-                for (std::int64_t i = 0; i < G; i += N) {
-                    const T* rows[N];
-                    for (std::int64_t k = 0; k < N; ++k) rows[k] = in.row(y + i + k);
-                    gather_group<T>(rows, x, tile + i, G);
-                }
-                for (std::int64_t j = 0; j < G; ++j) store_line(out.row(x + j) + y, tile + j * G);
-            }
-            for (; x < w; ++x)
-                for (std::int64_t i = y; i < y + G; ++i) out.row(x)[i] = in.row(i)[x];
-        }
-        for (std::int64_t x = x_done; x < w; ++x)
-            for (std::int64_t i = y; i < y1; ++i) out.row(x)[i] = in.row(i)[x];
+        for (std::int64_t x = w_tiled; x < w; ++x)
+            for (std::int64_t y = band_y0; y < band_y1; ++y) out.row(x)[y] = in.row(y)[x];
         stream_fence();
     });
 }
