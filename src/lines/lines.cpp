@@ -9,10 +9,8 @@
 #include <numeric>
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <utility>
 
-#include "core/border_index.hpp"
 #include "core/enum_names.hpp"
 #include "granula/core/device.hpp"
 #include "granula/core/pixel_type.hpp"
@@ -126,17 +124,6 @@ bool diagonal_down_rows(double angle, std::int64_t length) {
     return a == 135.0 || (a == 45.0 && length % 2 == 1);
 }
 
-// A single uint8 or uint16 filter at such a diagonal, border ignore or constant, runs down the rows
-// on the scan-line path rather than through morphology's diagonal. CPU: opening by line(101, 45 or
-// 135), 4096x4096 uint8 1.4-1.6x faster on one or two threads, uint16 1.2x; float32 keeps
-// morphology's (22 ms against 26 down the rows, one thread). CUDA: see line_filter (device).
-template <class T>
-bool scan_lines_take_diagonal(double angle, const line_params& p) {
-    return (std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::uint16_t>) &&
-           detail::pads_with_one_value(p.mode.mode) &&
-           diagonal_down_rows(angle, p.length);
-}
-
 // Nearest and reflect extend a line by samples that every window reaching past its end holds
 // already: the first stage's arms differ by at most one, so a window [i - before, i + after]
 // (0 <= i) holds the line's samples [0, i + after], among them the mirror images [0, before - i
@@ -185,10 +172,10 @@ bool reduction_reversed(const detail::line_plan& plan, angle_reduction reduction
 }
 
 // On the axes and diagonals the scan lines are the footprint lines of line(λ, θ) (lines.hpp), so
-// morphology's passes compute the same image, and 2-3x faster than the scan-line path on both
-// backends (docs/benchmarks.md), except uint8 and uint16 diagonals (scan_lines_take_diagonal).
-// (CUDA morphology runs those diagonals on the scan-line passes itself, at 45 degrees with the
-// arm mirrored, so the even lengths that reach it from here take them too.) `p` has its border
+// morphology's passes compute the same image, 2-3x faster than the scan-line path on the axes on
+// both backends (docs/benchmarks.md); morphology runs the uint8 and uint16 diagonals on the
+// scan-line path down the rows itself where that pays (lines/diagonal_line_plan.hpp), at 45
+// degrees with the arm mirrored, so even lengths take it too. `p` has its border
 // as with_equivalent_border gives it (nearest and reflect as ignore); fifo and stack are asked
 // for by name and keep theirs.
 std::optional<morphology_op> footprint_equivalent(double angle, const line_params& p) {
@@ -279,8 +266,7 @@ template <pixel T>
 void line_filter(host_view<const T> in, host_view<T> out, double angle, const line_params& params) {
     const double angles[] = {angle};
     const line_params equivalent = with_equivalent_border(params);
-    const auto op = footprint_equivalent(angle, equivalent);
-    if (op && !scan_lines_take_diagonal<T>(angle, equivalent)) {
+    if (const auto op = footprint_equivalent(angle, equivalent)) {
         validate_input(in, angles, params);
         check_same_size(in, out, "a filtered image");  // morphology() handles overlap itself
         morphology<T>(*op, in, out, structuring_element::line(params.length, angle), equivalent.mode);
@@ -300,11 +286,8 @@ void line_filter(host_view<const T> in, host_view<T> out, double angle, const li
 template <pixel T>
 void line_filter(device_view<const T> in, device_view<T> out, double angle, const line_params& params, stream s) {
     const double angles[] = {angle};
-    // Diagonals down the rows go to the one-angle passes (lines_cuda.cu), which need λ >= 2:
-    // 8000x8000 uint8, opening by line(41, 45), one H200, 0.32 -> 0.25 ms (docs/benchmarks.md).
     const line_params equivalent = with_equivalent_border(params);
-    const auto op = footprint_equivalent(angle, equivalent);
-    if (op && !(params.length >= 2 && scan_lines_take_diagonal<T>(angle, equivalent))) {
+    if (const auto op = footprint_equivalent(angle, equivalent)) {
         validate_input(in, angles, params);
         check_same_size(in, out, "a filtered image");  // morphology() handles overlap itself
         morphology<T>(*op, in, out, structuring_element::line(params.length, angle), equivalent.mode, s);

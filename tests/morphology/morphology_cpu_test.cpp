@@ -188,6 +188,28 @@ TYPED_TEST(MorphologyCpu, LongLinesAtAnglesEqualReference) {
     }
 }
 
+// Diagonal lines run on the linear filters' scan lines down the rows (uint8 and uint16, borders
+// ignore and constant; openings and closings from diagonal_opening_length_min on, top-hats from
+// diagonal_tophat_length_min, morphology_cpu.cpp):
+// both diagonals at every angle that names them, odd and even lengths (the 45-degree arms
+// mirrored), lengths beyond the image, every op, strided views, scalar and SIMD, one and two
+// threads, against the reference with the element's footprint.
+TYPED_TEST(MorphologyCpu, DiagonalLinesOnScanLinesEqualReference) {
+    using T = TypeParam;
+    std::mt19937_64 rng(20261207);
+    const std::pair<std::int64_t, double> lines[] = {{41, 45}, {64, 135}, {101, -45}, {42, 225}, {151, 45}, {2, 135}};
+    for (std::size_t i = 0; i < std::size(lines); ++i) {
+        const auto se = structuring_element::line(lines[i].first, lines[i].second);
+        const auto k = static_cast<std::int64_t>(i);
+        const auto img = make_image<T>(rng, 80 + 23 * k, 110 - 11 * k, i % 2 ? 6 : 150, true);
+        for (const border_mode mode : {border_mode::ignore, border_mode::constant}) {
+            const border b{mode, std::is_floating_point_v<T> ? 1.5 : 40.0};
+            for (const morphology_op op : all_ops)
+                expect_every_path_equals<T>(op, img.view, se, b, reference::morphology<T>(op, img.view, se, b));
+        }
+    }
+}
+
 // Lines longer than the image along their dominant axis (2 E + 2 pixels and more), which the
 // operations shorten to 2 E + 1 under borders ignore and constant (shortened_for), equal the
 // reference with the whole line's footprint: every convention, every border mode (the others

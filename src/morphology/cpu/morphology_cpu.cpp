@@ -14,6 +14,8 @@
 #include "core/parallel.hpp"
 #include "core/scratch_image.hpp"
 #include "core/simd_dispatch.hpp"
+#include "lines/cpu/lines_cpu.hpp"
+#include "lines/diagonal_line_plan.hpp"
 #include "morphology/cpu/morphology_kernels.hpp"
 #include "morphology/cpu/stream_kernels.hpp"
 #include "morphology/element_plan.hpp"
@@ -615,11 +617,60 @@ void subtract(host_view<const T> a, host_view<const T> b, host_view<T> out) {
     });
 }
 
+// Openings and closings by shorter diagonals keep their shift program, which reads and writes the
+// image once: uint8 openings by line(L, 45 or 135), program against scan lines, ms, two threads
+// at 4096x4096 L = 9 1.6-1.9 / 1.8, L = 21 2.2-2.4 / 1.7, L = 41 2.4-2.8 / 1.7; at 1024x1024 L =
+// 9 0.07-0.11 / 0.14-0.24, L = 31 0.15 / 0.14-0.22, L = 41 0.16-0.18 / 0.15. Top-hats longer
+// still: their program's last stage takes the difference, where the scan-line opening needs a
+// subtraction pass after it (4096x4096, two threads, white top-hat, program against scan lines:
+// uint8 L = 101 3.2-3.4 / 3.6-3.7 ms, L = 151 4.1 / 3.7, L = 255 5.3-5.5 / 3.7-3.8; uint16 L = 41
+// 6.8 / 7.6, L = 101 9.7 / 7.5; docs/benchmarks.md, stop 76).
+constexpr std::int64_t diagonal_opening_length_min = 41;
+template <class T>
+constexpr std::int64_t diagonal_tophat_length_min = sizeof(T) == 1 ? 151 : 101;
+
+// The plan of `op` by a diagonal line on the linear filters' scan-line path down the rows
+// (lines/diagonal_line_plan.hpp), uint8 or uint16 under border ignore or constant, where it beats
+// the sheared pass and the shift programs; none elsewhere. 4096x4096 uint8, two threads, ms:
+// erosion by line(L, 45) 2.5-3.5 -> 1.6-1.8 for L = 3 to 1001, opening 4.8-6.0 -> 2.1 at L = 255,
+// 8.5 -> 2.9 at L = 1001; uint16 erosion by line(255, 45) 9.5 -> 4.5, opening 16.3 -> 4.1. float32
+// keeps the sheared pass (its opening by line(101, 45): 22 ms against 26 down the rows, one
+// thread; lines.cpp).
+// `two_stage_length_min`: the shortest line an opening or closing takes the plan for.
+template <class T>
+std::optional<detail::line_plan> diagonal_plan(morphology_op op, const structuring_element& erosion_element,
+                                               const structuring_element& dilation_element, border mode,
+                                               host_view<const T> in,
+                                               std::int64_t two_stage_length_min = diagonal_opening_length_min) {
+    if constexpr (!std::is_same_v<T, std::uint8_t> && !std::is_same_v<T, std::uint16_t>) {
+        return std::nullopt;
+    } else {
+        auto plan = detail::diagonal_line_plan(op, erosion_element, dilation_element, mode, in.width(), in.height(),
+                                               true);
+        if (plan && !plan->first_stage_only && plan->length < two_stage_length_min) return std::nullopt;
+        return plan;
+    }
+}
+
+template <class T>
+void filter_diagonal(host_view<const T> in, host_view<T> out, const detail::line_plan& plan) {
+    const host_view<T> filtered[] = {out};
+    host_line_outputs<T> outputs;
+    outputs.filtered = filtered;
+    line_filter_angles<T>(in, plan, outputs);
+}
+
 }  // namespace
 
 template <class T>
 void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const structuring_element& erosion_element,
                 const structuring_element& dilation_element, border mode) {
+    if (op == morphology_op::erosion || op == morphology_op::dilation || op == morphology_op::opening ||
+        op == morphology_op::closing)
+        if (const auto plan = diagonal_plan<T>(op, erosion_element, dilation_element, mode, in)) {
+            filter_diagonal<T>(in, out, *plan);
+            return;
+        }
     switch (op) {
     case morphology_op::erosion: erode_or_dilate<T>(in, out, erosion_element, false, mode); return;
     case morphology_op::dilation: erode_or_dilate<T>(in, out, dilation_element, true, mode); return;
@@ -635,6 +686,14 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
     case morphology_op::white_tophat:
     case morphology_op::black_tophat: {
         const bool white = op == morphology_op::white_tophat;
+        if (const auto plan = diagonal_plan<T>(white ? morphology_op::opening : morphology_op::closing,
+                                               erosion_element, dilation_element, mode, in,
+                                               diagonal_tophat_length_min<T>)) {
+            const detail::scratch_like<T> filtered(out);
+            filter_diagonal<T>(in, filtered.view(), *plan);
+            white ? subtract<T>(in, filtered.view(), out) : subtract<T>(filtered.view(), in, out);
+            return;
+        }
         const auto& first = white ? erosion_element : dilation_element;
         const auto& second = white ? dilation_element : erosion_element;
         const opening_programs p = opening_programs_of<T>(first, second, !white, mode, in.width(), in.height());
@@ -660,6 +719,16 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
         return;
     }
     case morphology_op::gradient: {
+        const auto erosion_plan = diagonal_plan<T>(morphology_op::erosion, erosion_element, dilation_element, mode, in);
+        const auto dilation_plan =
+            diagonal_plan<T>(morphology_op::dilation, erosion_element, dilation_element, mode, in);
+        if (erosion_plan && dilation_plan) {
+            const detail::scratch_like<T> eroded(out);
+            filter_diagonal<T>(in, eroded.view(), *erosion_plan);
+            filter_diagonal<T>(in, out, *dilation_plan);
+            subtract<T>(out, eroded.view(), out);
+            return;
+        }
         // Each stage planned once, for the joined program or for its own path.
         const auto erosion = erode_or_dilate_program<T>(erosion_element, false, mode, in.width(), in.height());
         const auto dilation = erode_or_dilate_program<T>(dilation_element, true, mode, in.width(), in.height());

@@ -17,9 +17,7 @@
 #include "core/border_index.hpp"
 #include "core/cuda/check.cuh"
 #include "lines/cuda/lines_cuda.hpp"
-#include "lines/line_plan.hpp"
-#include "lines/scan_line_filter.hpp"
-#include "lines/scan_lines.hpp"
+#include "lines/diagonal_line_plan.hpp"
 #include "morphology/cuda/line_pass.cuh"
 #include "morphology/cuda/pair_levels.hpp"
 #include "morphology/cuda/tuning.hpp"
@@ -384,12 +382,9 @@ bool fused_opening_or_closing(device_view<const T> in, device_view<T> out, const
 
 // A diagonal line's erosion, dilation, opening or closing, uint8 or uint16 under border ignore or
 // constant, on the linear filters' scan-line passes (lines/cuda/scan_line_passes.cuh) down the
-// rows: a diagonal's scan lines are its footprint lines, so with the footprint's arms (mirrored
-// at 45 degrees, where the rows run against its order) the image is the same, and those passes
-// beat the sheared pass (one H200, 16384² uint8 erosion by line(63, 45) 0.445 -> 0.289 ms,
-// line(1001, 45) 0.760 -> 0.495; 8000² opening by line(41, 45) 0.309 -> 0.129; docs/benchmarks.md,
-// stop 49). Both elements must be that line (erosions use the first, dilations the second).
-// False where this does not apply.
+// rows (lines/diagonal_line_plan.hpp), which beat the sheared pass (one H200, 16384² uint8
+// erosion by line(63, 45) 0.445 -> 0.289 ms, line(1001, 45) 0.760 -> 0.495; 8000² opening by
+// line(41, 45) 0.309 -> 0.129; docs/benchmarks.md, stop 49). False where this does not apply.
 template <class T>
 bool diagonal_on_scan_lines(morphology_op op, device_view<const T> in, device_view<T> out,
                             const structuring_element& erosion_element, const structuring_element& dilation_element,
@@ -397,34 +392,13 @@ bool diagonal_on_scan_lines(morphology_op op, device_view<const T> in, device_vi
     if constexpr (!std::is_same_v<T, std::uint8_t> && !std::is_same_v<T, std::uint16_t>) {
         return false;
     } else {
-        if (mode.mode != border_mode::ignore && mode.mode != border_mode::constant) return false;
-        const bool erodes = op != morphology_op::dilation, dilates = op != morphology_op::erosion;
-        const structuring_element& element = erodes ? erosion_element : dilation_element;
-        const std::int64_t length = element.width();
-        if (length < 2 || length > std::numeric_limits<std::int32_t>::max() || element.height() != length) return false;
-        // A diagonal line is one segment: anything else (a disk, a square) is turned away here, before
-        // the two lines are built to compare with, which every morphology call would otherwise pay.
-        const auto& terms = element.decomposition();
-        if (terms.size() != 1 || terms.front().segments.size() != 1) return false;
-        const auto is_line = [&](const structuring_element& e, double angle) {
-            return e.decomposition() == structuring_element::line(length, angle).decomposition();
-        };
-        double angle = -1;
-        for (const double a : {45.0, 135.0})
-            if ((!erodes || is_line(erosion_element, a)) && (!dilates || is_line(dilation_element, a))) angle = a;
-        if (angle < 0) return false;
-        granula::detail::line_plan plan;
-        plan.length = static_cast<std::int32_t>(length);
-        plan.closing = op == morphology_op::closing || op == morphology_op::dilation;
-        plan.first_stage_only = op == morphology_op::erosion || op == morphology_op::dilation;
-        plan.before = granula::detail::line_arm_before(plan.length, plan.closing);
-        if (angle == 45.0) plan.before = plan.length - 1 - plan.before;
-        plan.mode = mode;
-        plan.angles.push_back({granula::detail::make_scan_lines(angle, in.width(), in.height(), false, true), 0});
+        const auto plan = granula::detail::diagonal_line_plan(op, erosion_element, dilation_element, mode, in.width(),
+                                                              in.height(), false);
+        if (!plan) return false;
         const device_view<T> filtered[] = {out};
         device_line_outputs<T> outputs;
         outputs.filtered = filtered;
-        cuda::line_filter_angles<T>(in, plan, outputs, granula::stream(stream));
+        cuda::line_filter_angles<T>(in, *plan, outputs, granula::stream(stream));
         return true;
     }
 }
