@@ -618,14 +618,15 @@ void subtract(host_view<const T> a, host_view<const T> b, host_view<T> out) {
 }
 
 // Openings and closings by shorter diagonals keep their shift program, which reads and writes the
-// image once: uint8 openings by line(L, 45 or 135), program against scan lines, ms, two threads
-// at 4096x4096 L = 9 1.6-1.9 / 1.8, L = 21 2.2-2.4 / 1.7, L = 41 2.4-2.8 / 1.7; at 1024x1024 L =
-// 9 0.07-0.11 / 0.14-0.24, L = 31 0.15 / 0.14-0.22, L = 41 0.16-0.18 / 0.15. Top-hats longer
-// still: their program's last stage takes the difference, where the scan-line opening needs a
-// subtraction pass after it (4096x4096, two threads, white top-hat, program against scan lines:
-// uint8 L = 101 3.2-3.4 / 3.6-3.7 ms, L = 151 4.1 / 3.7, L = 255 5.3-5.5 / 3.7-3.8; uint16 L = 41
-// 6.8 / 7.6, L = 101 9.7 / 7.5; docs/benchmarks.md, stop 76).
-constexpr std::int64_t diagonal_opening_length_min = 41;
+// image once. uint8 openings by line(L, 45), program against scan lines, two threads, ms: at
+// 4096x4096 L = 9 1.6-1.9 / 1.8, L = 21 2.2-2.4 / 1.7, L = 31 2.3-2.6 / 1.7; at 2048x2048 L = 9
+// 0.33 / 0.49, L = 21 0.54 / 0.49, L = 31 0.60 / 0.48; at 1024x1024 L = 9 0.07-0.14 / 0.14-0.25, L =
+// 21 0.13-0.14 / 0.14-0.23, L = 31 0.15-0.16 / 0.14-0.18, L = 41 0.16-0.18 / 0.14-0.15. Top-hats
+// longer still: their program's last stage takes the difference, where the scan-line opening
+// needs a subtraction pass after it (4096x4096, two threads, white top-hat, program against scan
+// lines: uint8 L = 101 3.2-3.4 / 3.6-3.7 ms, L = 151 4.1 / 3.7, L = 255 5.3-5.5 / 3.7-3.8; uint16 L
+// = 41 6.8 / 7.6, L = 101 9.7 / 7.5; docs/benchmarks.md, stop 76).
+constexpr std::int64_t diagonal_opening_length_min = 31;
 template <class T>
 constexpr std::int64_t diagonal_tophat_length_min = sizeof(T) == 1 ? 151 : 101;
 
