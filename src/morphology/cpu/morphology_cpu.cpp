@@ -632,11 +632,11 @@ constexpr std::int64_t diagonal_tophat_length_min = sizeof(T) == 1 ? 151 : 101;
 
 // The plan of `op` by a diagonal line on the linear filters' scan-line path down the rows
 // (lines/diagonal_line_plan.hpp), uint8 or uint16 under border ignore or constant, where it beats
-// the sheared pass and the shift programs; none elsewhere. 4096x4096 uint8, two threads, ms:
-// erosion by line(L, 45) 2.5-3.5 -> 1.6-1.8 for L = 3 to 1001, opening 4.8-6.0 -> 2.1 at L = 255,
-// 8.5 -> 2.9 at L = 1001; uint16 erosion by line(255, 45) 9.5 -> 4.5, opening 16.3 -> 4.1. float32
-// keeps the sheared pass (its opening by line(101, 45): 22 ms against 26 down the rows, one
-// thread; lines.cpp).
+// the sheared pass and the shift programs; none elsewhere. 4096x4096, two threads, ms: uint8
+// erosion by line(L, 45) 2.5-4.9 -> 1.4-2.1 for L = 3 to 1001, opening 5.1-6.0 -> 2.1-2.2 at L =
+// 255, 8.4-9.2 -> 2.6-3.2 at L = 1001; uint16 erosion by line(255, 45) 8.6-9.5 -> 3.3-4.5, opening
+// 16.3-19.9 -> 4.1-5.1 (docs/benchmarks.md, stop 76). float32 keeps the sheared pass (its opening
+// by line(101, 45): 22 ms against 26 down the rows, one thread; lines.cpp).
 // `two_stage_length_min`: the shortest line an opening or closing takes the plan for.
 template <class T>
 std::optional<detail::line_plan> diagonal_plan(morphology_op op, const structuring_element& erosion_element,

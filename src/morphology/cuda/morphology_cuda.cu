@@ -7,7 +7,6 @@
 #include "morphology/cuda/morphology_cuda.hpp"
 
 #include <cstdint>
-#include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
