@@ -173,9 +173,9 @@ bool reduction_reversed(const detail::line_plan& plan, angle_reduction reduction
 
 // On the axes and diagonals the scan lines are the footprint lines of line(λ, θ) (lines.hpp), so
 // morphology's passes compute the same image, 2-3x faster than the scan-line path on the axes on
-// both backends (docs/benchmarks.md); morphology runs the uint8 and uint16 diagonals on the
-// scan-line path down the rows itself where that pays (lines/diagonal_line_plan.hpp), at 45
-// degrees with the arm mirrored, so even lengths take it too. `p` has its border
+// both backends (docs/benchmarks.md); morphology runs the diagonals on the scan-line path down
+// the rows itself where that pays (lines/diagonal_line_plan.hpp; CUDA for uint8 and uint16), at
+// 45 degrees with the arm mirrored, so even lengths take it too. `p` has its border
 // as with_equivalent_border gives it (nearest and reflect as ignore); fifo and stack are asked
 // for by name and keep theirs.
 std::optional<morphology_op> footprint_equivalent(double angle, const line_params& p) {

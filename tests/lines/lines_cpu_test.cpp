@@ -373,8 +373,8 @@ TEST(LinesCpuGroups, ManyAnglesEqualFifo) {
 
 // On the axes and diagonals the scan lines are the footprint lines: opening() by line(L, angle)
 // gives the same image. The scan-line paths are reached through line_filter_angles (line_filter
-// hands these angles to morphology() under the automatic algorithm, which takes the uint8 and
-// uint16 diagonals down the rows itself, lines/diagonal_line_plan.hpp).
+// hands these angles to morphology() under the automatic algorithm, which takes the diagonals
+// down the rows itself, lines/diagonal_line_plan.hpp).
 TYPED_TEST(LinesCpu, AxesAndDiagonalsEqualFootprintMode) {
     using T = TypeParam;
     std::mt19937_64 rng(7);

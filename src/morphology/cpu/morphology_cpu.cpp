@@ -625,32 +625,28 @@ void subtract(host_view<const T> a, host_view<const T> b, host_view<T> out) {
 // longer still: their program's last stage takes the difference, where the scan-line opening
 // needs a subtraction pass after it (4096x4096, two threads, white top-hat, program against scan
 // lines: uint8 L = 101 3.2-3.4 / 3.6-3.7 ms, L = 151 4.1 / 3.7, L = 255 5.3-5.5 / 3.7-3.8; uint16 L
-// = 41 6.8 / 7.6, L = 101 9.7 / 7.5; docs/benchmarks.md, stop 76).
+// = 41 6.8 / 7.6, L = 101 9.7 / 7.5; float32 L = 151 50.1 / 18.0; docs/benchmarks.md, stop 76).
 constexpr std::int64_t diagonal_opening_length_min = 31;
 template <class T>
 constexpr std::int64_t diagonal_tophat_length_min = sizeof(T) == 1 ? 151 : 101;
 
 // The plan of `op` by a diagonal line on the linear filters' scan-line path down the rows
-// (lines/diagonal_line_plan.hpp), uint8 or uint16 under border ignore or constant, where it beats
-// the sheared pass and the shift programs; none elsewhere. 4096x4096, two threads, ms: uint8
-// erosion by line(L, 45) 2.5-4.9 -> 1.4-2.1 for L = 3 to 1001, opening 5.1-6.0 -> 2.1-2.2 at L =
-// 255, 8.4-9.2 -> 2.6-3.2 at L = 1001; uint16 erosion by line(255, 45) 8.6-9.5 -> 3.3-4.5, opening
-// 16.3-19.9 -> 4.1-5.1 (docs/benchmarks.md, stop 76). float32 keeps the sheared pass (its opening
-// by line(101, 45): 22 ms against 26 down the rows, one thread; lines.cpp).
+// (lines/diagonal_line_plan.hpp), under border ignore or constant, where it beats the sheared
+// pass and the shift programs; none elsewhere. 4096x4096, two threads, ms: uint8 erosion by
+// line(L, 45) 2.5-4.9 -> 1.4-2.1 for L = 3 to 1001, opening 5.1-6.0 -> 2.1-2.2 at L = 255, 8.4-9.2
+// -> 2.6-3.2 at L = 1001; uint16 erosion by line(255, 45) 8.6-9.5 -> 3.3-4.5, opening 16.3-19.9 ->
+// 4.1-5.1; float32 erosion 18.4-24.8 -> 7.2-8.2 for L = 3 to 255, opening 16.9-17.4 -> 9.4-9.6 at
+// L = 63, 44.0-45.3 -> 9.9-10.1 at L = 255 (docs/benchmarks.md, stop 76).
 // `two_stage_length_min`: the shortest line an opening or closing takes the plan for.
 template <class T>
 std::optional<detail::line_plan> diagonal_plan(morphology_op op, const structuring_element& erosion_element,
                                                const structuring_element& dilation_element, border mode,
                                                host_view<const T> in,
                                                std::int64_t two_stage_length_min = diagonal_opening_length_min) {
-    if constexpr (!std::is_same_v<T, std::uint8_t> && !std::is_same_v<T, std::uint16_t>) {
-        return std::nullopt;
-    } else {
-        auto plan = detail::diagonal_line_plan(op, erosion_element, dilation_element, mode, in.width(), in.height(),
-                                               true);
-        if (plan && !plan->first_stage_only && plan->length < two_stage_length_min) return std::nullopt;
-        return plan;
-    }
+    auto plan =
+        detail::diagonal_line_plan(op, erosion_element, dilation_element, mode, in.width(), in.height(), true);
+    if (plan && !plan->first_stage_only && plan->length < two_stage_length_min) return std::nullopt;
+    return plan;
 }
 
 template <class T>
