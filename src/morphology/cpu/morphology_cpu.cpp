@@ -446,6 +446,46 @@ std::optional<detail::shift_program> runs_program(const structuring_element& foo
     return program;
 }
 
+// Openings and closings by shorter diagonals keep their shift program, which reads and writes the
+// image once. uint8 openings by line(L, 45), program against scan lines, two threads, ms: at
+// 4096x4096 L = 9 1.6-1.9 / 1.8, L = 21 2.2-2.4 / 1.7, L = 31 2.3-2.6 / 1.7; at 2048x2048 L = 9
+// 0.33 / 0.49, L = 21 0.54 / 0.49, L = 31 0.60 / 0.48; at 1024x1024 L = 9 0.07-0.14 / 0.14-0.25, L =
+// 21 0.13-0.14 / 0.14-0.23, L = 31 0.15-0.16 / 0.14-0.18, L = 41 0.16-0.18 / 0.14-0.15. Top-hats
+// longer still: their program's last stage takes the difference, where the scan-line opening
+// needs a subtraction pass after it (4096x4096, two threads, white top-hat, program against scan
+// lines: uint8 L = 101 3.2-3.4 / 3.6-3.7 ms, L = 151 4.1 / 3.7, L = 255 5.3-5.5 / 3.7-3.8; uint16 L
+// = 41 6.8 / 7.6, L = 101 9.7 / 7.5; float32 L = 151 50.1 / 18.0; docs/benchmarks.md, stop 76).
+constexpr std::int64_t diagonal_opening_length_min = 31;
+template <class T>
+constexpr std::int64_t diagonal_tophat_length_min = sizeof(T) == 1 ? 151 : 101;
+
+// The plan of `op` by a diagonal line on the linear filters' scan-line path down the rows
+// (lines/diagonal_line_plan.hpp), under border ignore or constant, where it beats the sheared
+// pass and the shift programs; none elsewhere. 4096x4096, two threads, ms: uint8 erosion by
+// line(L, 45) 2.5-4.9 -> 1.4-2.1 for L = 3 to 1001, opening 5.1-6.0 -> 2.1-2.2 at L = 255, 8.4-9.2
+// -> 2.6-3.2 at L = 1001; uint16 erosion by line(255, 45) 8.6-9.5 -> 3.3-4.5, opening 16.3-19.9 ->
+// 4.1-5.1; float32 erosion 18.4-24.8 -> 7.2-8.2 for L = 3 to 255, opening 16.9-17.4 -> 9.4-9.6 at
+// L = 63, 44.0-45.3 -> 9.9-10.1 at L = 255 (docs/benchmarks.md, stop 76).
+// `two_stage_length_min`: the shortest line an opening or closing takes the plan for.
+template <class T>
+std::optional<detail::line_plan> diagonal_plan(morphology_op op, const structuring_element& erosion_element,
+                                               const structuring_element& dilation_element, border mode,
+                                               host_view<const T> in,
+                                               std::int64_t two_stage_length_min = diagonal_opening_length_min) {
+    auto plan =
+        detail::diagonal_line_plan(op, erosion_element, dilation_element, mode, in.width(), in.height(), true);
+    if (plan && !plan->first_stage_only && plan->length < two_stage_length_min) return std::nullopt;
+    return plan;
+}
+
+template <class T>
+void filter_diagonal(host_view<const T> in, host_view<T> out, const detail::line_plan& plan) {
+    const host_view<T> filtered[] = {out};
+    host_line_outputs<T> outputs;
+    outputs.filtered = filtered;
+    line_filter_angles<T>(in, plan, outputs);
+}
+
 // The shift program of an erosion (dilation) by `footprint`, where it takes one; none where it
 // takes other paths.
 template <class T>
@@ -482,8 +522,13 @@ void erode_or_dilate(host_view<const T> in, host_view<T> out, const structuring_
         erode_or_dilate_separable<T>(in, out, footprint, maximum, mode);
     } else if (terms.size() == 1 && terms[0].offset_x == 0 && terms[0].offset_y == 0 &&
                terms[0].segments.size() == 1 && pass_borders) {
-        // One segment (a line at 45 or 135 degrees): one pass, whose border handles these modes.
-        apply_segment<T>(in, out, terms[0].segments[0], maximum, mode);
+        // One segment (a line at 45 or 135 degrees): the scan lines down the rows where it is that
+        // line, else one sheared pass; both handle these modes at the border.
+        const auto op = maximum ? morphology_op::dilation : morphology_op::erosion;
+        if (const auto plan = diagonal_plan<T>(op, footprint, footprint, mode, in))
+            filter_diagonal<T>(in, out, *plan);
+        else
+            apply_segment<T>(in, out, terms[0].segments[0], maximum, mode);
     } else {
         erode_or_dilate_general<T>(in, out, footprint, maximum, mode);
     }
@@ -617,62 +662,20 @@ void subtract(host_view<const T> a, host_view<const T> b, host_view<T> out) {
     });
 }
 
-// Openings and closings by shorter diagonals keep their shift program, which reads and writes the
-// image once. uint8 openings by line(L, 45), program against scan lines, two threads, ms: at
-// 4096x4096 L = 9 1.6-1.9 / 1.8, L = 21 2.2-2.4 / 1.7, L = 31 2.3-2.6 / 1.7; at 2048x2048 L = 9
-// 0.33 / 0.49, L = 21 0.54 / 0.49, L = 31 0.60 / 0.48; at 1024x1024 L = 9 0.07-0.14 / 0.14-0.25, L =
-// 21 0.13-0.14 / 0.14-0.23, L = 31 0.15-0.16 / 0.14-0.18, L = 41 0.16-0.18 / 0.14-0.15. Top-hats
-// longer still: their program's last stage takes the difference, where the scan-line opening
-// needs a subtraction pass after it (4096x4096, two threads, white top-hat, program against scan
-// lines: uint8 L = 101 3.2-3.4 / 3.6-3.7 ms, L = 151 4.1 / 3.7, L = 255 5.3-5.5 / 3.7-3.8; uint16 L
-// = 41 6.8 / 7.6, L = 101 9.7 / 7.5; float32 L = 151 50.1 / 18.0; docs/benchmarks.md, stop 76).
-constexpr std::int64_t diagonal_opening_length_min = 31;
-template <class T>
-constexpr std::int64_t diagonal_tophat_length_min = sizeof(T) == 1 ? 151 : 101;
-
-// The plan of `op` by a diagonal line on the linear filters' scan-line path down the rows
-// (lines/diagonal_line_plan.hpp), under border ignore or constant, where it beats the sheared
-// pass and the shift programs; none elsewhere. 4096x4096, two threads, ms: uint8 erosion by
-// line(L, 45) 2.5-4.9 -> 1.4-2.1 for L = 3 to 1001, opening 5.1-6.0 -> 2.1-2.2 at L = 255, 8.4-9.2
-// -> 2.6-3.2 at L = 1001; uint16 erosion by line(255, 45) 8.6-9.5 -> 3.3-4.5, opening 16.3-19.9 ->
-// 4.1-5.1; float32 erosion 18.4-24.8 -> 7.2-8.2 for L = 3 to 255, opening 16.9-17.4 -> 9.4-9.6 at
-// L = 63, 44.0-45.3 -> 9.9-10.1 at L = 255 (docs/benchmarks.md, stop 76).
-// `two_stage_length_min`: the shortest line an opening or closing takes the plan for.
-template <class T>
-std::optional<detail::line_plan> diagonal_plan(morphology_op op, const structuring_element& erosion_element,
-                                               const structuring_element& dilation_element, border mode,
-                                               host_view<const T> in,
-                                               std::int64_t two_stage_length_min = diagonal_opening_length_min) {
-    auto plan =
-        detail::diagonal_line_plan(op, erosion_element, dilation_element, mode, in.width(), in.height(), true);
-    if (plan && !plan->first_stage_only && plan->length < two_stage_length_min) return std::nullopt;
-    return plan;
-}
-
-template <class T>
-void filter_diagonal(host_view<const T> in, host_view<T> out, const detail::line_plan& plan) {
-    const host_view<T> filtered[] = {out};
-    host_line_outputs<T> outputs;
-    outputs.filtered = filtered;
-    line_filter_angles<T>(in, plan, outputs);
-}
-
 }  // namespace
 
 template <class T>
 void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const structuring_element& erosion_element,
                 const structuring_element& dilation_element, border mode) {
-    if (op == morphology_op::erosion || op == morphology_op::dilation || op == morphology_op::opening ||
-        op == morphology_op::closing)
-        if (const auto plan = diagonal_plan<T>(op, erosion_element, dilation_element, mode, in)) {
-            filter_diagonal<T>(in, out, *plan);
-            return;
-        }
     switch (op) {
     case morphology_op::erosion: erode_or_dilate<T>(in, out, erosion_element, false, mode); return;
     case morphology_op::dilation: erode_or_dilate<T>(in, out, dilation_element, true, mode); return;
     case morphology_op::opening:
     case morphology_op::closing: {
+        if (const auto plan = diagonal_plan<T>(op, erosion_element, dilation_element, mode, in)) {
+            filter_diagonal<T>(in, out, *plan);
+            return;
+        }
         const bool closing = op == morphology_op::closing;
         const auto& first = closing ? dilation_element : erosion_element;
         const auto& second = closing ? erosion_element : dilation_element;
@@ -683,17 +686,12 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
     case morphology_op::white_tophat:
     case morphology_op::black_tophat: {
         const bool white = op == morphology_op::white_tophat;
-        if (const auto plan = diagonal_plan<T>(white ? morphology_op::opening : morphology_op::closing,
-                                               erosion_element, dilation_element, mode, in,
-                                               diagonal_tophat_length_min<T>)) {
-            const detail::scratch_like<T> filtered(out);
-            filter_diagonal<T>(in, filtered.view(), *plan);
-            white ? subtract<T>(in, filtered.view(), out) : subtract<T>(filtered.view(), in, out);
-            return;
-        }
         const auto& first = white ? erosion_element : dilation_element;
         const auto& second = white ? dilation_element : erosion_element;
-        const opening_programs p = opening_programs_of<T>(first, second, !white, mode, in.width(), in.height());
+        const auto plan = diagonal_plan<T>(white ? morphology_op::opening : morphology_op::closing, erosion_element,
+                                           dilation_element, mode, in, diagonal_tophat_length_min<T>);
+        const opening_programs p =
+            plan ? opening_programs{} : opening_programs_of<T>(first, second, !white, mode, in.width(), in.height());
         if (p.one_program) {
             // The opening's program and a last stage taking the difference with the source (stage
             // 0): no opened image, no subtraction pass. 4096x4096 uint8, one thread, against the
@@ -708,7 +706,10 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
             return;
         }
         const detail::scratch_like<T> filtered(out);
-        open_or_close<T>(in, filtered.view(), first, second, !white, mode, p);
+        if (plan)
+            filter_diagonal<T>(in, filtered.view(), *plan);
+        else
+            open_or_close<T>(in, filtered.view(), first, second, !white, mode, p);
         if (white)
             subtract<T>(in, filtered.view(), out);
         else
@@ -716,16 +717,6 @@ void morphology(morphology_op op, host_view<const T> in, host_view<T> out, const
         return;
     }
     case morphology_op::gradient: {
-        const auto erosion_plan = diagonal_plan<T>(morphology_op::erosion, erosion_element, dilation_element, mode, in);
-        const auto dilation_plan =
-            diagonal_plan<T>(morphology_op::dilation, erosion_element, dilation_element, mode, in);
-        if (erosion_plan && dilation_plan) {
-            const detail::scratch_like<T> eroded(out);
-            filter_diagonal<T>(in, eroded.view(), *erosion_plan);
-            filter_diagonal<T>(in, out, *dilation_plan);
-            subtract<T>(out, eroded.view(), out);
-            return;
-        }
         // Each stage planned once, for the joined program or for its own path.
         const auto erosion = erode_or_dilate_program<T>(erosion_element, false, mode, in.width(), in.height());
         const auto dilation = erode_or_dilate_program<T>(dilation_element, true, mode, in.width(), in.height());
