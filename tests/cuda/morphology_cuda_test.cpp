@@ -626,6 +626,39 @@ TYPED_TEST(MorphologyCuda, FusedLineOpeningsEqualReference) {
     }
 }
 
+// Uint8 and uint16 openings and closings (top-hats too) by one vertical line of up to 64 / 80
+// pixels stream down 128-byte strips on rows aligned to 16 bytes (fused_opening.cuh); longer
+// lines (65, 81, 101) and float32 take other kernels: widths one off the strips and the 16-byte
+// chunks, heights from one row to many segments, odd and even lengths, the origin in the middle
+// and at the top (a column mask), both paddings, guards around the output.
+TYPED_TEST(MorphologyCuda, StreamedVerticalOpeningsEqualReference) {
+    GRANULA_REQUIRE_GPU();
+    using T = TypeParam;
+    const std::uint64_t seed = 20261207;
+    std::mt19937_64 rng(seed);
+    const std::int64_t sizes[][2] = {{127, 700}, {128, 3}, {129, 200}, {300, 1}, {17, 513}, {1, 90}, {260, 64}};
+    const morphology_op ops[] = {morphology_op::opening, morphology_op::closing, morphology_op::white_tophat,
+                                 morphology_op::black_tophat};
+    int trial = 0;
+    for (const auto& s : sizes) {
+        const std::int64_t w = s[0], h = s[1];
+        const auto img = random_image<T>(rng, w, h, 200);
+        for (const std::int64_t L : {2, 3, 4, 17, 64, 65, 80, 81, 101}) {
+            ++trial;
+            const footprint_mask column{1, L, 0, 0, std::vector<std::uint8_t>(static_cast<std::size_t>(L), 1)};
+            const auto se = trial % 3 ? structuring_element::vline(L) : structuring_element::from_mask(column);
+            const border bm = make_border<T>(trial % 2 ? border_mode::constant : border_mode::ignore);
+            const auto op = ops[trial % 4];
+            const auto want = reference::morphology<T>(op, img.view(), se, bm);
+            auto in = make_aligned_view<T>(rng, w, h);
+            copy<T>(img.view(), in.view);
+            auto out = make_aligned_view<T>(rng, w, h);
+            morphology<T>(op, device_view<const T>(in.view), out.view, se, bm);
+            ASSERT_TRUE(view_equals(out, want)) << "vs reference: " << describe(seed, trial, w, h, se, op, bm.mode, false);
+        }
+    }
+}
+
 // The fused kernels' bands and tiles on a large image, both axes, against the CPU.
 TYPED_TEST(MorphologyCuda, FusedLineOpeningsLargeImageEqualCpu) {
     GRANULA_REQUIRE_GPU();

@@ -6,7 +6,18 @@
 // padding (the operation's identity for ignore, cval for constant), as the second pass does.
 // Other border modes extend the first stage's result by its own values: they keep the passes.
 //
-// Vertical (fused_vertical_kernel, float32 only): a block owns a strip of fused_strip_words word columns and
+// Vertical, uint8 and uint16 lines of at most tuning_policy::streamed_max_length pixels on rows
+// aligned to 16 bytes (streamed_vertical_kernel): a warp streams a 128-byte strip down a long
+// segment of rows, each stage by van Herk/Gil-Werman in blocks of the line's length, the input a
+// block ahead by cp.async (the section "vertical, uint8 and uint16" below). One H100, 8000^2
+// (2026-12-07, bench_gpu_shapes --op opening, against the passes in the same call), uint8:
+// L = 15 / 41 / 61 0.076 / 0.100 / 0.124 ms against 0.122 / 0.120 / 0.132, L = 71 even, 101
+// 0.177 against 0.153; uint16: L = 15 / 41 / 71 0.125 / 0.124 / 0.173 against 0.229 / 0.195 /
+// 0.212, L = 81 even, 101 0.230 against 0.222. Its shared memory (512 bytes a row of the line
+// per warp) bounds the warps per SM (10 at 41, 4 at 101), and with fewer warps its serial loop
+// hides less latency: the time grows with L where the passes' hardly does.
+//
+// Vertical, float32 (fused_vertical_kernel): a block owns a strip of fused_strip_words word columns and
 // R output rows [y0, y0 + R). It stages the input rows [y0 - b1 - b2, y0 + R + a1 + a2) (b, a:
 // each stage's arms before and after the row), runs the first stage (vhgw.cuh's engine, one
 // thread per column and 32 rows) into rows [y0 - b2, y0 + R + a2) of a second array, then the
@@ -38,10 +49,14 @@
 //            SM); 0.210 / 0.248 with u16x2-split words and chunks of 16; 0.180 / 0.247 with tasks
 //            of 16 rows and one thread per task (float32 then 0.585). The stages' idle threads
 //            (the second stage has half the first's tasks), the halo rows (1.4x / 1.9x the
-//            band) and the shared-memory indexing outweigh the saved read and write for uint8.
+//            band) and the shared-memory indexing outweigh the saved read and write for uint8
+//            in bands; streamed down strips (2026-12-07) it wins: the halo is a segment's, the
+//            block's rows are one warp's, and cp.async keeps a block of rows in flight.
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "morphology/cuda/horizontal_pass.cuh"
@@ -268,6 +283,198 @@ bool fused_rows(device_view<const T> in, device_view<T> out, border_mode mode, i
 
 }  // namespace
 
+// ---- vertical, uint8 and uint16: streamed down strips ----------------------------------------------
+// A warp owns a strip of 128 bytes of columns (a 4-byte word a lane) and a segment of output rows, and
+// walks down it once. Its input rows arrive in shared memory by cp.async one block of k rows
+// ahead (k: both stages' window). Each stage is van Herk/Gil-Werman in blocks of k rows: a
+// forward pass of running minima against the previous block's suffix minima, then the block's
+// own suffix minima. With both windows k long, the first stage's results for its block m - 1
+// are complete when the forward pass over input block m ends, and they come out in order, so
+// the second stage's forward pass runs in the same loop and each output row is stored as it
+// comes: the image is read once (plus 2(k - 1) rows of halo a segment) and written once.
+template <class T>
+struct streamed_args {
+    const T* in = nullptr;
+    i64 in_stride = 0;
+    T* out = nullptr;
+    i64 out_stride = 0;
+    int width = 0, height = 0;
+    int k = 0;            // both stages' window, in rows
+    int halo_above = 0;   // b1 + b2: input rows a segment reads above its first output row
+    int first_above = 0;  // b1: the first stage's window starts this many rows above its row
+    int segment_rows = 0, strips = 0;
+    std::uint32_t pad1 = 0, pad2 = 0;  // each stage's padding in every pixel of a word
+};
+
+// Shared words per warp: two blocks of k input rows, the first stage's suffix minima of the last
+// block, and its results of one block (in place of which go the second stage's suffix minima).
+constexpr int streamed_words_per_warp(int k) { return 4 * k * 32; }
+
+__device__ __forceinline__ void cp_async_16(void* shared, const void* global) {
+    const auto to = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(global));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_async_wait_all_but_one() { asm volatile("cp.async.wait_group 1;\n" ::); }
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::); }
+
+// V: packed_u8_split (uint8) or packed<uint16_t>.
+template <class V, bool Closing>
+__global__ void __launch_bounds__(32) streamed_vertical_kernel(streamed_args<typename V::elem> a) {
+    using T = typename V::elem;
+    using word = typename V::word;
+    constexpr int chunk_pixels = 16 / static_cast<int>(sizeof(T)), P = V::P;
+    const auto op1 = [](word u, word v) { return Closing ? V::vmax(u, v) : V::vmin(u, v); };
+    const auto op2 = [](word u, word v) { return Closing ? V::vmin(u, v) : V::vmax(u, v); };
+    extern __shared__ std::uint32_t streamed_shared[];
+    const int lane = static_cast<int>(threadIdx.x);
+    const int task = static_cast<int>(blockIdx.x);  // one block (warp) a task
+    const int k = a.k;
+    const int strip = task % a.strips, segment = task / a.strips;
+    std::uint32_t* const x_blocks = streamed_shared;  // [2][k][32]
+    std::uint32_t* const h1 = streamed_shared + 2 * k * 32 + lane;  // [k][32], this lane's column
+    std::uint32_t* const e = h1 + k * 32;
+    const int y0 = segment * a.segment_rows, y1 = min(a.height, y0 + a.segment_rows);
+    const int s0 = y0 - a.halo_above;       // image row of input position 0
+    const int m_last = (y1 - y0 - 1) / k + 2;  // output p of block m - 2 is row y0 + (m - 2) k + p
+    const int col0 = strip * 32 * P, x = col0 + P * lane;
+
+    // Input block m into slot m % 2, 16-byte chunks, eight lanes a row: rows off the image hold
+    // pad1; chunks right of the image are skipped (their columns are never stored) and the one the
+    // image's right edge cuts is read byte by byte, so no read passes a row's last pixel.
+    const auto load = [&](int m) {
+        if (m <= m_last) {
+            std::uint32_t* slot = x_blocks + (m & 1) * k * 32;
+            const int chunk = lane & 7, col = col0 + chunk_pixels * chunk;
+            for (int r = lane >> 3; r < k; r += 4) {
+                const int y = s0 + m * k + r;
+                std::uint32_t* to = slot + r * 32 + 4 * chunk;
+                if (y < 0 || y >= a.height)
+                    *reinterpret_cast<uint4*>(to) = make_uint4(a.pad1, a.pad1, a.pad1, a.pad1);
+                else if (col + chunk_pixels <= a.width)
+                    cp_async_16(to, a.in + y * a.in_stride + col);
+                else
+                    for (int b = 0; b < a.width - col; ++b)
+                        reinterpret_cast<T*>(to)[b] = a.in[y * a.in_stride + col + b];
+            }
+        }
+        cp_async_commit();
+    };
+    const auto store = [&](int y, word v) {
+        if (y >= y1 || x >= a.width) return;
+        const std::uint32_t w = V::pack(v);
+        T* to = a.out + y * a.out_stride + x;
+        if (x + P <= a.width)
+            *reinterpret_cast<std::uint32_t*>(to) = w;
+        else
+            for (int b = 0; b < a.width - x; ++b) to[b] = V::get(w, b);
+    };
+
+    load(0);
+    const word identity1 = V::unpack(Closing ? 0u : ~0u);
+    for (int m = 0; m <= m_last; ++m) {
+        load(m + 1);
+        cp_async_wait_all_but_one();
+        __syncwarp();
+        const std::uint32_t* xb = x_blocks + (m & 1) * k * 32 + lane;
+        if (m >= 1) {
+            // First-stage results of block m - 1: position p is image row e_row + p; off the image
+            // they are the second stage's padding.
+            const int e_row = s0 + (m - 1) * k + a.first_above;
+            const int p_lo = max(0, -e_row), p_hi = min(k, a.height - e_row);
+            const auto clipped = [&](std::uint32_t v, int p) { return p < p_lo || p >= p_hi ? a.pad2 : v; };
+            const bool outputs = m >= 2;
+            const int y_base = y0 + (m - 2) * k;
+            const std::uint32_t e0 = clipped(h1[0], 0);
+            word g2 = V::unpack(e0);
+            if (outputs) {
+                store(y_base, V::unpack(e[0]));
+                store(y_base + 1, op2(V::unpack(e[32]), g2));
+            }
+            e[0] = e0;
+            word g1 = identity1;
+#pragma unroll 4
+            for (int t = 0; t < k - 2; ++t) {
+                g1 = op1(g1, V::unpack(xb[t * 32]));
+                const std::uint32_t r = clipped(V::pack(op1(V::unpack(h1[(t + 1) * 32]), g1)), t + 1);
+                e[(t + 1) * 32] = r;
+                g2 = op2(g2, V::unpack(r));
+                if (outputs) store(y_base + t + 2, op2(V::unpack(e[(t + 2) * 32]), g2));
+            }
+            {  // k >= 2: the block's last result (no output row of its own: the next block's first)
+                const int t = k - 2;
+                g1 = op1(g1, V::unpack(xb[t * 32]));
+                e[(t + 1) * 32] = clipped(V::pack(op1(V::unpack(h1[(t + 1) * 32]), g1)), t + 1);
+            }
+            word suffix = V::unpack(e[(k - 1) * 32]);
+#pragma unroll 4
+            for (int t = k - 2; t >= 0; --t) {
+                suffix = op2(suffix, V::unpack(e[t * 32]));
+                e[t * 32] = V::pack(suffix);
+            }
+        }
+        const std::uint32_t last = xb[(k - 1) * 32];
+        word suffix = V::unpack(last);
+        h1[(k - 1) * 32] = last;
+#pragma unroll 4
+        for (int t = k - 2; t >= 0; --t) {
+            suffix = op1(suffix, V::unpack(xb[t * 32]));
+            h1[t * 32] = V::pack(suffix);
+        }
+        __syncwarp();  // the slot just read is the next load's
+    }
+    cp_async_wait_all();
+}
+
+// False where the kernel does not apply: stages of different lengths, lines longer than
+// tuning_policy::streamed_max_length, or views whose rows cp.async cannot read in 16-byte chunks
+// or the stores write in 4-byte words.
+template <class V, bool Closing>
+bool streamed_vertical(device_view<const typename V::elem> in, device_view<typename V::elem> out, i64 b1, i64 a1,
+                       i64 b2, i64 a2, typename V::elem pad1, typename V::elem pad2, cudaStream_t stream) {
+    using T = typename V::elem;
+    const i64 k = b1 + a1 + 1;
+    if (b2 + a2 + 1 != k || k > tuning_policy::streamed_max_length(sizeof(T))) return false;
+    if (in.width() >= (i64{1} << 30) || in.height() >= (i64{1} << 30)) return false;  // int indices
+    const auto misaligned = [](const void* p, std::size_t to) { return reinterpret_cast<std::uintptr_t>(p) % to != 0; };
+    if (misaligned(in.data(), 16) || in.stride() * sizeof(T) % 16 != 0 || misaligned(out.data(), 4) ||
+        out.stride() * sizeof(T) % 4 != 0)
+        return false;
+    const i64 strips = (in.width() + 32 * V::P - 1) / (32 * V::P);
+    streamed_args<T> a;
+    a.in = in.data();
+    a.in_stride = in.stride();
+    a.out = out.data();
+    a.out_stride = out.stride();
+    a.width = static_cast<int>(in.width());
+    a.height = static_cast<int>(in.height());
+    a.k = static_cast<int>(k);
+    a.halo_above = static_cast<int>(b1 + b2);
+    a.first_above = static_cast<int>(b1);
+    a.pad1 = V::splat_mem(pad1);
+    a.pad2 = V::splat_mem(pad2);
+    const auto kernel = streamed_vertical_kernel<V, Closing>;
+    const int smem = streamed_words_per_warp(a.k) * 4;
+    check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem), "cudaFuncSetAttribute");
+    int device = 0, sms = 0, per_sm = 0;
+    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+    check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32, smem),
+               "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    if (per_sm == 0) return false;
+    // One wave of warps: as many segments a strip as fill the GPU, each at least a few blocks
+    // long so that the halo stays a fraction of it.
+    const i64 segments = std::max<i64>(1, static_cast<i64>(per_sm) * sms / strips);
+    const i64 rows = std::max((in.height() + segments - 1) / segments, tuning_policy::streamed_min_blocks * k);
+    a.segment_rows = static_cast<int>(std::min<i64>(rows, in.height()));
+    a.strips = static_cast<int>(strips);
+    const i64 tasks = strips * ((in.height() + a.segment_rows - 1) / a.segment_rows);
+    if (tasks > std::numeric_limits<int>::max()) return false;
+    kernel<<<static_cast<unsigned>(tasks), 32, smem, stream>>>(a);
+    check_launch("streamed_vertical_kernel");
+    return true;
+}
+
 template <class T>
 bool fused_line_pair(device_view<const T> in, device_view<T> out, bool vertical, const pass_params<T>& first,
                      const pass_params<T>& second, cudaStream_t stream) {
@@ -280,8 +487,12 @@ bool fused_line_pair(device_view<const T> in, device_view<T> out, bool vertical,
     if (!vertical)
         return closing ? fused_rows<T, true>(in, out, first.mode, b1, a1, b2, a2, first.pad, second.pad, stream)
                        : fused_rows<T, false>(in, out, first.mode, b1, a1, b2, a2, first.pad, second.pad, stream);
-    // Vertical: float32 only, the one type measured faster than the two passes (uint8 was slower
-    // in every variant tried, uint16 not measured; see the notes at the top).
+    // Vertical: uint8 and uint16 streamed down strips, float32 in bands (see the notes at the top).
+    if constexpr (!std::is_same_v<T, float>) {
+        using V = std::conditional_t<std::is_same_v<T, std::uint8_t>, packed_u8_split, packed<T>>;
+        return closing ? streamed_vertical<V, true>(in, out, b1, a1, b2, a2, first.pad, second.pad, stream)
+                       : streamed_vertical<V, false>(in, out, b1, a1, b2, a2, first.pad, second.pad, stream);
+    }
     if constexpr (std::is_same_v<T, float>)
         return closing ? fused_vertical<packed<float>, true>(in, out, b1, a1, b2, a2, first.pad, second.pad, stream)
                        : fused_vertical<packed<float>, false>(in, out, b1, a1, b2, a2, first.pad, second.pad, stream);

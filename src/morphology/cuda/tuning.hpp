@@ -6,6 +6,8 @@
 // in those runs; other GPUs use the same numbers until measured.
 #pragma once
 
+#include <cstddef>
+
 namespace granula::cuda::detail {
 
 struct tuning_policy {
@@ -94,6 +96,14 @@ struct tuning_policy {
     static constexpr int fused_rows = 256;
     static constexpr int fused_max_shared = 100 * 1024;
     static constexpr int fused_max_chunk = 16;
+
+    // Uint8 and uint16 openings/closings by a vertical line streamed down strips
+    // (fused_opening.cuh): the longest line it takes, by pixel size, and the fewest blocks of k
+    // rows a segment spans (the halo is 2 blocks). The limits are where it stopped beating the
+    // passes on one H100 at 8000^2 (uint8 even at 71, uint16 at 81): its shared memory grows
+    // with the line and takes warps away.
+    static constexpr long long streamed_max_length(std::size_t pixel_bytes) { return pixel_bytes == 1 ? 64 : 80; }
+    static constexpr long long streamed_min_blocks = 4;
 
     // Windows along rows by doubling (row_doubling.cuh: a pass, or an opening or closing):
     // threads per block, a warp per row segment.
