@@ -11,11 +11,12 @@
 // segment of rows, each stage by van Herk/Gil-Werman in blocks of the line's length, the input a
 // block ahead by cp.async (the section "vertical, uint8 and uint16" below). One H100, 8000^2
 // (2026-12-07, bench_gpu_shapes --op opening, against the passes in the same call), uint8:
-// L = 15 / 41 / 61 0.076 / 0.100 / 0.124 ms against 0.122 / 0.120 / 0.132, L = 71 even, 101
-// 0.177 against 0.153; uint16: L = 15 / 41 / 71 0.125 / 0.124 / 0.173 against 0.229 / 0.195 /
-// 0.212, L = 81 even, 101 0.230 against 0.222. Its shared memory (512 bytes a row of the line
-// per warp) bounds the warps per SM (10 at 41, 4 at 101), and with fewer warps its serial loop
-// hides less latency: the time grows with L where the passes' hardly does.
+// L = 15 / 41 / 61 0.079 / 0.099 / 0.116 ms against 0.122 / 0.120 / 0.131, L = 81 0.149
+// against 0.142; uint16: L = 15 / 41 / 101 0.128 / 0.123 / 0.204 against 0.229 / 0.195 /
+// 0.222, L = 128 0.266 against 0.245. Its shared memory (512 bytes a row of the line per warp)
+// bounds the warps per SM (10 at 41, 4 at 101), and with fewer warps its loop hides less
+// latency: the time grows with L where the passes' hardly does. Its loops take 8 rows at a time,
+// loads first: one row at a time, L = 61 / 101 took 0.124 / 0.177 ms (uint8).
 //
 // Vertical, float32 (fused_vertical_kernel): a block owns a strip of fused_strip_words word columns and
 // R output rows [y0, y0 + R). It stages the input rows [y0 - b1 - b2, y0 + R + a1 + a2) (b, a:
@@ -55,6 +56,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -306,6 +308,9 @@ struct streamed_args {
     std::uint32_t pad1 = 0, pad2 = 0;  // each stage's padding in every pixel of a word
 };
 
+// Rows a loop of the kernel takes at a time (batched below).
+constexpr int streamed_batch = 8;
+
 // Shared words per warp: two blocks of k input rows, the first stage's suffix minima of the last
 // block, and its results of one block (in place of which go the second stage's suffix minima).
 constexpr int streamed_words_per_warp(int k) { return 4 * k * 32; }
@@ -317,6 +322,23 @@ __device__ __forceinline__ void cp_async_16(void* shared, const void* global) {
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 __device__ __forceinline__ void cp_async_wait_all_but_one() { asm volatile("cp.async.wait_group 1;\n" ::); }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::); }
+
+// Steps i = begin .. end - 1 of a loop whose shared-memory loads do not depend on its earlier
+// steps' stores, Batch steps at a time: all of a batch's loads (load(i) returns them) are issued
+// before its steps run (step(i, loaded)). The compiler cannot tell the loads from the stores to
+// the same shared array apart, so one step at a time each load waits for the previous store.
+template <int Batch, class Load, class Step>
+__device__ __forceinline__ void batched(int begin, int end, Load load, Step step) {
+    int i = begin;
+    for (; i + Batch <= end; i += Batch) {
+        decltype(load(i)) loaded[Batch];
+#pragma unroll
+        for (int j = 0; j < Batch; ++j) loaded[j] = load(i + j);
+#pragma unroll
+        for (int j = 0; j < Batch; ++j) step(i + j, loaded[j]);
+    }
+    for (; i < end; ++i) step(i, load(i));
+}
 
 // V: packed_u8_split (uint8) or packed<uint16_t>.
 template <class V, bool Closing>
@@ -393,34 +415,39 @@ __global__ void __launch_bounds__(32) streamed_vertical_kernel(streamed_args<typ
             }
             e[0] = e0;
             word g1 = identity1;
-#pragma unroll 4
-            for (int t = 0; t < k - 2; ++t) {
-                g1 = op1(g1, V::unpack(xb[t * 32]));
-                const std::uint32_t r = clipped(V::pack(op1(V::unpack(h1[(t + 1) * 32]), g1)), t + 1);
-                e[(t + 1) * 32] = r;
-                g2 = op2(g2, V::unpack(r));
-                if (outputs) store(y_base + t + 2, op2(V::unpack(e[(t + 2) * 32]), g2));
-            }
+            // Row t: the first stage's result t + 1 of block m - 1 (into e, where the second
+            // stage's suffix maximum t + 1 was), then output row t + 2.
+            batched<streamed_batch>(
+                0, k - 2, [&](int t) { return std::array{xb[t * 32], h1[(t + 1) * 32], e[(t + 2) * 32]}; },
+                [&](int t, const std::array<std::uint32_t, 3>& v) {
+                    g1 = op1(g1, V::unpack(v[0]));
+                    const std::uint32_t r = clipped(V::pack(op1(V::unpack(v[1]), g1)), t + 1);
+                    e[(t + 1) * 32] = r;
+                    g2 = op2(g2, V::unpack(r));
+                    if (outputs) store(y_base + t + 2, op2(V::unpack(v[2]), g2));
+                });
             {  // k >= 2: the block's last result (no output row of its own: the next block's first)
                 const int t = k - 2;
                 g1 = op1(g1, V::unpack(xb[t * 32]));
                 e[(t + 1) * 32] = clipped(V::pack(op1(V::unpack(h1[(t + 1) * 32]), g1)), t + 1);
             }
             word suffix = V::unpack(e[(k - 1) * 32]);
-#pragma unroll 4
-            for (int t = k - 2; t >= 0; --t) {
-                suffix = op2(suffix, V::unpack(e[t * 32]));
-                e[t * 32] = V::pack(suffix);
-            }
+            batched<streamed_batch>(
+                0, k - 1, [&](int i) { return std::array{e[(k - 2 - i) * 32]}; },
+                [&](int i, const std::array<std::uint32_t, 1>& v) {
+                    suffix = op2(suffix, V::unpack(v[0]));
+                    e[(k - 2 - i) * 32] = V::pack(suffix);
+                });
         }
         const std::uint32_t last = xb[(k - 1) * 32];
         word suffix = V::unpack(last);
         h1[(k - 1) * 32] = last;
-#pragma unroll 4
-        for (int t = k - 2; t >= 0; --t) {
-            suffix = op1(suffix, V::unpack(xb[t * 32]));
-            h1[t * 32] = V::pack(suffix);
-        }
+        batched<streamed_batch>(
+            0, k - 1, [&](int i) { return std::array{xb[(k - 2 - i) * 32]}; },
+            [&](int i, const std::array<std::uint32_t, 1>& v) {
+                suffix = op1(suffix, V::unpack(v[0]));
+                h1[(k - 2 - i) * 32] = V::pack(suffix);
+            });
         __syncwarp();  // the slot just read is the next load's
     }
     cp_async_wait_all();

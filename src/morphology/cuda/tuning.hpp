@@ -100,9 +100,9 @@ struct tuning_policy {
     // Uint8 and uint16 openings/closings by a vertical line streamed down strips
     // (fused_opening.cuh): the longest line it takes, by pixel size, and the fewest blocks of k
     // rows a segment spans (the halo is 2 blocks). The limits are where it stopped beating the
-    // passes on one H100 at 8000^2 (uint8 even at 71, uint16 at 81): its shared memory grows
-    // with the line and takes warps away.
-    static constexpr long long streamed_max_length(std::size_t pixel_bytes) { return pixel_bytes == 1 ? 64 : 80; }
+    // passes on one H100 at 8000^2 (uint8: faster at 61, slower at 81; uint16: faster at 101,
+    // slower at 128): its shared memory grows with the line and takes warps away.
+    static constexpr long long streamed_max_length(std::size_t pixel_bytes) { return pixel_bytes == 1 ? 64 : 104; }
     static constexpr long long streamed_min_blocks = 4;
 
     // Windows along rows by doubling (row_doubling.cuh: a pass, or an opening or closing):
