@@ -483,15 +483,13 @@ bool streamed_vertical(device_view<const typename V::elem> in, device_view<typen
     const auto kernel = streamed_vertical_kernel<V, Closing>;
     const int smem = streamed_words_per_warp(a.k) * 4;
     check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem), "cudaFuncSetAttribute");
-    int device = 0, sms = 0, per_sm = 0;
-    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-    check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    int per_sm = 0;
     check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32, smem),
                "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     if (per_sm == 0) return false;
     // One wave of warps: as many segments a strip as fill the GPU, each at least a few blocks
     // long so that the halo stays a fraction of it.
-    const i64 segments = std::max<i64>(1, static_cast<i64>(per_sm) * sms / strips);
+    const i64 segments = std::max<i64>(1, static_cast<i64>(per_sm) * granula::detail::multiprocessors() / strips);
     const i64 rows = std::max((in.height() + segments - 1) / segments, tuning_policy::streamed_min_blocks * k);
     a.segment_rows = static_cast<int>(std::min<i64>(rows, in.height()));
     a.strips = static_cast<int>(strips);

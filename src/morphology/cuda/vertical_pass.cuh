@@ -20,6 +20,7 @@ namespace {
 
 using granula::detail::check_cuda;
 using granula::detail::check_launch;
+using granula::detail::multiprocessors;
 
 template <class T>
 struct vargs {
@@ -139,13 +140,6 @@ __global__ void __launch_bounds__(block_threads) vertical_chunk_kernel(const var
 dim3 grid_for(i64 runs, i64 n_words) {
     const i64 word_blocks = (n_words + block_threads - 1) / block_threads;
     return dim3(static_cast<unsigned>(word_blocks), static_cast<unsigned>(std::min<i64>(runs, 65535)));
-}
-
-inline int multiprocessors() {
-    int device = 0, count = 0;
-    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-    check_cuda(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-    return count;
 }
 
 template <class V, bool Max, int C>
