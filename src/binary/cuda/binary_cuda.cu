@@ -40,6 +40,7 @@ namespace {
 using granula::detail::bit_pass;
 using granula::detail::check_cuda;
 using granula::detail::check_launch;
+using granula::detail::multiprocessors;
 using granula::detail::to_cuda;
 
 constexpr bit_word all_ones = ~bit_word{0};
@@ -641,16 +642,6 @@ void bit_segment_pass(const_device_bit_view in, device_bit_view out, const bit_p
 }
 
 namespace {
-
-int multiprocessors() {
-    static const int count = [] {
-        int device = 0, n = 0;
-        check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-        check_cuda(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-        return n > 0 ? n : 1;
-    }();
-    return count;
-}
 
 // Rows per warp of the streaming rectangle kernel: the fewest that put all
 // warps in one wave (a second, partial wave costs a whole band's time), but

@@ -24,12 +24,15 @@ inline void check_launch(const char* kernel) { check_cuda(cudaGetLastError(), ke
 
 inline cudaStream_t to_cuda(void* handle) { return static_cast<cudaStream_t>(handle); }
 
-// The current device's multiprocessors (for launches sized to a wave of blocks).
-inline int multiprocessors() {
-    int device = 0, count = 0;
+// An attribute of the current device.
+inline int device_attribute(cudaDeviceAttr attribute) {
+    int device = 0, value = 0;
     check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-    check_cuda(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-    return count;
+    check_cuda(cudaDeviceGetAttribute(&value, attribute, device), "cudaDeviceGetAttribute");
+    return value;
 }
+
+// The current device's multiprocessors (for launches sized to a wave of blocks).
+inline int multiprocessors() { return device_attribute(cudaDevAttrMultiProcessorCount); }
 
 }  // namespace granula::detail

@@ -57,6 +57,8 @@ namespace gd = granula::detail;
 namespace cd = granula::cuda::detail;
 using gd::check_cuda;
 using gd::check_launch;
+using gd::device_attribute;
+using gd::multiprocessors;
 using gd::stream_buffer;
 using gd::to_cuda;
 
@@ -780,13 +782,6 @@ __global__ void merge_best_kernel(const typename best_word<T>::type* steep, cons
     }
 }
 
-int device_attribute(cudaDeviceAttr attribute) {
-    int device = 0, value = 0;
-    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-    check_cuda(cudaDeviceGetAttribute(&value, attribute, device), "cudaDeviceGetAttribute");
-    return value;
-}
-
 std::size_t align_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
 
 // Appends a copy of `items` to the blob (aligned to 16) and returns its offset.
@@ -850,7 +845,7 @@ void filter(device_view<const T> in, const gd::line_plan& plan, const device_lin
                "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     const i64 thread_queue_bytes =
         static_cast<i64>(align_up(static_cast<std::size_t>(entries) * (sizeof(P) + sizeof(K)), 16));
-    i64 resident = static_cast<i64>(device_attribute(cudaDevAttrMultiProcessorCount)) * std::max(1, blocks_per_sm) * threads;
+    i64 resident = static_cast<i64>(multiprocessors()) * std::max(1, blocks_per_sm) * threads;
     if (!queues_in_shared)
         resident = std::min(resident, std::max<i64>(threads, lines_tuning::global_queue_budget / thread_queue_bytes));
 

@@ -738,10 +738,8 @@ rargs<T> row_args(device_view<const T> in, device_view<T> out, border_mode mode,
 // false (nothing launched) when that does not fit.
 template <class T, class Kernel, class... Args>
 bool launch_rows(Kernel kernel, std::size_t smem, const rargs<T>& a, cudaStream_t stream, const Args&... args) {
-    int device = 0, optin = 0, sms = 0;
-    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-    check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "cudaDeviceGetAttribute");
-    check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    const int optin = granula::detail::device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+    const int sms = granula::detail::multiprocessors();
     if (smem + sizeof(scan_scratch<typename split_word<T>::type>) > static_cast<std::size_t>(optin)) return false;
     check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
                "cudaFuncSetAttribute");
