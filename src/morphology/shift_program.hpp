@@ -170,6 +170,113 @@ inline void share_pairs(shift_program& program, std::vector<shift_read>& reads, 
     }
 }
 
+// A stage costs about this many reads: a store per vector, and rows of its own in the rings
+// (4096x4096 uint8 erosions, one thread, Zen 3: a read 0.19 ms, a stage's store 0.24; weights
+// of 1, 2 and 4 tried on disks of radius 1 to 31 differed by less than the VM's noise).
+constexpr std::int64_t stage_reads = 2;
+
+inline std::int64_t program_cost(const shift_program& program) {
+    std::int64_t cost = 0;
+    for (const auto& stage : program.stages) cost += static_cast<std::int64_t>(stage.reads.size()) + stage_reads;
+    return cost;
+}
+
+// A digital line's pixels (stage-0 reads, one per column or one per row) as pieces: the piece
+// of m pixels from the i-th along the line is a stage, the minimum (maximum) of k <= 6 pieces
+// of m' >= m / k pixels at evenly spaced starts inside it, down to single pixels (the source);
+// pieces of one shape (the same steps from pixel to pixel) are one stage wherever they lie. The
+// piece lengths are chosen by dynamic programming over (length, shape) for the least
+// program_cost, each shape's own pieces counted again wherever it is used. Line:101:30's base of
+// 25 pixels: 6 single pixels, 11 from two of them, 25 from three (11 reads, 3 stages) against the
+// shared pairs' 13 reads in 3 stages; 4096x4096 uint8 openings, one thread (Sapphire Rapids VM,
+// the two alternated): line:101:30 8.7 -> 7.6 ms, 150 8.4 -> 7.0, 60 10.4 -> 7.8, 120 8.5 -> 7.5.
+// Returns the read of the whole line (the stage made last, at offset (0, 0)); none where the
+// pixels are not one per column or row, or more than line_pieces_max of them (planning grows
+// with their cube: 0.05 ms a line for 25 pixels, 0.15 for 49; allowing up to 160 made 4 more of
+// 176 whole-degree angles cheaper at length 255 and 1001 each, and none at 41-101).
+constexpr std::size_t line_pieces_max = 64;
+// The pieces of m' pixels that make one of m: m' < ceil(m / k) + piece_overlap_max (more
+// overlap planned no line of length 41-1001 at whole degrees cheaper, and took line:101:44's
+// planning from 0.15 to 0.87 ms).
+constexpr std::int64_t piece_reads_max = 6, piece_overlap_max = 4;
+
+inline std::optional<shift_read> plan_line_pieces(shift_program& program, std::vector<shift_read> pixels,
+                                                  bool maximum) {
+    const auto n = static_cast<std::int64_t>(pixels.size());
+    if (n < 2 || pixels.size() > line_pieces_max) return std::nullopt;
+    // In order along the line: by column where every column holds one pixel, else by row.
+    const auto ordered_by = [&](auto key) {
+        std::sort(pixels.begin(), pixels.end(), [&](const shift_read& a, const shift_read& b) { return key(a) < key(b); });
+        return std::adjacent_find(pixels.begin(), pixels.end(), [&](const shift_read& a, const shift_read& b) {
+                   return key(a) == key(b);
+               }) == pixels.end();
+    };
+    if (!ordered_by([](const shift_read& r) { return r.dx; }) && !ordered_by([](const shift_read& r) { return r.dy; }))
+        return std::nullopt;
+    const auto at = [n](std::int64_t m, std::int64_t i) { return static_cast<std::size_t>(m * n + i); };
+    // shape[at(m, i)]: the shape of the piece of m pixels from pixel i, numbered per length.
+    std::vector<int> shape(static_cast<std::size_t>((n + 1) * n), 0);
+    for (std::int64_t m = 2; m <= n; ++m) {
+        std::map<std::tuple<int, std::int64_t, std::int64_t>, int> numbers;
+        for (std::int64_t i = 0; i + m <= n; ++i) {
+            const shift_read &a = pixels[static_cast<std::size_t>(i + m - 2)], &b = pixels[static_cast<std::size_t>(i + m - 1)];
+            shape[at(m, i)] = numbers
+                                  .try_emplace({shape[at(m - 1, i)], b.dx - a.dx, b.dy - a.dy},
+                                               static_cast<int>(numbers.size()))
+                                  .first->second;
+        }
+    }
+    // The j-th of the k starts of the pieces of `sub` pixels that cover the piece (i, m).
+    const auto start = [](std::int64_t i, std::int64_t m, std::int64_t k, std::int64_t sub, std::int64_t j) {
+        return i + (2 * j * (m - sub) + k - 1) / (2 * (k - 1));
+    };
+    // By (length, shape): the least cost, and the reads and the pieces' length that give it.
+    constexpr std::int64_t unknown = -1;
+    std::vector<std::int64_t> cost(shape.size(), unknown), reads_of(shape.size(), 0), sub_of(shape.size(), 0);
+    const auto solve = [&](const auto& self, std::int64_t m, std::int64_t i) -> std::int64_t {
+        if (m == 1) return 0;
+        const std::size_t key = at(m, shape[at(m, i)]);
+        if (cost[key] != unknown) return cost[key];
+        std::int64_t best = std::numeric_limits<std::int64_t>::max();
+        for (std::int64_t k = 2; k <= std::min(piece_reads_max, m); ++k)
+            for (std::int64_t sub = (m + k - 1) / k; sub < std::min(m, (m + k - 1) / k + piece_overlap_max); ++sub) {
+                std::int64_t c = k + stage_reads;
+                int counted[piece_reads_max];
+                std::int64_t distinct = 0;
+                for (std::int64_t j = 0; j < k && c < best; ++j) {
+                    const std::int64_t s = start(i, m, k, sub, j);
+                    if (std::find(counted, counted + distinct, shape[at(sub, s)]) != counted + distinct) continue;
+                    counted[distinct++] = shape[at(sub, s)];
+                    c += self(self, sub, s);
+                }
+                if (c < best) best = c, reads_of[key] = k, sub_of[key] = sub;
+            }
+        return cost[key] = best;
+    };
+    solve(solve, n, 0);
+    // The stages, one per (length, shape), each anchored at the piece's first pixel (its value at
+    // p is the minimum over the piece's pixels q of source(p + q - first)); the whole line's at
+    // (at_x, at_y) = its first pixel, so that it reads source(p + q).
+    std::vector<int> stage_of(shape.size(), 0);
+    const auto build = [&](const auto& self, std::int64_t m, std::int64_t i, std::int64_t at_x, std::int64_t at_y) -> int {
+        const std::size_t key = at(m, shape[at(m, i)]);
+        if (stage_of[key] != 0) return stage_of[key];
+        std::vector<shift_read> reads;
+        const shift_read& piece_first = pixels[static_cast<std::size_t>(i)];
+        for (std::int64_t j = 0; j < reads_of[key]; ++j) {
+            const std::int64_t s = start(i, m, reads_of[key], sub_of[key], j);
+            const shift_read& p = pixels[static_cast<std::size_t>(s)];
+            const int from = sub_of[key] == 1 ? p.stage : self(self, sub_of[key], s, 0, 0);
+            reads.push_back({from, p.dx - piece_first.dx + at_x, p.dy - piece_first.dy + at_y});
+        }
+        std::sort(reads.begin(), reads.end());
+        reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+        program.stages.push_back({std::move(reads), maximum});
+        return stage_of[key] = static_cast<int>(program.stages.size());
+    };
+    return shift_read{build(build, n, 0, pixels[0].dx, pixels[0].dy), 0, 0};
+}
+
 // The program of a line made of one sheared periodic segment, alone (45 and 135 degrees) or
 // after each term's run (other angles), of a line shorter than two of its periods (its runs
 // alone), or of one horizontal segment; none for other elements.
@@ -217,12 +324,28 @@ inline std::optional<shift_program> plan_line_program(const structuring_element&
         program.stages.push_back({std::move(reads), maximum});
         return static_cast<int>(program.stages.size());
     };
-    share_pairs(program, base, maximum);
+    // The base by its pieces or by shared pairs, whichever costs less.
+    {
+        shift_program paired = program, pieces = program;
+        std::vector<shift_read> paired_base = base;
+        share_pairs(paired, paired_base, maximum);
+        const std::int64_t paired_cost =
+            program_cost(paired) + (paired_base.size() > 1 ? static_cast<std::int64_t>(paired_base.size()) + stage_reads : 0);
+        const auto whole = plan_line_pieces(pieces, base, maximum);
+        if (whole && program_cost(pieces) < paired_cost) {
+            program = std::move(pieces);
+            base = {*whole};
+        } else {
+            program = std::move(paired);
+            base = std::move(paired_base);
+        }
+    }
 
     // The periodic line: points (j - origin) s, j < n, grown from the base.
     const std::int64_t n = periodic.length, sx = sign * periodic.dx, sy = sign * periodic.dy;
     const std::int64_t ex = -periodic.origin * sx, ey = -periodic.origin * sy;  // its first point
     if (n == 1) {
+        if (base.size() == 1 && base[0].stage != 0 && base[0].dx + ex == 0 && base[0].dy + ey == 0) return program;
         for (auto& r : base) r.dx += ex, r.dy += ey;
         add_stage(base);
         return program;
@@ -240,17 +363,6 @@ inline std::optional<shift_program> plan_line_program(const structuring_element&
         y = {add_stage(reads), 0, 0};
     }
     return program;
-}
-
-// A stage costs about this many reads: a store per vector, and rows of its own in the rings
-// (4096x4096 uint8 erosions, one thread, Zen 3: a read 0.19 ms, a stage's store 0.24; weights
-// of 1, 2 and 4 tried on disks of radius 1 to 31 differed by less than the VM's noise).
-constexpr std::int64_t stage_reads = 2;
-
-inline std::int64_t program_cost(const shift_program& program) {
-    std::int64_t cost = 0;
-    for (const auto& stage : program.stages) cost += static_cast<std::int64_t>(stage.reads.size()) + stage_reads;
-    return cost;
 }
 
 // Rows a shared pair of a runs program spans at most: planning over every pair of reads took

@@ -153,9 +153,10 @@ TYPED_TEST(MorphologyCpu, LongLinesAtAnglesEqualReference) {
     // Two threads split the rows in two chunks where the image is tall enough (the 400 rows).
     // Their periodic lines grow through 1, 3 (101 at 30 degrees); 1, 4, 16, 64 (64 at 45); ...;
     // 1, 2, 6, 17 (17 at 45); 1, 3, 10 (10 at 135): growth_chain's factors 2 to 4 and last
-    // stages that grow by less. Lines shorter than two periods have no periodic line: their
-    // runs alone, shared pairs and one stage (31 at 30 degrees: row runs of 1 and 2 pixels; 45
-    // at 73: single pixels; 9 at 150).
+    // stages that grow by less. Bases as pieces (101 at 30: 25 pixels from pieces of 11 and 6)
+    // or by shared pairs (the others). Lines shorter than two periods have no periodic line:
+    // their runs alone, shared pairs and one stage (31 at 30 degrees: row runs of 1 and 2
+    // pixels; 45 at 73: single pixels; 9 at 150).
     const std::pair<std::int64_t, double> lines[] = {{101, 30}, {64, 45}, {77, 60}, {101, 135}, {90, 161.5}, {53, 100},
                                                      {64, 30},  {17, 45}, {10, 135}, {31, 30}, {45, 73},     {9, 150}};
     for (std::size_t i = 0; i < std::size(lines); ++i) {

@@ -31,10 +31,9 @@ void source_reads(const shift_program& program, int stage, std::int64_t dx, std:
         source_reads(program, r.stage, dx + r.dx, dy + r.dy, out);
 }
 
-::testing::AssertionResult reads_exactly_the_footprint(const structuring_element& se, bool maximum,
-                                                       bool pairs = false) {
+::testing::AssertionResult program_reads_the_footprint(const shift_program& program, const structuring_element& se,
+                                                       bool maximum, const char* what) {
     const footprint_mask m = se.footprint();
-    const shift_program program = plan_runs_program(m, maximum, pairs);
     for (std::size_t k = 0; k < program.stages.size(); ++k) {
         if (program.stages[k].maximum != maximum) return ::testing::AssertionFailure() << "stage " << k << "'s operator";
         for (const shift_read& r : program.stages[k].reads)
@@ -50,10 +49,15 @@ void source_reads(const shift_program& program, int stage, std::int64_t dx, std:
             }
     source_reads(program, static_cast<int>(program.stages.size()), 0, 0, got);
     if (got != want)
-        return ::testing::AssertionFailure() << se.to_string() << (maximum ? " dilation" : " erosion")
-                                             << (pairs ? " with pairs" : "") << " reads " << got.size()
-                                             << " offsets, the footprint has " << want.size();
+        return ::testing::AssertionFailure() << se.to_string() << (maximum ? " dilation" : " erosion") << what
+                                             << " reads " << got.size() << " offsets, the footprint has " << want.size();
     return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult reads_exactly_the_footprint(const structuring_element& se, bool maximum,
+                                                       bool pairs = false) {
+    return program_reads_the_footprint(plan_runs_program(se.footprint(), maximum, pairs), se, maximum,
+                                       pairs ? " with pairs" : "");
 }
 
 TEST(RunsProgram, ReadsExactlyTheFootprint) {
@@ -94,6 +98,30 @@ TEST(RunsProgram, GrowsLongRuns) {
     EXPECT_EQ(cost(structuring_element::square(9)), 21);
     EXPECT_EQ(cost(structuring_element::disk(10)), 46);
     EXPECT_EQ(cost(structuring_element::disk(1)), 5 + stage_reads);  // the cross: five reads, no growth
+}
+
+// A line's program (plan_line_program) reads exactly its footprint, at every angle and length,
+// whether its base is planned as pieces or by shared pairs.
+TEST(LineProgram, ReadsExactlyTheFootprint) {
+    int planned = 0;
+    for (const std::int64_t length : {2, 3, 5, 17, 41, 63, 101, 255})
+        for (const double angle : {0.0, 1.0, 10.0, 30.0, 44.0, 45.0, 46.0, 60.0, 89.0, 120.0, 135.0, 150.0, 179.0}) {
+            const auto se = structuring_element::line(length, angle);
+            for (const bool maximum : {false, true}) {
+                const auto program = plan_line_program(se, maximum);
+                if (!program) continue;
+                ++planned;
+                EXPECT_TRUE(program_reads_the_footprint(*program, se, maximum, ", line program"));
+            }
+        }
+    EXPECT_GT(planned, 150);
+}
+
+// A line's base as pieces of one shape (line:101:30's 25 pixels: 6 single pixels, 11 from two
+// of them, 25 from three) costs less than by shared pairs (28 for line:101:30, 29 for 60°).
+TEST(LineProgram, PlansTheBaseAsPieces) {
+    EXPECT_EQ(program_cost(*plan_line_program(structuring_element::line(101, 30), false)), 26);
+    EXPECT_EQ(program_cost(*plan_line_program(structuring_element::line(101, 60), true)), 26);
 }
 
 }  // namespace
