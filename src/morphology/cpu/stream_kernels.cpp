@@ -79,6 +79,9 @@ inline void combine(T* __restrict dst, const T* const* src, std::size_t count, s
     }
 }
 
+// Counts up to 6 (a line's pieces read at most piece_reads_max, shift_program.hpp) unrolled, the
+// sources' pointers in registers: 4096x4096 uint8 openings by line:101:30 and line:101:60, one
+// thread, 2-4% faster than through the loop over a runtime count (stages of 6 reads).
 template <class Op, class T, bool Through = false>
 inline void combine_any(T* dst, const T* const* src, std::size_t count, std::int64_t n, const T* fetch = nullptr,
                         std::int64_t fetch_n = 0) {
@@ -86,6 +89,8 @@ inline void combine_any(T* dst, const T* const* src, std::size_t count, std::int
     case 2: combine<Op, T, 2, Through>(dst, src, count, n, fetch, fetch_n); return;
     case 3: combine<Op, T, 3, Through>(dst, src, count, n, fetch, fetch_n); return;
     case 4: combine<Op, T, 4, Through>(dst, src, count, n, fetch, fetch_n); return;
+    case 5: combine<Op, T, 5, Through>(dst, src, count, n, fetch, fetch_n); return;
+    case 6: combine<Op, T, 6, Through>(dst, src, count, n, fetch, fetch_n); return;
     default: combine<Op, T, 0, Through>(dst, src, count, n, fetch, fetch_n);
     }
 }
