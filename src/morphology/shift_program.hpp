@@ -189,7 +189,7 @@ inline std::int64_t program_cost(const shift_program& program) {
 // program_cost, each shape's own pieces counted again wherever it is used. Line:101:30's base of
 // 25 pixels: 6 single pixels, 11 from two of them, 25 from three (11 reads, 3 stages) against the
 // shared pairs' 13 reads in 3 stages; 4096x4096 uint8 openings, one thread (Sapphire Rapids VM,
-// the two alternated): line:101:30 8.7 -> 7.6 ms, 150 8.4 -> 7.0, 60 10.4 -> 7.8, 120 8.5 -> 7.5.
+// the two alternated): line:101:30 8.2 -> 7.4 ms, 150 8.3 -> 6.9, 60 10.3 -> 7.7, 120 8.5 -> 7.4.
 // Returns the read of the whole line (the stage made last, at offset (0, 0)); none where the
 // pixels are not one per column or row, or more than line_pieces_max of them (planning grows
 // with their cube: 0.05 ms a line for 25 pixels, 0.15 for 49; allowing up to 160 made 4 more of
