@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/parallel.hpp"
+#include "core/recent_results.hpp"
 #include "granula/granula.hpp"
 
 namespace granula {
@@ -214,6 +215,33 @@ TEST(Settings, ThreadsAndSimdSwitch) {
     EXPECT_EQ(simd_target(), "scalar");
     set_simd_enabled(simd);
     EXPECT_FALSE(build_info().empty());
+}
+
+// Kept results come back without a second call; past the last `Kept` keys the oldest is made
+// again; threads asking at once all get the right value.
+TEST(RecentResults, KeepsTheLastKeys) {
+    detail::recent_results<int, int, 2> recent;
+    int made = 0;
+    const auto square = [&](int k) { return recent.get(k, [&] { return ++made, k * k; }); };
+    EXPECT_EQ(square(3), 9);
+    EXPECT_EQ(square(3), 9);
+    EXPECT_EQ(made, 1);
+    EXPECT_EQ(square(4), 16);
+    EXPECT_EQ(square(5), 25);  // 3 leaves
+    EXPECT_EQ(made, 3);
+    EXPECT_EQ(square(4), 16);
+    EXPECT_EQ(made, 3);
+    EXPECT_EQ(square(3), 9);
+    EXPECT_EQ(made, 4);
+    std::atomic<int> wrong{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 200; ++i)
+                if (const int k = (i + t) % 5; recent.get(k, [k] { return k * k; }) != k * k) ++wrong;
+        });
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(wrong.load(), 0);
 }
 
 }  // namespace
