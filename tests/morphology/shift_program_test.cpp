@@ -1,8 +1,9 @@
-// The runs program of an element (plan_runs_program, src/morphology/shift_program.hpp), planned
-// on the host: its last stage, expanded through the stages it reads, reads the source at exactly
-// the element's pixels (reflected for dilation), every stage reads only earlier ones, and the
-// growth chain is cheaper than reading every pixel where runs are long. Elements of every
-// shape, random masks with random origins among them.
+// The runs program of an element and the program of a line (plan_runs_program and
+// plan_line_program, src/morphology/shift_program.hpp), planned on the host: the last stage,
+// expanded through the stages it reads, reads the source at exactly the element's pixels
+// (reflected for dilation), every stage reads only earlier ones, and the growth chain and a
+// line's pieces are cheaper than reading every pixel. Elements of every shape, random masks
+// with random origins among them, lines at many angles and lengths.
 #include <gtest/gtest.h>
 
 #include <cstdint>
