@@ -82,6 +82,7 @@ inline void combine(T* __restrict dst, const T* const* src, std::size_t count, s
 // Counts up to 6 (a line's pieces read at most piece_reads_max, shift_program.hpp) unrolled, the
 // sources' pointers in registers: 4096x4096 uint8 openings by line:101:30 and line:101:60, one
 // thread, 2-4% faster than through the loop over a runtime count (stages of 6 reads).
+static_assert(detail::piece_reads_max <= 6, "combine_any unrolls the pieces' stages");
 template <class Op, class T, bool Through = false>
 inline void combine_any(T* dst, const T* const* src, std::size_t count, std::int64_t n, const T* fetch = nullptr,
                         std::int64_t fetch_n = 0) {
