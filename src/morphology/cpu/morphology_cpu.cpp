@@ -429,6 +429,18 @@ constexpr std::int64_t runs_program_width_max = 256;
 // were measured so, and more stages take more of the rings.
 constexpr std::int64_t runs_pairs_pixels_min = std::int64_t{1} << 22;
 
+// plan_runs_program's result for the footprint, kept for the last 16 planned: it takes 0.1-1.7 ms
+// with pairs, and even without them half an erosion of a 128x128 image by the element (two
+// threads, Sapphire Rapids: disk:31 0.14 -> 0.08 ms, ellipse:41x21 0.13 -> 0.06; at 512x512
+// 0.25 -> 0.15, octagon:15:15 0.20 -> 0.15).
+detail::shift_program runs_plan(const footprint_mask& footprint, bool maximum, bool pairs) {
+    using key = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::vector<std::uint8_t>, bool, bool>;
+    static detail::recent_results<key, detail::shift_program, 16> recent;
+    return recent.get({footprint.width, footprint.height, footprint.origin_x, footprint.origin_y, footprint.mask,
+                       maximum, pairs},
+                      [&] { return detail::plan_runs_program(footprint, maximum, pairs); });
+}
+
 // The program of an element other than a line (horizontal lines too: line_program and the
 // separable passes, by the rules below) by its rows' runs, when it costs less than the element's
 // other paths (above) and its rings fit (as a line's); none otherwise.
@@ -452,7 +464,7 @@ std::optional<detail::shift_program> runs_program(const structuring_element& foo
                                   : runs_only           ? limits.runs_only
                                                         : limits.with_passes;
     const bool pairs = sizeof(T) == 1 && !footprint.separable() && width * height >= runs_pairs_pixels_min;
-    detail::shift_program program = detail::plan_runs_program(footprint.footprint(), maximum, pairs);
+    detail::shift_program program = runs_plan(footprint.footprint(), maximum, pairs);
     if (detail::program_cost(program) > cost_max) return std::nullopt;
     return program;
 }
