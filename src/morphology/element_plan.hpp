@@ -23,12 +23,14 @@ namespace granula::detail {
 struct pixel_shift {
     std::int64_t x = 0;
     std::int64_t y = 0;
+    friend bool operator==(const pixel_shift&, const pixel_shift&) = default;
 };
 
 // Horizontal runs of one length, read at several shifts (the CPU's fused run accumulation).
 struct shifted_runs {
     std::int64_t length = 1;
     std::vector<pixel_shift> shifts;  // where each run starts, relative to the output pixel
+    friend bool operator==(const shifted_runs&, const shifted_runs&) = default;
 };
 
 struct element_plan {

@@ -25,6 +25,7 @@
 #include "core/cpu_lane_window.hpp"
 #include "core/cpu_streaming_stores.hpp"
 #include "core/parallel.hpp"
+#include "core/recent_results.hpp"
 #include "morphology/cpu/morphology_kernels.hpp"
 #include "morphology/run_growth.hpp"
 
@@ -1016,6 +1017,21 @@ inline std::vector<grown_length> growth_plan(const std::vector<detail::shifted_r
     return plan;
 }
 
+// growth_plan's lengths and each one's pairs (pair_shifts) for a set of runs, kept for the last
+// 16 sets planned: a random 64x64 mask's took 0.12 ms of its 0.23 ms erosion of an 8x8 image.
+struct run_rows_plan {
+    std::vector<grown_length> grown;
+    std::vector<paired_shifts> paired;
+};
+inline run_rows_plan plan_run_rows(const std::vector<detail::shifted_runs>& runs, bool vertical) {
+    static detail::recent_results<std::pair<std::vector<detail::shifted_runs>, bool>, run_rows_plan, 16> recent;
+    return recent.get({runs, vertical}, [&] {
+        run_rows_plan plan{growth_plan(runs, vertical), {}};
+        for (const auto& g : plan.grown) plan.paired.push_back(pair_shifts(g.shifts));
+        return plan;
+    });
+}
+
 // Runs of increasing length, a tile of output pixels at a time. The tile's source pixels are
 // copied into a buffer, with the pixels off `src` neutral, so that no read needs clipping, and
 // at a row stride that is not a multiple of 4 KiB (in place, the 64 rows a mask reads for one
@@ -1034,9 +1050,9 @@ void accumulate_run_rows(host_view<T> acc, host_view<const T> src, const std::ve
             min_y = std::min(min_y, s.y), max_y = std::max(max_y, s.y), min_x = std::min(min_x, s.x),
             max_x = std::max(max_x, s.x);
     }
-    const std::vector<grown_length> grown_lengths = growth_plan(runs, vertical);
-    std::vector<paired_shifts> planned;
-    for (const auto& g : grown_lengths) planned.push_back(pair_shifts(g.shifts));
+    const run_rows_plan plan = plan_run_rows(runs, vertical);
+    const std::vector<grown_length>& grown_lengths = plan.grown;
+    const std::vector<paired_shifts>& planned = plan.paired;
     const T neutral = detail::neutral_value<T>(maximum);
     constexpr std::int64_t tile_rows = 256, tile_columns = 256 / sizeof(T);
     const std::int64_t row_tiles = (height + tile_rows - 1) / tile_rows;
