@@ -351,8 +351,9 @@ constexpr std::int64_t fused_rows_bytes_max = std::int64_t{2} << 20;
 // plan_line_program's result for the line, kept for the last 16 lines planned: planning takes
 // 0.03-0.15 ms a line (line:101:30, line:101:44), about what an opening of a 256x256 image takes.
 std::optional<detail::shift_program> line_plan(const structuring_element& footprint, bool maximum) {
-    // Other elements of several terms are refused at their first terms, cheaper than a copy of
-    // their decomposition as a key (a random 64x64 mask's thousand runs).
+    // Elements of several terms that are not lines go uncached: plan_line_program refuses them
+    // within their first terms, cheaper than copying their decomposition as a key (a random
+    // 64x64 mask's thousand runs).
     if (footprint.shape() != structuring_element::kind::line && footprint.decomposition().size() > 1)
         return detail::plan_line_program(footprint, maximum);
     using key = std::tuple<structuring_element::kind, std::vector<decomposition_term>, bool>;
