@@ -54,6 +54,7 @@ struct footprint_mask {
     std::int64_t origin_y = 0;
     std::vector<std::uint8_t> mask;  // width * height entries, 1 = member
     bool at(std::int64_t y, std::int64_t x) const { return mask[static_cast<std::size_t>(y * width + x)] != 0; }
+    friend bool operator==(const footprint_mask&, const footprint_mask&) = default;
 };
 
 class structuring_element {

@@ -439,11 +439,8 @@ constexpr std::int64_t runs_pairs_pixels_min = std::int64_t{1} << 22;
 // threads, Sapphire Rapids: disk:31 0.14 -> 0.08 ms, ellipse:41x21 0.13 -> 0.06; at 512x512
 // 0.25 -> 0.15, octagon:15:15 0.20 -> 0.15).
 detail::shift_program runs_plan(const footprint_mask& footprint, bool maximum, bool pairs) {
-    using key = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::vector<std::uint8_t>, bool, bool>;
-    static detail::recent_results<key, detail::shift_program, 16> recent;
-    return recent.get({footprint.width, footprint.height, footprint.origin_x, footprint.origin_y, footprint.mask,
-                       maximum, pairs},
-                      [&] { return detail::plan_runs_program(footprint, maximum, pairs); });
+    static detail::recent_results<std::tuple<footprint_mask, bool, bool>, detail::shift_program, 16> recent;
+    return recent.get({footprint, maximum, pairs}, [&] { return detail::plan_runs_program(footprint, maximum, pairs); });
 }
 
 // The program of an element other than a line (horizontal lines too: line_program and the
